@@ -1,0 +1,56 @@
+"""Throughput of the protocol core: SSE parse + models + accumulator, and accumulator only.
+
+Run: python bench/bench_accumulator.py [--repeat N]
+Goal: parse+accumulate ≥ 50,000 chunks/s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from openletta.api.sse import parse_sse_text
+from openletta.transcript import Transcript
+
+CAPTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "long_markdown_tokens.sse"
+
+
+def best_of(runs: int, work) -> float:
+    """Best wall time of ``runs`` runs of ``work()``."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=40, help="times the capture is replayed")
+    args = parser.parse_args()
+    one = CAPTURE.read_text()
+    # One long stream: the capture's events repeated, as a long session would deliver them.
+    body = one.replace("data: [DONE]\n\n", "")
+    text = body * args.repeat + "data: [DONE]\n\n"
+    messages = parse_sse_text(text).messages
+    chunks = len(messages)
+
+    def parse_and_accumulate() -> None:
+        Transcript().feed_all(parse_sse_text(text).messages)
+
+    def accumulate_only() -> None:
+        transcript = Transcript()
+        for message in messages:
+            transcript.feed(message)
+
+    full = best_of(3, parse_and_accumulate)
+    accumulate = best_of(3, accumulate_only)
+    print(f"capture: {CAPTURE.name} x {args.repeat} = {chunks:,} chunks")
+    print(f"parse + accumulate: {chunks / full:,.0f} chunks/s ({full * 1000:.0f} ms)")
+    print(f"accumulate only:    {chunks / accumulate:,.0f} chunks/s ({accumulate * 1000:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()

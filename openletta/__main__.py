@@ -1,0 +1,5 @@
+import sys
+
+from openletta.cli import main
+
+sys.exit(main())

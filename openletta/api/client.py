@@ -1,0 +1,363 @@
+"""An async client for the Letta REST API (the calls a chat client needs).
+
+Collection paths end with a slash and item paths do not (the server redirects the other
+forms with 307, and redirects are not followed). Agent reads always pass ``include=``
+explicitly. Every failure is a :class:`~openletta.api.errors.LettaError`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
+
+import httpx
+import pydantic
+
+from openletta import __version__
+from openletta.api.errors import (
+    APIConnectionError,
+    ConflictError,
+    ConnectError,
+    LettaError,
+    RequestTimeout,
+    ServerError,
+    ValidationError,
+    error_from_response,
+)
+from openletta.api.history import HistoryPage, history_page
+from openletta.api.models import (
+    Agent,
+    ApprovalRequestMessage,
+    Conversation,
+    Health,
+    Run,
+    Tool,
+    parse_message,
+)
+from openletta.api.sse import MessageStream
+from openletta.config import resolve_connection
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+#: The conversations API addresses an agent's default thread (``default`` + ``agent_id``)
+#: from this version on; older servers get the deprecated agent stream endpoint.
+AGENT_DIRECT_VERSION = (0, 16, 6)
+DEFAULT_THREAD = "default"
+#: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
+TOOLS_LIMIT = 1000
+RESUME_BATCH_SIZE = 1000
+
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+
+
+class ApprovalAnswer(pydantic.BaseModel):
+    """The user's decision on one pending tool call."""
+
+    type: Literal["approval"] = "approval"
+    tool_call_id: str
+    approve: bool
+    reason: str | None = None
+
+
+def parse_version(version: str) -> tuple[int, ...] | None:
+    """``"0.16.8"`` → ``(0, 16, 8)``; ``None`` when there is no leading number."""
+    match = re.match(r"\s*v?(\d+(?:\.\d+)*)", version)
+    return tuple(int(part) for part in match.group(1).split(".")) if match else None
+
+
+class LettaClient:
+    """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`)."""
+
+    def __init__(self, base_url: str, api_key: str | None = None, *,
+                 transport: httpx.AsyncBaseTransport | None = None,
+                 timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> None:
+        self.base_url = base_url.rstrip("/")
+        headers = {"User-Agent": f"openletta/{__version__}"}
+        if api_key:
+            headers["Authorization"] = f"Bearer {api_key}"
+        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout,
+                                       transport=transport, follow_redirects=False)
+        #: The server's version as numbers, known after :meth:`health`.
+        self.server_version: tuple[int, ...] | None = None
+        self._agent_stream_only = False
+        self._history_filter = True
+
+    @classmethod
+    def from_settings(cls, base_url: str | None = None, api_key: str | None = None, *,
+                      env: Mapping[str, str] = os.environ, **options: Any) -> LettaClient:
+        """A client for the server chosen by :func:`openletta.config.resolve_connection`."""
+        connection = resolve_connection(base_url, api_key, env)
+        return cls(connection.base_url, connection.api_key, **options)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> LettaClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # --- server, agents, tools ----------------------------------------------------------
+
+    async def health(self) -> Health:
+        """``GET /v1/health/``; also records :attr:`server_version`."""
+        health = _validate(Health, await self._request("GET", "/v1/health/"))
+        self.server_version = parse_version(health.version)
+        return health
+
+    async def list_agents(self, query: str | None = None, limit: int = 50,
+                          after: str | None = None) -> list[Agent]:
+        """Agents whose name contains ``query``, most recently used first."""
+        params = _without_none(limit=limit, order="desc", order_by="last_run_completion",
+                               query_text=query, after=after)
+        return _validate_list(Agent, await self._request("GET", "/v1/agents/", params=params))
+
+    async def get_agent(self, agent_id: str, *, tools: bool = False, blocks: bool = False,
+                        pending_approval: bool = True) -> Agent:
+        include = [name for name, wanted in (("agent.tools", tools), ("agent.blocks", blocks),
+                                             ("agent.pending_approval", pending_approval))
+                   if wanted]
+        params = {"include": include} if include else None
+        return _validate(Agent, await self._request("GET", f"/v1/agents/{agent_id}",
+                                                    params=params))
+
+    async def list_agent_tools(self, agent_id: str) -> list[Tool]:
+        data = await self._request("GET", f"/v1/agents/{agent_id}/tools",
+                                   params={"limit": TOOLS_LIMIT})
+        return _validate_list(Tool, data)
+
+    async def set_tool_approval(self, agent_id: str, tool_name: str,
+                                requires_approval: bool) -> None:
+        """Make calls of ``tool_name`` wait for the user's approval (or not)."""
+        path = f"/v1/agents/{agent_id}/tools/approval/{quote(tool_name, safe='')}"
+        await self._request("PATCH", path, json={"requires_approval": requires_approval})
+
+    # --- conversations and history ------------------------------------------------------
+
+    async def list_conversations(self, agent_id: str, limit: int = 50,
+                                 after: str | None = None) -> list[Conversation]:
+        params = _without_none(agent_id=agent_id, limit=limit, order="desc",
+                               order_by="last_message_at", after=after)
+        data = await self._request("GET", "/v1/conversations/", params=params)
+        return _validate_list(Conversation, data)
+
+    async def create_conversation(self, agent_id: str, summary: str | None = None) -> Conversation:
+        data = await self._request("POST", "/v1/conversations/", params={"agent_id": agent_id},
+                                   json=_without_none(summary=summary))
+        return _validate(Conversation, data)
+
+    async def get_conversation(self, conversation_id: str) -> Conversation:
+        data = await self._request("GET", f"/v1/conversations/{conversation_id}")
+        return _validate(Conversation, data)
+
+    async def list_messages(self, agent_id: str, conversation_id: str | None = None,
+                            before: str | None = None, limit: int = 50) -> HistoryPage:
+        """The newest ``limit`` rows of a thread (older than ``before``), oldest first."""
+        params = _without_none(limit=limit, order="desc", before=before)
+        if conversation_id is not None:
+            data = await self._request("GET", f"/v1/conversations/{conversation_id}/messages",
+                                       params=params)
+            return history_page(_as_list(data), limit=limit, newest_first=True)
+        path = f"/v1/agents/{agent_id}/messages"
+        if self._history_filter:
+            try:
+                data = await self._request("GET", path, params={
+                    **params, "conversation_id": DEFAULT_THREAD})
+                return history_page(_as_list(data), limit=limit, newest_first=False)
+            except ValidationError:  # a server from before conversations
+                self._history_filter = False
+        data = await self._request("GET", path, params=params)
+        return history_page(_as_list(data), limit=limit, newest_first=False)
+
+    async def get_pending_approval(self, agent_id: str, conversation_id: str | None = None
+                                   ) -> ApprovalRequestMessage | None:
+        """The tool-call approval request the thread waits on, if any."""
+        if conversation_id is None:
+            return (await self.get_agent(agent_id, pending_approval=True)).pending_approval
+        conversation = await self.get_conversation(conversation_id)
+        if not conversation.in_context_message_ids:
+            return None
+        last_id = conversation.in_context_message_ids[-1]
+        data = await self._request("GET", f"/v1/messages/{last_id}")
+        for entry in data if isinstance(data, list) else [data]:
+            message = parse_message(entry)
+            if isinstance(message, ApprovalRequestMessage):
+                return message
+        return None
+
+    # --- sending, resuming, cancelling --------------------------------------------------
+
+    def send_message(self, agent_id: str, text: str, *, conversation_id: str | None = None,
+                     otid: str | None = None, background: bool = False,
+                     stream_tokens: bool = True) -> MessageStream:
+        """Send ``text`` as the user; the reply streams (see :class:`MessageStream`)."""
+        item = {"type": "message", "role": "user", "content": text,
+                "otid": otid or str(uuid.uuid4())}
+        return self._stream_turn(agent_id, conversation_id, item, background, stream_tokens)
+
+    def send_approvals(self, agent_id: str, decisions: Sequence[ApprovalAnswer], *,
+                       conversation_id: str | None = None, background: bool = False,
+                       stream_tokens: bool = True) -> MessageStream:
+        """Answer a pending approval request; ``decisions`` must cover every pending call."""
+        if not decisions:
+            raise ValueError("send_approvals needs at least one decision")
+        item = {"type": "approval",
+                "approvals": [decision.model_dump(exclude_none=True) for decision in decisions]}
+        return self._stream_turn(agent_id, conversation_id, item, background, stream_tokens)
+
+    def resume_stream(self, run_id: str, starting_after: int) -> MessageStream:
+        """Re-attach to a background run, after the chunk with ``seq_id`` ``starting_after``."""
+        body = {"starting_after": starting_after, "include_pings": True,
+                "batch_size": RESUME_BATCH_SIZE}
+        return MessageStream(lambda: self._open_stream(f"/v1/runs/{run_id}/stream", body),
+                             starting_after=starting_after)
+
+    async def cancel(self, agent_id: str, *, conversation_id: str | None = None,
+                     run_ids: Sequence[str] | None = None) -> dict[str, str]:
+        """Stop active runs; returns ``{run_id: status}`` (empty when nothing ran)."""
+        agent_cancel = f"/v1/agents/{agent_id}/messages/cancel"
+        try:
+            if run_ids:
+                data = await self._request("POST", agent_cancel, json={"run_ids": list(run_ids)})
+            elif conversation_id is None and self._agent_stream_needed():
+                data = await self._request("POST", agent_cancel)
+            else:
+                data = await self._cancel_conversation(agent_id, conversation_id, agent_cancel)
+        except ConflictError as error:
+            if error.status_code != 409:
+                raise
+            return {}
+        return {str(run): str(status) for run, status in data.items()} if isinstance(
+            data, dict) else {}
+
+    async def get_run(self, run_id: str) -> Run:
+        return _validate(Run, await self._request("GET", f"/v1/runs/{run_id}"))
+
+    async def _cancel_conversation(self, agent_id: str, conversation_id: str | None,
+                                   agent_cancel: str) -> Any:
+        params = {"agent_id": agent_id} if conversation_id is None else None
+        path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/cancel"
+        try:
+            return await self._request("POST", path, params=params)
+        except LettaError as error:
+            if not _route_missing(error):
+                raise
+        return await self._request("POST", agent_cancel)
+
+    def _stream_turn(self, agent_id: str, conversation_id: str | None, item: dict[str, Any],
+                     background: bool, stream_tokens: bool) -> MessageStream:
+        options = {"stream_tokens": stream_tokens, "include_pings": True,
+                   "background": background}
+        return MessageStream(lambda: self._open_turn(agent_id, conversation_id, item, options))
+
+    async def _open_turn(self, agent_id: str, conversation_id: str | None,
+                         item: dict[str, Any], options: dict[str, Any]) -> httpx.Response:
+        """Send one turn to the conversations API, or the agent stream API on old servers."""
+        agent_stream = (f"/v1/agents/{agent_id}/messages/stream",
+                        {"messages": [item], **options})
+        if conversation_id is None and self._agent_stream_needed():
+            return await self._open_stream(*agent_stream)
+        body: dict[str, Any] = {"messages": [item], "streaming": True, **options}
+        if conversation_id is None:
+            body["agent_id"] = agent_id
+        path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/messages"
+        try:
+            return await self._open_stream(path, body)
+        except LettaError as error:
+            if conversation_id is not None or not _route_missing(error):
+                raise
+        self._agent_stream_only = True
+        return await self._open_stream(*agent_stream)
+
+    def _agent_stream_needed(self) -> bool:
+        old = self.server_version is not None and self.server_version < AGENT_DIRECT_VERSION
+        return self._agent_stream_only or old
+
+    # --- HTTP -------------------------------------------------------------------------
+
+    async def _request(self, method: str, path: str, *, params: Any = None,
+                       json: Any = None) -> Any:
+        """Send a request and return its decoded JSON body (``None`` when empty)."""
+        try:
+            response = await self._http.request(method, path, params=params, json=json)
+        except httpx.TransportError as error:
+            raise self._network_error(error) from error
+        if response.status_code >= 300:
+            raise error_from_response(response.status_code, response.content)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise ServerError("The Letta server sent an answer that is not JSON. "
+                              "Check the base URL.", status_code=response.status_code,
+                              body=response.text) from None
+
+    async def _open_stream(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body`` and return the open event-stream response (errors raised typed)."""
+        request = self._http.build_request("POST", path, json=body,
+                                           headers={"Accept": "text/event-stream"})
+        try:
+            response = await self._http.send(request, stream=True)
+            if response.status_code < 300 and _is_event_stream(response):
+                return response
+            try:
+                content = await response.aread()
+            finally:
+                await response.aclose()
+        except httpx.TransportError as error:
+            raise self._network_error(error) from error
+        if response.status_code >= 300:
+            raise error_from_response(response.status_code, content)
+        raise ServerError("The Letta server did not answer with an event stream. "
+                          "Check that openletta supports this server version.",
+                          status_code=response.status_code, body=response.text)
+
+    def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
+        if isinstance(error, httpx.ConnectError):
+            return ConnectError(self.base_url)
+        if isinstance(error, httpx.ConnectTimeout):
+            return RequestTimeout(self.base_url, "accept the connection")
+        if isinstance(error, httpx.TimeoutException):
+            return RequestTimeout(self.base_url)
+        return APIConnectionError(
+            f"The connection to the Letta server at {self.base_url} failed "
+            f"({type(error).__name__}). Check the server and the network, then try again.")
+
+
+def _route_missing(error: LettaError) -> bool:
+    """True for FastAPI's answer to an unknown route or method (not a missing agent)."""
+    return error.status_code == 405 or (
+        error.status_code == 404 and error.server_message == "Not Found")
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "")
+
+
+def _without_none(**params: Any) -> dict[str, Any]:
+    return {name: value for name, value in params.items() if value is not None}
+
+
+def _as_list(data: Any) -> list[Any]:
+    if not isinstance(data, list):
+        raise ServerError("The Letta server sent something other than a list. "
+                          "Check that openletta supports this server version.")
+    return data
+
+
+def _validate(model: type[ModelT], data: Any) -> ModelT:
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as error:
+        raise ServerError(f"The Letta server sent an unexpected {model.__name__.lower()} "
+                          f"({error.error_count()} problem(s)). Check that openletta "
+                          "supports this server version.", body=str(data)[:2000]) from None
+
+
+def _validate_list(model: type[ModelT], data: Any) -> list[ModelT]:
+    return [_validate(model, entry) for entry in _as_list(data)]

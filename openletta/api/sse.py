@@ -1,0 +1,297 @@
+"""Reading Letta's server-sent event streams into message models.
+
+One per-event state machine (:class:`StreamState`) serves both the live reader
+(:class:`MessageStream`, over an ``httpx`` response) and the offline one
+(:func:`parse_sse_text`, for ``openletta replay`` and tests).
+
+How a stream ends (``ended``):
+
+* ``"done"``: ``data: [DONE]`` arrived (also when it followed an error or a stop reason);
+* ``"stop_reason"``: a ``stop_reason`` arrived, then the stream closed without ``[DONE]``
+  (a cancelled foreground run ends like this);
+* ``"error"``: an ``event: error`` arrived and nothing but the end followed. It is yielded
+  as an :class:`~openletta.api.models.ErrorMessage` and is terminal;
+* ``"cancelled"``: an ``event: cancelled`` arrived;
+* ``None``: the stream stopped with none of these. :class:`MessageStream` raises
+  :class:`~openletta.api.errors.StreamDroppedError` after yielding what arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+from openletta.api.errors import LettaError, StreamDroppedError, error_from_stream
+from openletta.api.models import ErrorMessage, Message, StopReason, UnknownMessage, parse_message
+
+log = logging.getLogger(__name__)
+
+Ended = Literal["done", "stop_reason", "error", "cancelled"]
+DONE = "[DONE]"
+#: After a stop reason or an error only the tail (usage, ``[DONE]``) is expected: wait this
+#: long for each further event, then end quietly instead of hanging on a silent connection.
+DRAIN_TIMEOUT = 5.0
+SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+
+
+class StreamState:
+    """What a stream has said so far; :meth:`feed` turns one SSE event into messages."""
+
+    def __init__(self, starting_after: int | None = None) -> None:
+        #: Chunks with a ``seq_id`` at or below this were seen before a resume: dropped.
+        self.starting_after = starting_after
+        self.run_id: str | None = None
+        #: The last ``seq_id`` seen on a chunk (background runs only): the resume cursor.
+        self.last_seq_id: int | None = starting_after
+        self.stop_reason: str | None = None
+        self.ended: Ended | None = None
+        #: The typed error of an in-stream ``event: error``.
+        self.error: LettaError | None = None
+        #: True once nothing more is to be read.
+        self.finished = False
+
+    @property
+    def draining(self) -> bool:
+        """True after a stop reason or an error: only the tail of the stream is expected."""
+        return self.ended is not None
+
+    def feed(self, event: str, data: str) -> list[Message]:
+        """The messages carried by one event (usually one; none for markers and repeats)."""
+        if self.finished:
+            return []
+        if data.strip() == DONE:
+            self.ended, self.finished = "done", True
+            return []
+        if self.ended == "error":  # only [DONE] may follow an error
+            self.finished = True
+            return []
+        if event == "cancelled":
+            self.ended, self.finished = "cancelled", True
+            if self.stop_reason:
+                return []
+            self.stop_reason = "cancelled"
+            return [StopReason(stop_reason="cancelled")]
+        if event == "error":
+            return [self._error(data)]
+        if not data.strip():
+            return []
+        try:
+            payload = json.loads(data)
+        except ValueError as problem:
+            log.warning("Skipping a malformed SSE data line (%s): %.200s", problem, data)
+            return [UnknownMessage(message_type="malformed",
+                                   raw={"data": data, "error": str(problem)})]
+        if isinstance(payload, dict) and payload.get("message_type") == "error_message":
+            return [self._error(data)]
+        return self._message(parse_message(payload))
+
+    def finish_at_end_of_stream(self) -> None:
+        """Record that the connection closed."""
+        self.finished = True
+
+    def _message(self, message: Message) -> list[Message]:
+        seq_id = getattr(message, "seq_id", None)
+        if seq_id is not None:
+            if self.starting_after is not None and seq_id <= self.starting_after:
+                return []
+            self.last_seq_id = seq_id
+        self._note_run(getattr(message, "run_id", None))
+        if isinstance(message, StopReason):
+            self.stop_reason = message.stop_reason
+            self.ended = "stop_reason"
+        return [message]
+
+    def _error(self, data: str) -> ErrorMessage:
+        message = _error_message(data)
+        self._note_run(message.run_id)
+        self.ended = "error"
+        self.error = error_from_stream(message)
+        return message
+
+    def _note_run(self, run_id: str | None) -> None:
+        if run_id:
+            self.run_id = run_id
+
+
+def _error_message(data: str) -> ErrorMessage:
+    """An :class:`ErrorMessage` from any ``event: error`` payload, never raising."""
+    try:
+        payload: Any = json.loads(data)
+    except ValueError:
+        payload = data.strip()
+    if isinstance(payload, dict) and ("message" in payload or "error" in payload):
+        with contextlib.suppress(ValueError):
+            return ErrorMessage.model_validate(payload)
+    if isinstance(payload, str) and payload:
+        return ErrorMessage(message=payload)
+    return ErrorMessage(detail=data.strip() or None)
+
+
+# --- offline: a whole recorded stream -----------------------------------------------------
+
+
+@dataclass
+class SSEParseResult:
+    """Everything a recorded stream holds, and how it ended (see the module docstring)."""
+
+    messages: list[Message] = field(default_factory=list)
+    ended: Ended | None = None
+    stop_reason: str | None = None
+    run_id: str | None = None
+    last_seq_id: int | None = None
+    error: LettaError | None = None
+
+
+def parse_sse_text(text: str | bytes, *, starting_after: int | None = None) -> SSEParseResult:
+    """Parse a whole SSE body; a last event missing its blank line still counts."""
+    state = StreamState(starting_after)
+    messages: list[Message] = []
+    for event in _recorded_events(text):
+        messages.extend(state.feed(event.event, event.data))
+        if state.finished:
+            break
+    state.finish_at_end_of_stream()
+    return SSEParseResult(messages, state.ended, state.stop_reason, state.run_id,
+                          state.last_seq_id, state.error)
+
+
+def parse_sse_file(path: str | Path) -> SSEParseResult:
+    """:func:`parse_sse_text` of a file."""
+    return parse_sse_text(Path(path).read_bytes())
+
+
+def _recorded_events(text: str | bytes) -> Iterator[ServerSentEvent]:
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
+    if not raw.endswith(b"\n\n"):
+        raw += b"\n\n"
+    response = httpx.Response(200, headers={"content-type": SSE_CONTENT_TYPE}, content=raw)
+    return EventSource(response).iter_sse()
+
+
+# --- live: an HTTP response -----------------------------------------------------------------
+
+ResponseOpener = Callable[[], Awaitable[httpx.Response]]
+
+
+class MessageStream:
+    """The messages of one streamed reply, read as they arrive.
+
+    ``async with client.send_message(...) as stream: async for message in stream: ...``.
+    Entering sends the request (HTTP errors raise there, typed); iterating yields
+    :data:`~openletta.api.models.Message` models until the stream ends, then raises
+    :class:`StreamDroppedError` if it ended without a marker. Leaving the block (or
+    :meth:`aclose`, or cancelling the task that iterates) closes the HTTP response.
+    """
+
+    def __init__(self, open_response: ResponseOpener, *, starting_after: int | None = None,
+                 drain_timeout: float = DRAIN_TIMEOUT) -> None:
+        self._open_response = open_response
+        self._state = StreamState(starting_after)
+        self._drain_timeout = drain_timeout
+        self._response: httpx.Response | None = None
+        self._events: AsyncGenerator[ServerSentEvent, None] | None = None
+        self._pending: deque[Message] = deque()
+        self._closed = False
+
+    @property
+    def run_id(self) -> str | None:
+        return self._state.run_id
+
+    @property
+    def last_seq_id(self) -> int | None:
+        return self._state.last_seq_id
+
+    @property
+    def stop_reason(self) -> str | None:
+        return self._state.stop_reason
+
+    @property
+    def ended(self) -> Ended | None:
+        return self._state.ended
+
+    @property
+    def error(self) -> LettaError | None:
+        """The typed error of an in-stream ``event: error`` (it is also yielded)."""
+        return self._state.error
+
+    @property
+    def closed(self) -> bool:
+        """True once the HTTP response is closed."""
+        return self._closed
+
+    async def open(self) -> None:
+        """Send the request (once); raises the typed error of a failed request."""
+        if self._closed:
+            raise RuntimeError("this stream is closed")
+        if self._response is None:
+            self._response = await self._open_response()
+            self._events = EventSource(self._response).aiter_sse()
+
+    async def aclose(self) -> None:
+        """Stop reading and close the HTTP response (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._pending.clear()
+        if self._events is not None:
+            with contextlib.suppress(RuntimeError):  # being read by a task now cancelled
+                await self._events.aclose()
+        if self._response is not None:
+            await self._response.aclose()
+
+    async def __aenter__(self) -> MessageStream:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    def __aiter__(self) -> MessageStream:
+        return self
+
+    async def __anext__(self) -> Message:
+        if not self._closed:
+            await self.open()
+        while not self._pending:
+            if self._closed:
+                raise StopAsyncIteration
+            if self._state.finished:
+                await self.aclose()
+                raise StopAsyncIteration
+            await self._read_event()
+        return self._pending.popleft()
+
+    async def _read_event(self) -> None:
+        assert self._events is not None
+        limit = self._drain_timeout if self._state.draining else None
+        try:
+            async with asyncio.timeout(limit):
+                event = await anext(self._events)
+        except StopAsyncIteration:
+            await self._end("the connection closed")
+        except TimeoutError:  # only while draining
+            self._state.finish_at_end_of_stream()
+        except httpx.TimeoutException as error:
+            await self._end("no data arrived in time", error)
+        except httpx.TransportError as error:
+            await self._end("the connection broke", error)
+        else:
+            self._pending.extend(self._state.feed(event.event, event.data))
+
+    async def _end(self, reason: str, cause: Exception | None = None) -> None:
+        """The connection ended: fine after a marker, a dropped stream otherwise."""
+        dropped = self._state.ended is None and not self._closed
+        self._state.finish_at_end_of_stream()
+        if dropped:
+            await self.aclose()
+            raise StreamDroppedError(self.run_id, self.last_seq_id, reason) from cause

@@ -1,0 +1,49 @@
+"""Command line entry point: ``openletta`` (the TUI) and ``openletta replay``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from openletta import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="openletta",
+        description="A terminal chat client for Letta agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"openletta {__version__}")
+    parser.add_argument("--base-url", help="Letta server URL (default: LETTA_BASE_URL, or "
+                        "https://api.letta.com with LETTA_API_KEY, else http://localhost:8283)")
+    parser.add_argument("--agent", help="agent id or name to open")
+    parser.add_argument("--conversation",
+                        help="conversation id to open (default thread if omitted)")
+    parser.add_argument("--theme", help="theme name, e.g. openletta-dark or openletta-light")
+    parser.add_argument("--demo", action="store_true",
+                        help="run against the embedded demo server (no Letta server needed)")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    replay = commands.add_parser(
+        "replay", help="print the transcript of a recorded stream (.sse) or history page (.json)")
+    replay.add_argument("file", help="a .sse capture or a .json array of messages")
+    replay.add_argument("--json", action="store_true", help="print the transcript as JSON")
+    replay.add_argument("--all", action="store_true",
+                        help="include internal items (system prompt, system notes)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run openletta; returns the process exit status."""
+    args = build_parser().parse_args(argv)
+    if args.command == "replay":
+        from openletta.replay import run_replay
+
+        return run_replay(args.file, as_json=args.json, include_internal=args.all)
+    from openletta.ui.launch import run
+
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""The demo agent's scripted replies, chosen by keywords in the user's message.
+
+A :class:`Reply` is the first LLM step (reasoning, text, tool calls) plus how fast it
+streams; after tool calls run (or are denied) :meth:`Script.follow_up` writes the next
+step from the outcomes. Pass your own :class:`Script` to ``DemoServer(script=…)`` to change
+what the agent says.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from openletta.demo import content
+
+DEFAULT_LONG_TOKENS = 800
+SLOW_PACE = 10.0
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """A tool call the agent makes and what the pretend tool returns when it runs."""
+
+    name: str
+    arguments: dict[str, Any]
+    output: str
+    status: str = "success"
+    stderr: tuple[str, ...] = ()
+    #: Ask for approval even when the agent's tool rules do not require it.
+    always_ask: bool = False
+    #: What the agent says once the call ran.
+    summary: str = ""
+
+    @property
+    def arguments_json(self) -> str:
+        return json.dumps(self.arguments)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One LLM response: optional reasoning and text, then tool calls."""
+
+    reasoning: str = ""
+    text: str = ""
+    calls: tuple[ScriptedCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProviderError:
+    """A failure of the (pretend) model provider, reported in the stream."""
+
+    error_type: str
+    message: str
+    detail: str
+    stop_reason: str = "llm_api_error"
+
+
+@dataclass(frozen=True)
+class Reply:
+    first: Step = field(default_factory=Step)
+    #: Multiplies the per-delta delay (``slow`` streams ten times slower).
+    pace: float = 1.0
+    error: ProviderError | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one tool call: run by the server, denied, or answered by the client."""
+
+    call: ScriptedCall
+    tool_call_id: str
+    kind: Literal["executed", "denied", "client"]
+    status: str
+    tool_return: str
+    stdout: list[str] | None = None
+    stderr: list[str] | None = None
+    reason: str | None = None
+
+
+def denial_text(reason: str | None) -> str:
+    """The tool return Letta stores for a denied call."""
+    return f"Error: request to call tool denied. User reason: {reason}"
+
+
+class Script:
+    """Keyword → reply. Keywords are whole words, checked in a fixed priority order."""
+
+    def __init__(self, *, long_tokens: int = DEFAULT_LONG_TOKENS) -> None:
+        self.long_tokens = long_tokens
+        self._replies: tuple[tuple[frozenset[str], Callable[[list[str]], Reply]], ...] = (
+            (frozenset({"llmerror"}), self._llm_error),
+            (frozenset({"hostile"}), self._hostile),
+            (frozenset({"parallel"}), self._parallel),
+            (frozenset({"approve", "danger"}), self._danger),
+            (frozenset({"edit"}), self._edit),
+            (frozenset({"write"}), self._write),
+            (frozenset({"error"}), self._tool_error),
+            (frozenset({"read"}), self._read),
+            (frozenset({"long"}), self._long),
+            (frozenset({"slow"}), self._slow),
+            (frozenset({"bash"}), self._bash),
+            (frozenset({"hello", "hi", "hey"}), self._hello),
+        )
+
+    def reply(self, text: str) -> Reply:
+        """The reply to a user message (the showcase answer when no keyword matches)."""
+        words = re.findall(r"[a-z]+|\d+", text.lower())
+        for keywords, build in self._replies:
+            if keywords.intersection(words):
+                return build(words)
+        return Reply(Step(reasoning="No keyword matched, so I will show what the demo can do.",
+                          text=content.showcase()))
+
+    def follow_up(self, outcomes: Sequence[Outcome]) -> Step:
+        """The step after tool calls: summarise results, acknowledge denials."""
+        names = " and ".join(dict.fromkeys(f"`{outcome.call.name}`" for outcome in outcomes))
+        lines = [self._outcome_line(outcome) for outcome in outcomes]
+        if any(outcome.kind == "denied" for outcome in outcomes):
+            reasoning = f"The user denied the {names} call, so I will not run it."
+        else:
+            reasoning = f"The {names} tool finished; summarising the result for the user."
+        return Step(reasoning=reasoning, text="\n\n".join(lines))
+
+    @staticmethod
+    def _outcome_line(outcome: Outcome) -> str:
+        name = outcome.call.name
+        if outcome.kind == "denied":
+            return (f"I did not run `{name}` because you denied it "
+                    f"(your reason: {outcome.reason or 'none given'}). "
+                    "Tell me what you would like instead.")
+        if outcome.kind == "client":
+            return f"Thanks, I received the result of `{name}` ({outcome.status})."
+        status = "OK" if outcome.status == "success" else "Failed"
+        return outcome.call.summary or f"Tool `{name}` finished (status: {status})."
+
+    # --- replies ------------------------------------------------------------------------
+
+    def _hello(self, _words: list[str]) -> Reply:
+        return Reply(Step(reasoning="The user said hello. I should greet them back.",
+                          text=content.GREETING))
+
+    def _bash(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "bash", {"command": content.LS_COMMAND}, content.LS_OUTPUT,
+            summary="The project holds `src/`, a `build/` directory, the `build.sh` script "
+                    "and a `latest` symlink into the build.")
+        return Reply(Step(reasoning="The user wants a directory listing; running ls.",
+                          calls=(call,)))
+
+    def _read(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "read_file", {"path": content.GREETING_PATH}, content.GREETING_SOURCE,
+            summary="`src/greeting.py` defines `greet(name, *, excited=False)`, which returns "
+                    "`Hello, <name>.`, or ends with `!` when `excited` is true.")
+        return Reply(Step(reasoning=f"Reading {content.GREETING_PATH}.", calls=(call,)))
+
+    def _edit(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "edit_file", {"path": content.GREETING_PATH, "old": content.EDIT_OLD,
+                          "new": content.EDIT_NEW},
+            f"edited {content.GREETING_PATH}",
+            summary="Done: excited greetings now end with `!!`.")
+        return Reply(Step(reasoning="Editing the greeting so excited greetings end with `!!`.",
+                          text="I will make excited greetings louder.", calls=(call,)))
+
+    def _write(self, _words: list[str]) -> Reply:
+        size = len(content.NOTES_CONTENT.encode())
+        call = ScriptedCall(
+            "write_file", {"path": content.NOTES_PATH, "content": content.NOTES_CONTENT},
+            f"wrote {size} bytes to {content.NOTES_PATH}",
+            summary=f"Saved `NOTES.md` ({size} bytes).")
+        return Reply(Step(reasoning="Writing a notes file.", calls=(call,)))
+
+    def _tool_error(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "read_file", {"path": content.MISSING_PATH}, content.MISSING_ERROR,
+            status="error", stderr=(content.MISSING_TRACEBACK,),
+            summary="`read_file` failed: `config/missing.toml` does not exist. Create it, or "
+                    "tell me which file to read instead.")
+        return Reply(Step(reasoning="Reading a configuration file that does not exist.",
+                          calls=(call,)))
+
+    def _danger(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "bash", {"command": content.DANGER_COMMAND}, content.DANGER_OUTPUT,
+            always_ask=True,
+            summary="The `build/` directory is gone; run `./build.sh` to recreate it.")
+        return Reply(Step(reasoning="Deleting build/ is destructive, so I need approval.",
+                          text="This deletes the `build/` directory.", calls=(call,)))
+
+    def _parallel(self, _words: list[str]) -> Reply:
+        size = len(content.NOTES_CONTENT.encode())
+        write = ScriptedCall(
+            "write_file", {"path": content.NOTES_PATH, "content": content.NOTES_CONTENT},
+            f"wrote {size} bytes to {content.NOTES_PATH}", always_ask=True,
+            summary="Saved `NOTES.md`.")
+        clean = ScriptedCall(
+            "bash", {"command": content.DANGER_COMMAND}, content.DANGER_OUTPUT,
+            always_ask=True, summary="Removed `build/`.")
+        return Reply(Step(reasoning="Two independent changes; asking for both at once.",
+                          calls=(write, clean)))
+
+    def _hostile(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "bash", {"command": content.HOSTILE_COMMAND}, content.HOSTILE_OUTPUT,
+            summary=content.HOSTILE_TEXT)
+        return Reply(Step(reasoning="Printing a file full of [bold]markup[/bold] and escapes.",
+                          calls=(call,)))
+
+    def _long(self, words: list[str]) -> Reply:
+        after = words[words.index("long") + 1:][:1]
+        count = int(after[0]) if after and after[0].isdigit() else self.long_tokens
+        return Reply(Step(reasoning="The user wants a long Markdown answer.",
+                          text=content.long_markdown(count)))
+
+    def _slow(self, _words: list[str]) -> Reply:
+        text = " ".join(f"word{index}" for index in range(1, 41)) + "."
+        return Reply(Step(reasoning="Streaming slowly so you can interrupt me.", text=text),
+                     pace=SLOW_PACE)
+
+    def _llm_error(self, _words: list[str]) -> Reply:
+        return Reply(error=ProviderError(
+            "llm_error", "An error occurred with the LLM request.",
+            "INTERNAL_SERVER_ERROR: OpenAI API error: Error code: 500 - {'error': {'message': "
+            "'scripted upstream failure (llmerror)', 'type': 'server_error', 'param': None, "
+            "'code': 'demo_500'}}"))

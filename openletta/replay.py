@@ -1,0 +1,175 @@
+"""``openletta replay``: print the transcript of a recorded stream or history page.
+
+It is the debugging tool and the contract of the accumulator: the same code path the
+TUI uses (SSE parsing → message models → :class:`~openletta.transcript.Transcript`),
+printed with Rich or as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.text import Text
+
+from openletta.api.models import Message, parse_message
+from openletta.api.sse import parse_sse_text
+from openletta.transcript import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    Item,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    Transcript,
+    UserItem,
+)
+from openletta.ui.sanitize import clean_text
+
+
+class ReplayError(Exception):
+    """Input that cannot be replayed; the message is shown as is."""
+
+
+@dataclass
+class Recording:
+    messages: list[Message]
+    #: A one-line description of what was wrong with the input, if anything (e.g. truncated).
+    problem: str | None = None
+    history: bool = False
+
+
+def load_recording(path: Path) -> Recording:
+    """Read a ``.sse`` capture or a ``.json`` page of messages."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ReplayError(f"no such file: {path}") from None
+    except OSError as error:
+        raise ReplayError(f"cannot read {path}: {error.strerror or error}") from None
+    text = raw.decode("utf-8", errors="replace")
+    if path.suffix.lower() == ".json" or text.lstrip().startswith(("[", "{")):
+        return _load_json(path, text)
+    return _load_sse(path, text)
+
+
+def _load_json(path: Path, text: str) -> Recording:
+    try:
+        data: Any = json.loads(text)
+    except ValueError as error:
+        raise ReplayError(f"{path} is not valid JSON: {error}") from None
+    if isinstance(data, dict) and isinstance(data.get("messages"), list):
+        data = data["messages"]  # a non-streaming LettaResponse
+    if not isinstance(data, list):
+        raise ReplayError(f"{path} holds no list of messages")
+    return Recording([parse_message(entry) for entry in data], history=True)
+
+
+def _load_sse(path: Path, text: str) -> Recording:
+    result = parse_sse_text(text)
+    if not result.messages and result.ended is None:
+        raise ReplayError(f"{path} is not a Letta SSE stream (no data: events found)")
+    problem = None
+    if result.ended is None:
+        problem = f"{path}: stream ended without [DONE] or a stop reason (dropped connection)"
+    return Recording(result.messages, problem=problem)
+
+
+def build_transcript(recording: Recording) -> Transcript:
+    transcript = Transcript()
+    if recording.history:
+        transcript.load_history(recording.messages)
+    else:
+        transcript.feed_all(recording.messages)
+    return transcript
+
+
+def transcript_json(transcript: Transcript, include_internal: bool = False) -> dict[str, Any]:
+    """The ``--json`` shape: items, stop reason and usage."""
+    return {
+        "items": [item.to_json() for item in transcript.visible_items(include_internal)],
+        "stop_reason": transcript.stop_reason,
+        "usage": transcript.usage.to_json(),
+    }
+
+
+_STATUS_STYLE = {
+    ToolStatus.SUCCESS: "green", ToolStatus.ERROR: "red", ToolStatus.DENIED: "red",
+    ToolStatus.CANCELLED: "yellow", ToolStatus.AWAITING_APPROVAL: "bold yellow",
+}
+
+
+def render_item(item: Item) -> RenderableType:
+    """A Rich renderable for one item; server text is never read as markup."""
+    if isinstance(item, UserItem):
+        return Text.assemble(("› ", "bold cyan"), clean_text(item.text))
+    if isinstance(item, ReasoningItem):
+        text = clean_text(item.text) or f"(reasoning {item.state or 'hidden'})"
+        return Text(text, style="dim italic")
+    if isinstance(item, AssistantItem):
+        return Markdown(clean_text(item.text))
+    if isinstance(item, ToolCallItem):
+        return _render_call(item)
+    if isinstance(item, ErrorItem):
+        body = Text(clean_text(item.message), style="bold red")
+        if item.detail:
+            body.append("\n" + clean_text(item.detail), style="red")
+        return Panel(body, title=Text(item.error_type), border_style="red")
+    if isinstance(item, EventItem):
+        return Text(f"── {clean_text(item.text)} ──", style="dim")
+    if isinstance(item, SystemItem):
+        return Text(f"[{item.subtype}] {clean_text(item.text)[:200]}", style="dim")
+    return Text(item.kind)
+
+
+def _render_call(item: ToolCallItem) -> RenderableType:
+    arguments = (json.dumps(item.arguments, indent=2, ensure_ascii=False)
+                 if item.arguments is not None else item.arguments_text)
+    parts: list[RenderableType] = [Text(clean_text(arguments))]
+    if item.result is not None:
+        parts.append(Text("→ " + clean_text(item.result)))
+    if item.stderr:
+        parts.append(Text(clean_text("".join(item.stderr)), style="red"))
+    if item.reason:
+        parts.append(Text("reason: " + clean_text(item.reason), style="italic"))
+    title = Text.assemble((clean_text(item.name) or "tool", "bold"), "  ",
+                          (str(item.status), _STATUS_STYLE.get(item.status, "cyan")))
+    return Panel(Group(*parts), title=title, title_align="left",
+                 border_style=_STATUS_STYLE.get(item.status, "cyan"))
+
+
+def print_transcript(transcript: Transcript, console: Console, include_internal: bool) -> None:
+    for item in transcript.visible_items(include_internal):
+        console.print(render_item(item))
+    usage = transcript.usage
+    console.print(Text(
+        f"stop: {transcript.stop_reason or '—'} · tokens in {usage.prompt_tokens:,} / out "
+        f"{usage.completion_tokens:,} · steps {usage.step_count}", style="dim"))
+
+
+def run_replay(file: str, *, as_json: bool = False, include_internal: bool = False) -> int:
+    """Entry point of ``openletta replay``; returns the exit status."""
+    try:
+        recording = load_recording(Path(file))
+    except ReplayError as error:
+        print(f"openletta replay: {error}", file=sys.stderr)
+        return 2
+    transcript = build_transcript(recording)
+    if as_json:
+        json.dump(transcript_json(transcript, include_internal), sys.stdout, indent=2,
+                  ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print_transcript(transcript, Console(), include_internal)
+    if recording.problem:
+        print(f"openletta replay: {recording.problem}", file=sys.stderr)
+        return 2
+    return 0

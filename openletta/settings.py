@@ -1,0 +1,154 @@
+"""What openletta remembers between runs: theme, server, last agent and conversation.
+
+Settings live in ``settings.toml`` in the user's config directory (``OPENLETTA_CONFIG_DIR``
+overrides it). Reading never fails: a missing file gives the defaults, a broken one the
+defaults plus a :class:`SettingsWarning`. Writing is atomic and keeps keys the user added
+that openletta does not know. The API key is never stored here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import re
+import tempfile
+import tomllib
+import warnings
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+CONFIG_DIR_ENV = "OPENLETTA_CONFIG_DIR"
+SETTINGS_FILE = "settings.toml"
+
+
+class SettingsWarning(UserWarning):
+    """The settings file could not be read or holds a value of the wrong type."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Remembered choices; ``None`` means "not chosen yet"."""
+
+    theme: str | None = None
+    base_url: str | None = None
+    last_agent: str | None = None
+    last_conversation: str | None = None
+
+
+_FIELDS = tuple(field.name for field in dataclasses.fields(Settings))
+
+
+def config_dir() -> Path:
+    """openletta's config directory: ``$OPENLETTA_CONFIG_DIR`` or the platform's default."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_config_dir("openletta"))
+
+
+def config_path() -> Path:
+    """Where the settings file is (it may not exist yet)."""
+    return config_dir() / SETTINGS_FILE
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The saved settings; defaults when the file is missing or broken (never raises)."""
+    path = path or config_path()
+    try:
+        data = _read_toml(path)
+    except FileNotFoundError:
+        return Settings()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        warnings.warn(f"Ignoring settings file {path}: {error}", SettingsWarning, stacklevel=2)
+        return Settings()
+    values = {}
+    for name in _FIELDS:
+        value = data.get(name)
+        if value is None or isinstance(value, str):
+            values[name] = value
+        else:
+            warnings.warn(f"Ignoring {name} in {path}: expected a string, got {value!r}",
+                          SettingsWarning, stacklevel=2)
+    return Settings(**values)
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> None:
+    """Write ``settings`` atomically, keeping keys of the current file openletta does not know.
+
+    Raises :class:`OSError` when the file cannot be written.
+    """
+    path = path or config_path()
+    try:
+        current = _read_toml(path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        current = {}
+    known = {name: getattr(settings, name) for name in _FIELDS}
+    others = {key: value for key, value in current.items() if key not in known}
+    data = {key: value for key, value in known.items() if value is not None} | others
+    _write_atomically(path, to_toml(data))
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+# --- a small TOML writer: enough for what tomllib reads back from a settings file ----------
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r",
+            '"': '\\"', "\\": "\\\\"}
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
+
+
+def to_toml(data: dict[str, Any]) -> str:
+    """``data`` as a TOML document of ``key = value`` lines (tables become inline tables)."""
+    return "".join(f"{_key(key)} = {_value(value)}\n" for key, value in data.items())
+
+
+def _key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _string(key)
+
+
+def _string(text: str) -> str:
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
+
+    return f'"{_NEEDS_ESCAPE.sub(escape, text)}"'
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)  # Python spells floats as TOML does, inf and nan included
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, list):
+        return f"[{', '.join(_value(item) for item in value)}]"
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{_key(key)} = {_value(item)}" for key, item in value.items())
+        return f"{{{pairs}}}"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")

@@ -1,0 +1,20 @@
+"""Pure transcript model: chunks and history in, display items out (no I/O, no UI)."""
+
+from openletta.transcript.accumulator import Change, Transcript
+from openletta.transcript.items import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    Item,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    Usage,
+    UserItem,
+)
+
+__all__ = [
+    "AssistantItem", "Change", "ErrorItem", "EventItem", "Item", "ReasoningItem", "SystemItem",
+    "ToolCallItem", "ToolStatus", "Transcript", "Usage", "UserItem",
+]

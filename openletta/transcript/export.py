@@ -1,0 +1,153 @@
+"""A transcript as a readable Markdown document (pure: no I/O).
+
+User turns start with ``## You`` and the agent's part with ``## Agent``. Assistant text is
+kept as written (it is Markdown already); reasoning becomes a blockquote; a tool call gets a
+heading with its name and status and fenced arguments and result; errors and events become
+notes. Control characters are dropped so the file is safe to ``cat``; fences are always
+longer than any run of backticks they enclose.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+
+from openletta.transcript.items import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    Item,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    UserItem,
+)
+
+#: Controls but tab and newline (escape sequences lose their ESC and turn into plain text).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BACKTICKS = re.compile(r"`+")
+#: Items that belong to the agent's part of a turn (notes do not open one).
+_AGENT_ITEMS = (ReasoningItem, AssistantItem, ToolCallItem)
+
+
+def to_markdown(items: Iterable[Item], title: str, include_internal: bool = False) -> str:
+    """The conversation ``items`` as Markdown under the heading ``title``."""
+    blocks = [f"# {_one_line(title)}"]
+    in_agent_part = False
+    for item in items:
+        if item.internal and not include_internal:
+            continue
+        if isinstance(item, UserItem):
+            in_agent_part = False
+        elif isinstance(item, _AGENT_ITEMS) and not in_agent_part:
+            blocks.append("## Agent")
+            in_agent_part = True
+        renderer = _RENDERERS.get(type(item))
+        if renderer is not None:
+            blocks.append(renderer(item))
+    return "\n\n".join(block for block in blocks if block) + "\n"
+
+
+def _user(item: UserItem) -> str:
+    return f"## You\n\n{_clean(item.text).strip()}"
+
+
+def _assistant(item: AssistantItem) -> str:
+    return _clean(item.text).strip()
+
+
+def _reasoning(item: ReasoningItem) -> str:
+    if item.hidden:
+        return _quote(f"*Reasoning hidden ({item.state or 'not shown'})*")
+    if not item.text.strip():
+        return ""
+    return _quote(f"**Reasoning**\n\n{_clean(item.text).strip()}")
+
+
+def _tool_call(item: ToolCallItem) -> str:
+    name = _code_span(_one_line(item.name) or "unnamed tool")
+    parts = [f"### Tool call: {name} ({str(item.status).replace('_', ' ')})"]
+    if item.needs_approval:
+        parts.append(_approval(item))
+    if item.arguments is not None:
+        parts.append("Arguments:\n\n" + _fenced(
+            json.dumps(item.arguments, indent=2, ensure_ascii=False), "json"))
+    elif item.arguments_text:
+        parts.append("Arguments (incomplete):\n\n" + _fenced(item.arguments_text))
+    if item.result is not None:
+        parts.append("Result:\n\n" + _fenced(item.result))
+    for label, lines in (("Output", item.stdout), ("Errors", item.stderr)):
+        if lines:
+            parts.append(f"{label}:\n\n" + _fenced("".join(lines)))
+    return "\n\n".join(parts)
+
+
+def _approval(item: ToolCallItem) -> str:
+    if item.approved is None:
+        return "*Waiting for approval.*"
+    if item.approved:
+        return "*Approved automatically.*" if item.auto_approved else "*Approved.*"
+    reason = f" Reason: {_one_line(item.reason)}" if item.reason else ""
+    return f"*Denied.{reason}*"
+
+
+def _error(item: ErrorItem) -> str:
+    text = f"**Error** ({_one_line(item.error_type)}): {_clean(item.message).strip()}"
+    if item.detail:
+        text += f"\n\n{_clean(item.detail).strip()}"
+    return _quote(text)
+
+
+def _event(item: EventItem) -> str:
+    label = _one_line(item.event_type).replace("_", " ").capitalize() or "Event"
+    return _quote(f"**{label}:** {_clean(item.text).strip()}")
+
+
+def _system(item: SystemItem) -> str:
+    return f"### System ({_one_line(item.subtype)})\n\n{_fenced(item.text)}"
+
+
+_RENDERERS: dict[type[Item], Callable[[Item], str]] = {
+    UserItem: _user,
+    AssistantItem: _assistant,
+    ReasoningItem: _reasoning,
+    ToolCallItem: _tool_call,
+    ErrorItem: _error,
+    EventItem: _event,
+    SystemItem: _system,
+}  # type: ignore[dict-item]
+
+
+# --- Markdown helpers ---------------------------------------------------------------------
+
+def _clean(text: str) -> str:
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(_clean(text).split())
+
+
+def _quote(text: str) -> str:
+    """``text`` as a blockquote, every line marked (so nothing escapes it)."""
+    return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+
+
+def _fenced(text: str, language: str = "") -> str:
+    """A fenced code block holding ``text`` exactly (after dropping control characters)."""
+    body = _clean(text)
+    fence = "`" * max(3, _longest_backtick_run(body) + 1)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return f"{fence}{language}\n{body}{fence}"
+
+
+def _code_span(text: str) -> str:
+    ticks = "`" * (_longest_backtick_run(text) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{padding}{text}{padding}{ticks}"

@@ -1,0 +1,198 @@
+"""Display items: what the transcript is made of, independent of any UI.
+
+Items are small mutable dataclasses. The accumulator creates them and mutates them as
+chunks arrive; a UI keeps one widget per item (by ``key``) and refreshes it when the
+accumulator reports the item as changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, ClassVar
+
+
+class ToolStatus(StrEnum):
+    """Life cycle of a tool call: ``streaming → awaiting_approval | running → final``."""
+
+    STREAMING = "streaming"
+    AWAITING_APPROVAL = "awaiting_approval"
+    RUNNING = "running"
+    SUCCESS = "success"
+    ERROR = "error"
+    DENIED = "denied"
+    CANCELLED = "cancelled"
+
+    @property
+    def is_final(self) -> bool:
+        return self in _FINAL_STATUSES
+
+
+_FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED}
+
+
+@dataclass(eq=False)
+class Item:
+    """Base of all display items. ``key`` is unique within a transcript."""
+
+    kind: ClassVar[str] = "item"
+    key: str
+    date: datetime | None = None
+    #: Internal items (system prompt, login/system_alert packets) are hidden by default.
+    internal: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as the JSON shape of ``openletta replay --json``."""
+        return {"kind": self.kind}
+
+
+@dataclass(eq=False)
+class UserItem(Item):
+    kind: ClassVar[str] = "user"
+    text: str = ""
+    otid: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text}
+
+
+@dataclass(eq=False)
+class SystemItem(Item):
+    """The system prompt or a packed system note (login, heartbeat, system_alert)."""
+
+    kind: ClassVar[str] = "system"
+    text: str = ""
+    subtype: str = "system"
+    internal: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "subtype": self.subtype, "text": self.text}
+
+
+@dataclass(eq=False)
+class ReasoningItem(Item):
+    kind: ClassVar[str] = "reasoning"
+    text: str = ""
+    hidden: bool = False
+    #: ``redacted`` or ``omitted`` for hidden reasoning.
+    state: str | None = None
+    done: bool = False
+    #: Seconds between the first and the last chunk, when streamed live.
+    duration: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "text": self.text, "hidden": self.hidden}
+        if self.state:
+            data["state"] = self.state
+        return data
+
+
+@dataclass(eq=False)
+class AssistantItem(Item):
+    kind: ClassVar[str] = "assistant"
+    text: str = ""
+    done: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text}
+
+
+@dataclass(eq=False)
+class ToolCallItem(Item):
+    kind: ClassVar[str] = "tool_call"
+    tool_call_id: str = ""
+    name: str = ""
+    arguments_text: str = ""
+    status: ToolStatus = ToolStatus.STREAMING
+    #: Whether the server asked for approval of this call.
+    needs_approval: bool = False
+    result: str | None = None
+    stdout: list[str] = field(default_factory=list)
+    stderr: list[str] = field(default_factory=list)
+    #: ``True`` approved, ``False`` denied, ``None`` not decided (or no approval needed).
+    approved: bool | None = None
+    reason: str | None = None
+    #: Set when the client approved the call on its own (a "don't ask again" rule).
+    auto_approved: bool = False
+    _parsed: Any = field(default=None, repr=False)
+    _parsed_from: str | None = field(default=None, repr=False)
+
+    @property
+    def arguments(self) -> dict[str, Any] | None:
+        """The arguments once they form a valid JSON object, else ``None`` (still streaming)."""
+        if self._parsed_from != self.arguments_text:
+            self._parsed_from = self.arguments_text
+            try:
+                value = json.loads(self.arguments_text) if self.arguments_text else None
+            except ValueError:
+                value = None
+            self._parsed = value if isinstance(value, dict) else None
+        return self._parsed
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind,
+            "tool_call_id": self.tool_call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "status": str(self.status),
+            "result": self.result,
+            "stdout": list(self.stdout),
+            "stderr": list(self.stderr),
+        }
+        if self.arguments is None and self.arguments_text:
+            data["arguments_text"] = self.arguments_text
+        if self.needs_approval:
+            data["approved"] = self.approved
+            data["reason"] = self.reason
+        return data
+
+
+@dataclass(eq=False)
+class ErrorItem(Item):
+    kind: ClassVar[str] = "error"
+    error_type: str = "error"
+    message: str = ""
+    detail: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "error_type": self.error_type, "message": self.message,
+                "detail": self.detail}
+
+
+@dataclass(eq=False)
+class EventItem(Item):
+    """A compaction event or a summary: shown as a thin divider."""
+
+    kind: ClassVar[str] = "event"
+    event_type: str = "compaction"
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "event_type": self.event_type, "text": self.text}
+
+
+@dataclass
+class Usage:
+    """Token usage of one request (one turn); ``context_tokens`` is a snapshot."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    step_count: int = 0
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    context_tokens: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "step_count": self.step_count,
+            "context_tokens": self.context_tokens or 0,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
+        }

@@ -1,0 +1,284 @@
+"""The openletta Textual app: connects, lets the user pick an agent, opens the chat.
+
+The app wires screens together and owns what outlives a screen: the client, the embedded
+demo server, settings and themes, and the app-wide actions behind the slash commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import shlex
+import warnings
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.api.models import Agent
+from openletta.settings import Settings, load_settings, save_settings
+from openletta.transcript.export import to_markdown
+from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
+from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
+from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.screens.help import HelpScreen
+from openletta.ui.session import ChatSession
+from openletta.ui.themes import DEFAULT_THEME, THEME_VARIABLE_DEFAULTS, load_themes
+
+if TYPE_CHECKING:
+    from openletta.demo import DemoServer
+
+DEMO_LABEL = "the embedded demo server"
+
+
+class OpenLettaApp(ReportsWorkerErrors, App[None]):
+    """A terminal chat client for Letta agents."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = ["styles/app.tcss", "styles/widgets.tcss"]
+    TITLE = "openletta"
+    PAUSE_GC_ON_SCROLL = True
+    COMMANDS = App.COMMANDS | {SlashCommandProvider}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "Help", id="app.help"),
+    ]
+
+    def __init__(self, *, base_url: str | None = None, api_key: str | None = None,
+                 demo: bool = False, agent: str | None = None, conversation: str | None = None,
+                 theme: str | None = None, settings: Settings | None = None,
+                 demo_speed: float = 1.0, clock: Clock = utc_now) -> None:
+        super().__init__()
+        self.base_url = base_url
+        self.api_key = api_key
+        self.demo = demo
+        self.client: LettaClient | None = None
+        self.settings = settings if settings is not None else load_settings()
+        #: How to come back to the same agent, printed on exit.
+        self.resume_hint: str | None = None
+        self._agent_ref = agent
+        self._conversation = conversation
+        self._theme_choice = theme
+        self._demo_speed = demo_speed
+        self._demo_server: DemoServer | None = None
+        self._clock = clock
+        self._theme_names: list[str] = []
+
+    # --- start up ---------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        self._apply_themes()
+        target = DEMO_LABEL if self.demo else (self.base_url or "")
+        self.push_screen(ConnectScreen(target, self._establish))
+
+    async def on_unmount(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+        if self._demo_server is not None:
+            await self._demo_server.stop()
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return THEME_VARIABLE_DEFAULTS
+
+    def _apply_themes(self) -> None:
+        with warnings.catch_warnings(record=True) as problems:
+            warnings.simplefilter("always")
+            themes = load_themes()
+        for problem in problems:
+            self.notify(str(problem.message), title="Theme", severity="warning", markup=False)
+        for theme in themes.values():
+            self.register_theme(theme)
+        self._theme_names = list(themes)
+        for name in (self._theme_choice, self.settings.theme, DEFAULT_THEME):
+            if name and name in self.available_themes:
+                self.theme = name
+                return
+        if self._theme_choice:
+            self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning",
+                        markup=False)
+
+    async def _establish(self) -> None:
+        """Start the demo server if needed, check the server's health, then go on."""
+        if self.demo and self._demo_server is None:
+            from openletta.demo import DemoServer
+
+            server = DemoServer(speed=self._demo_speed)
+            self.base_url = await server.start()
+            self._demo_server = server
+        if self.client is None:
+            assert self.base_url is not None
+            self.client = LettaClient(self.base_url, api_key=self.api_key)
+        await self.client.health()
+        if self._agent_ref:
+            self.open_agent_ref(self._agent_ref)
+        else:
+            self._replace_screens(self._chooser())
+
+    # --- choosing and opening agents --------------------------------------------------------
+
+    @work(exclusive=True, group="open", exit_on_error=False)
+    async def open_agent_ref(self, ref: str) -> None:
+        """Open the agent named or identified by ``ref`` (from ``--agent``)."""
+        assert self.client is not None
+        try:
+            agent = await find_agent(self.client, ref)
+        except LettaError as error:
+            agent, problem = None, error.message
+        else:
+            problem = f"No agent {ref!r} on this server; choose one."
+        if agent is None:
+            self.notify(problem, title="Agent", severity="warning", markup=False)
+            self._replace_screens(self._chooser())
+            return
+        await self._open(agent, self._conversation)
+
+    @work(exclusive=True, group="open", exit_on_error=False)
+    async def open_agent(self, agent: Agent) -> None:
+        """Open the chat with ``agent`` (its default conversation)."""
+        await self._open(agent, None)
+
+    async def _open(self, agent: Agent, conversation: str | None) -> None:
+        assert self.client is not None
+        try:
+            full = await self.client.get_agent(agent.id)
+        except LettaError as error:
+            self.notify(error.message, title="Agent", severity="error", markup=False)
+            return
+        session = ChatSession(self.client, full, conversation)
+        self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash))
+        self.resume_hint = self._resume_command(full, conversation)
+        await self._save_settings(last_agent=full.id, last_conversation=conversation)
+
+    def _chooser(self, *, can_go_back: bool = False) -> AgentChooserScreen:
+        assert self.client is not None
+        return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
+                                  can_go_back=can_go_back)
+
+    def _replace_screens(self, screen: Screen[None]) -> None:
+        """Show ``screen`` instead of everything above the default screen."""
+        while len(self.screen_stack) > 2:
+            self.pop_screen()
+        if len(self.screen_stack) == 2:
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def _resume_command(self, agent: Agent, conversation: str | None) -> str:
+        parts = ["openletta"]
+        if self.demo:
+            parts.append("--demo")
+        elif self.base_url and self.base_url != self.settings.base_url:
+            parts += ["--base-url", self.base_url]
+        parts += ["--agent", agent.name or agent.id]
+        if conversation:
+            parts += ["--conversation", conversation]
+        return shlex.join(parts)
+
+    # --- slash commands and actions ---------------------------------------------------------
+
+    def dispatch_slash(self, text: str) -> bool:
+        """Run ``text`` as a slash command; ``False`` if it is not one (send it instead)."""
+        parsed = parse_slash(text)
+        if parsed is None:
+            return False
+        name, argument = parsed
+        command = SLASH_COMMANDS.get(name)
+        if command is None:
+            self.notify(f"Unknown command /{name}. Type /help for the list.",
+                        severity="warning", markup=False)
+            return True
+        action = f"{command.action}({argument!r})" if argument else command.action
+        self.call_later(self.run_action, action)
+        return True
+
+    def action_help(self) -> None:
+        """Show keys and slash commands."""
+        commands = [(command.name, command.description) for command in SLASH_COMMANDS.values()]
+        self.push_screen(HelpScreen(commands))
+
+    def action_switch_agent(self) -> None:
+        """Open the agent chooser over the chat (Esc comes back)."""
+        if self.client is not None:
+            self.push_screen(self._chooser(can_go_back=isinstance(self.screen, ChatScreen)))
+
+    async def action_theme(self, name: str = "") -> None:
+        """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
+        if name and name not in self.available_themes:
+            known = ", ".join(self._theme_names)
+            self.notify(f"Unknown theme {name!r}. Known: {known}", severity="warning",
+                        markup=False)
+            return
+        self.theme = name or self._next_theme()
+        self.notify(f"Theme: {self.theme}", markup=False)
+        await self._save_settings(theme=self.theme)
+
+    def action_clear(self) -> None:
+        """Clear the chat screen (the conversation itself is kept)."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.view.clear()
+
+    async def action_export(self, path: str = "") -> None:
+        """Write the conversation as Markdown to ``path`` (default: a new file in cwd)."""
+        screen = self.screen
+        if not isinstance(screen, ChatScreen):
+            self.notify("Open a chat to export it.", severity="warning")
+            return
+        session = screen.session
+        name = session.agent.name or session.agent.id
+        target = Path(path).expanduser() if path else Path.cwd() / default_export_name(
+            name, self._clock())
+        markdown = to_markdown(session.transcript.visible_items(), name)
+        try:
+            await asyncio.to_thread(target.write_text, markdown, encoding="utf-8")
+        except OSError as error:
+            self.notify(f"Could not write {target}: {error.strerror}", severity="error",
+                        markup=False)
+            return
+        self.notify(f"Exported to {target}", title="Export", markup=False)
+
+    def _next_theme(self) -> str:
+        names = self._theme_names or sorted(self.available_themes)
+        index = names.index(self.theme) + 1 if self.theme in names else 0
+        return names[index % len(names)]
+
+    async def _save_settings(self, **changes: str | None) -> None:
+        self.settings = updated_settings(self.settings, **changes)
+        try:
+            await asyncio.to_thread(save_settings, self.settings)
+        except OSError as error:
+            self.notify(f"Could not save settings: {error.strerror}", severity="warning",
+                        markup=False)
+
+
+async def find_agent(client: LettaClient, ref: str) -> Agent | None:
+    """The agent whose id or name is ``ref`` (names match exactly, then ignoring case)."""
+    if ref.startswith("agent-"):
+        try:
+            return await client.get_agent(ref)
+        except LettaError:
+            pass
+    candidates = await client.list_agents(query=ref)
+    for same in (lambda a: a.name == ref, lambda a: a.name.lower() == ref.lower()):
+        matches = [agent for agent in candidates if same(agent)]
+        if matches:
+            return matches[0]
+    return None
+
+
+def updated_settings(settings: Settings, **changes: str | None) -> Settings:
+    """A copy of ``settings`` with ``changes`` (works for a dataclass or a pydantic model)."""
+    if dataclasses.is_dataclass(settings):
+        return dataclasses.replace(settings, **changes)
+    return settings.model_copy(update=changes)  # type: ignore[attr-defined]
+
+
+def default_export_name(agent_name: str, now: datetime) -> str:
+    """``openletta-<agent>-<timestamp>.md`` with the agent name made file-safe."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in agent_name) or "agent"
+    return f"openletta-{safe}-{now.strftime('%Y%m%d-%H%M%S')}.md"

@@ -1,0 +1,276 @@
+"""The chat view: one widget per transcript item, updated from :class:`Change` objects.
+
+Cost per stream chunk does not depend on the length of the chat: a change names the items it
+touched, their widgets are marked dirty, and a timer syncs the dirty ones at most
+``FLUSH_HZ`` times a second. Only the newest ``MAX_MOUNTED`` items stay mounted while the view
+follows the bottom; older ones are unmounted and come back through the "earlier" row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.timer import Timer
+from textual.widgets import Static
+
+from openletta.transcript import Change, Item
+from openletta.ui.sanitize import plain_text
+from openletta.ui.widgets import ItemWidget, make_item_widget
+
+FLUSH_HZ = 30
+#: Items kept mounted while following the bottom, and how far beyond that before pruning.
+MAX_MOUNTED = 200
+PRUNE_SLACK = 50
+#: Items mounted again per click on the "earlier" row.
+EARLIER_BATCH = 50
+
+
+class EarlierRow(Static):
+    """The top row: shows unmounted earlier items, or asks the server for an older page."""
+
+    class Pressed(Message):
+        """The user asked for earlier items."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class NewIndicator(Static):
+    """``↓ new``: shown when content arrives while the user is scrolled up."""
+
+    class Pressed(Message):
+        """The user wants to jump to the bottom."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class ChatScroll(VerticalScroll):
+    """The scrolling part of the chat view; reports where the user scrolled to."""
+
+    class Moved(Message):
+        """The scroll position changed."""
+
+        def __init__(self, at_bottom: bool) -> None:
+            super().__init__()
+            self.at_bottom = at_bottom
+
+    @property
+    def at_bottom(self) -> bool:
+        """True when the newest line is in view (short content counts as at the bottom)."""
+        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self.post_message(self.Moved(at_bottom=self.at_bottom))
+
+
+class ChatView(Vertical):
+    """Item widgets in a scroller, the "↓ new" indicator and the rows of queued messages."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [("end", "jump_to_bottom", "Bottom")]
+
+    show_internal = reactive(False)
+    """Whether internal items (system prompt, system notes) are shown."""
+    more_on_server = reactive(False)
+    """Whether the server has older history than the first item."""
+
+    class EarlierRequested(Message):
+        """Every known item is shown and the user asked for more: load an older page."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._items: list[Item] = []
+        self._widgets: dict[str, ItemWidget] = {}
+        self._hidden_above = 0
+        self._dirty: dict[str, ItemWidget] = {}
+        self._flush_timer: Timer | None = None
+
+        self._scroll = ChatScroll(id="chat-scroll")
+        self._earlier = EarlierRow(id="earlier")
+        self._indicator = NewIndicator("↓ new messages (End)", id="new-indicator")
+        self._pending = Static(id="pending")
+
+    def compose(self) -> ComposeResult:
+        with self._scroll:
+            yield self._earlier
+        yield self._indicator
+        yield self._pending
+
+    def on_mount(self) -> None:
+        self._scroll.anchor()
+        self._update_earlier_row()
+
+    # --- queries ----------------------------------------------------------------------------
+
+    @property
+    def scroll(self) -> ChatScroll:
+        """The scrolling container of the item widgets."""
+        return self._scroll
+
+    @property
+    def following(self) -> bool:
+        """True while the view sticks to the bottom (the user has not scrolled up)."""
+        return self._scroll.at_bottom
+
+    @property
+    def mounted_items(self) -> list[Item]:
+        """Items whose widgets are mounted, in display order."""
+        return self._items[self._hidden_above:]
+
+    def widget_for(self, item: Item) -> ItemWidget | None:
+        """The mounted widget of ``item``, if any."""
+        return self._widgets.get(item.key)
+
+    # --- applying changes ------------------------------------------------------------------
+
+    def apply(self, change: Change) -> None:
+        """Reflect one transcript change: mount, remove, or mark widgets for a sync."""
+        for item in change.removed:
+            self._remove(item)
+        if change.prepended:
+            self._prepend(change.prepended)
+        if change.added:
+            self._append(change.added)
+        for item in change.changed:
+            widget = self._widgets.get(item.key)
+            if widget is not None:
+                self._dirty[item.key] = widget
+        if self._dirty and self._flush_timer is None:
+            self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
+        if (change.added or change.changed) and not self._indicator.display \
+                and not self.following:
+            self._indicator.display = True
+
+    def flush(self) -> None:
+        """Sync every dirty widget now (called by the timer and when a turn ends)."""
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+            self._flush_timer = None
+        dirty, self._dirty = self._dirty, {}
+        for key, widget in dirty.items():
+            if widget.is_mounted:
+                widget.sync()
+            elif widget.parent is not None:
+                self._dirty[key] = widget  # still mounting: sync once it is there
+        if self._dirty:
+            self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
+
+    def add_notice(self, text: str, *, error: bool = False) -> None:
+        """Show a line that is not part of the transcript (e.g. why a send failed)."""
+        notice = Static(plain_text(text), classes="notice -error" if error else "notice")
+        self._scroll.mount(notice)
+
+    def clear(self) -> None:
+        """Unmount everything shown; the "earlier" row brings it back."""
+        self._scroll.remove_children([*self._widgets.values(), *self._scroll.query(".notice")])
+        self._widgets.clear()
+        self._dirty.clear()
+        self._hidden_above = len(self._items)
+        self._update_earlier_row()
+
+    def set_pending(self, rows: Sequence[tuple[str, str]]) -> None:
+        """Show messages not sent yet as ``(label, text)`` rows, e.g. ``("queued", "hi")``."""
+        pending = self._pending
+        text = Text()
+        for label, message in rows:
+            if text:
+                text.append("\n")
+            text.append(f"{label} ", style="bold")
+            text.append_text(plain_text(message.replace("\n", " ⏎ ")))
+        pending.update(text)
+        pending.display = bool(rows)
+
+    # --- internals --------------------------------------------------------------------------
+
+    def _make(self, item: Item) -> ItemWidget:
+        widget = make_item_widget(item)
+        if item.internal:
+            widget.add_class("-internal")
+        self._widgets[item.key] = widget
+        return widget
+
+    def _append(self, items: list[Item]) -> None:
+        self._items.extend(items)
+        self._scroll.mount_all([self._make(item) for item in items])
+        if self.following and len(self._widgets) > MAX_MOUNTED + PRUNE_SLACK:
+            self._prune_oldest(len(self._widgets) - MAX_MOUNTED)
+
+    def _prepend(self, items: list[Item]) -> None:
+        self._items[0:0] = items
+        if self._hidden_above:
+            self._hidden_above += len(items)
+        else:
+            self._scroll.mount_all([self._make(item) for item in items], after=0)
+        self._update_earlier_row()
+
+    def _remove(self, item: Item) -> None:
+        index = self._items.index(item)
+        del self._items[index]
+        if index < self._hidden_above:
+            self._hidden_above -= 1
+        widget = self._widgets.pop(item.key, None)
+        self._dirty.pop(item.key, None)
+        if widget is not None:
+            widget.remove()
+
+    def _prune_oldest(self, count: int) -> None:
+        start = self._hidden_above
+        doomed = [self._widgets.pop(item.key) for item in self._items[start:start + count]]
+        for widget in doomed:
+            self._dirty.pop(widget.item.key, None)
+        self._scroll.remove_children(doomed)
+        self._hidden_above += count
+        self._update_earlier_row()
+
+    def _show_earlier(self) -> None:
+        count = min(EARLIER_BATCH, self._hidden_above)
+        start = self._hidden_above - count
+        widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
+        self._hidden_above = start
+        self._scroll.mount_all(widgets, after=0)
+        self._update_earlier_row()
+
+    def _update_earlier_row(self) -> None:
+        row = self._earlier
+        if self._hidden_above:
+            row.update(f"↑ {self._hidden_above} earlier items (click to show)")
+        elif self.more_on_server:
+            row.update("↑ load earlier messages (click)")
+        row.display = bool(self._hidden_above or self.more_on_server)
+
+    def watch_more_on_server(self) -> None:
+        if self.is_mounted:
+            self._update_earlier_row()
+
+    def watch_show_internal(self, show: bool) -> None:
+        self.set_class(show, "-show-internal")
+
+    # --- user actions -------------------------------------------------------------------------
+
+    def on_earlier_row_pressed(self) -> None:
+        if self._hidden_above:
+            self._show_earlier()
+        elif self.more_on_server:
+            self.post_message(self.EarlierRequested())
+
+    def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
+        if event.at_bottom:
+            self._indicator.display = False
+
+    def on_new_indicator_pressed(self) -> None:
+        self.action_jump_to_bottom()
+
+    def action_jump_to_bottom(self) -> None:
+        """Scroll to the newest item and follow new content again."""
+        self._scroll.anchor()
+        self._indicator.display = False
+

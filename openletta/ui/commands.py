@@ -1,0 +1,104 @@
+"""Slash commands: one registry shared by the prompt and the command palette.
+
+A command names an app action; ``/theme light`` runs ``theme('light')``. Adding a command
+is one entry in :data:`SLASH_COMMANDS` and an ``action_…`` method on the app.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.suggester import Suggester
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    """``/name``: runs the app action ``action``, with the text after the name if any."""
+
+    name: str
+    description: str
+    action: str
+    takes_argument: bool = False
+    #: What the argument is, for help texts: ``/theme [name]``.
+    argument_hint: str = ""
+
+    @property
+    def usage(self) -> str:
+        """How to type the command, e.g. ``/export [path]``."""
+        if self.takes_argument:
+            return f"/{self.name} [{self.argument_hint or 'argument'}]"
+        return f"/{self.name}"
+
+
+def _registry(*commands: SlashCommand) -> dict[str, SlashCommand]:
+    return {command.name: command for command in commands}
+
+
+SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
+    SlashCommand("help", "Show keys and commands", "help"),
+    SlashCommand("agents", "Switch to another agent", "switch_agent"),
+    SlashCommand("theme", "Switch theme (the next one without a name)", "theme",
+                 takes_argument=True, argument_hint="name"),
+    SlashCommand("clear", "Clear the screen (the conversation is kept)", "clear"),
+    SlashCommand("export", "Save the conversation as Markdown", "export",
+                 takes_argument=True, argument_hint="path"),
+    SlashCommand("quit", "Quit openletta", "quit"),
+)
+
+#: ``/name`` then the end or white space; ``/usr/bin`` or ``/ hello`` are not commands.
+_SLASH = re.compile(r"/([A-Za-z][\w-]*)(?:\s+(.*))?", re.DOTALL)
+
+
+def parse_slash(text: str) -> tuple[str, str] | None:
+    """``(name, argument)`` when ``text`` is a slash command, else ``None`` (a message).
+
+    The name is lower-cased and may be unknown (the caller says so); the argument is the
+    rest of the text, stripped, or ``""``.
+    """
+    match = _SLASH.fullmatch(text.strip())
+    if match is None:
+        return None
+    name, argument = match.groups()
+    return name.lower(), (argument or "").strip()
+
+
+class SlashSuggester(Suggester):
+    """Completes ``/he`` to ``/help``: command names, in registry order."""
+
+    def __init__(self) -> None:
+        super().__init__(use_cache=True, case_sensitive=False)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value.startswith("/") or any(char.isspace() for char in value):
+            return None
+        for name in SLASH_COMMANDS:
+            completion = f"/{name}"
+            if completion.startswith(value) and completion != value:
+                return completion
+        return None
+
+
+class SlashCommandProvider(Provider):
+    """The slash commands in the command palette (run without an argument)."""
+
+    async def discover(self) -> Hits:
+        for command in SLASH_COMMANDS.values():
+            # Content, not a str: the palette reads a str as markup, and "[name]" is a tag.
+            yield DiscoveryHit(Content(command.usage), self._runner(command),
+                               text=command.usage, help=command.description)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in SLASH_COMMANDS.values():
+            score = matcher.match(command.usage)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.usage), self._runner(command),
+                          text=command.usage, help=command.description)
+
+    def _runner(self, command: SlashCommand) -> Callable[[], Awaitable[bool]]:
+        return partial(self.app.run_action, command.action)

@@ -1,0 +1,113 @@
+"""The prompt: a multi-line input where Enter sends and ↑/↓ recall earlier prompts."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+#: Keys that insert a line break instead of sending.
+NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
+
+
+class Prompt(TextArea):
+    """Multi-line message input.
+
+    Enter posts :class:`Prompt.Submitted`; Shift+Enter or Ctrl+J insert a new line; ↑ on the
+    first line and ↓ on the last line walk through the prompts sent before. Escape is left to
+    the screen (it interrupts the running turn).
+    """
+
+    class Submitted(Message):
+        """The user pressed Enter on a non-empty prompt."""
+
+        def __init__(self, prompt: Prompt, text: str) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.text = text
+
+        @property
+        def control(self) -> Prompt:
+            return self.prompt
+
+    def __init__(self, *, id: str | None = None, placeholder: str = "") -> None:
+        super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
+                         placeholder=placeholder)
+        self.prompt_history: list[str] = []
+        self._recall_index: int | None = None
+        self._draft = ""
+
+    async def _on_key(self, event: events.Key) -> None:
+        if self.read_only:
+            return
+        if event.key == "enter":
+            self._stop(event)
+            self._submit()
+        elif event.key in NEWLINE_KEYS:
+            self._stop(event)
+            self.insert("\n")
+        elif self._recall_key(event.key):
+            self._stop(event)
+        else:
+            await super()._on_key(event)
+
+    def restore(self, text: str) -> None:
+        """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""
+        current = self.text.strip()
+        self.load_text(f"{text}\n{current}" if current else text)
+        self.move_cursor(self.document.end)
+
+    def remember(self, text: str) -> None:
+        """Add a sent prompt to the recall history."""
+        if not self.prompt_history or self.prompt_history[-1] != text:
+            self.prompt_history.append(text)
+        self._recall_index = None
+
+    def _submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            return
+        self.remember(text)
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def _recall_key(self, key: str) -> bool:
+        """Recall for ↑ on the first line or ↓ on the last; ``True`` if the key was used."""
+        if key == "up" and self.cursor_location[0] == 0:
+            return self._recall(-1)
+        if key == "down" and self._on_last_line():
+            return self._recall(+1)
+        return False
+
+    def _recall(self, step: int) -> bool:
+        """Show the previous (``-1``) or next (``+1``) prompt; ``False`` if there is none."""
+        if not self.prompt_history:
+            return False
+        if self._recall_index is None:
+            if step > 0:
+                return False
+            self._draft = self.text
+            index = len(self.prompt_history) - 1
+        else:
+            index = self._recall_index + step
+        if index < 0:
+            return True
+        if index >= len(self.prompt_history):
+            self._recall_index = None
+            self._show(self._draft)
+            return True
+        self._recall_index = index
+        self._show(self.prompt_history[index])
+        return True
+
+    def _show(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+    def _on_last_line(self) -> bool:
+        return self.cursor_location[0] == self.document.line_count - 1
+
+    @staticmethod
+    def _stop(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()

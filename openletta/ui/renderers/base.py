@@ -1,0 +1,159 @@
+"""The renderer base class and the building blocks renderers share.
+
+Renderers are stateless: a tool call item in, one summary line and a list of
+:class:`~textual.content.Content` blocks out. Every piece of server text goes through
+:mod:`openletta.ui.sanitize` and into ``Content`` objects, never into markup. Styles name
+theme variables (``$text-success``), so dark and light themes both work.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from pygments.lexers import get_lexer_for_filename
+from pygments.util import ClassNotFound
+from textual.content import Content
+from textual.highlight import highlight
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.sanitize import ansi_text, clean_text
+
+#: Lines of one text block beyond which the rest is left out (keeps rendering cheap).
+MAX_LINES = 400
+#: Width of a summary line before it is cut with "…".
+SUMMARY_WIDTH = 80
+
+MUTED = "$text-muted"
+OK = "$text-success"
+BAD = "$text-error"
+ADDED = "$text-success on $success-muted"
+REMOVED = "$text-error on $error-muted"
+
+_ERROR_PREFIX = re.compile(r"^Error executing function [\w.-]+: (?:[\w.]+: )?")
+
+
+class ToolRenderer:
+    """Shows one kind of tool call. Subclasses set ``names`` and override what they need."""
+
+    #: Tool names (and aliases) this renderer handles; matched case-insensitively.
+    names: ClassVar[tuple[str, ...]] = ()
+
+    def summary(self, item: ToolCallItem) -> str:
+        """One line describing the call (its arguments); called only once they parse."""
+        return ""
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        """Blocks shown under the title; ``width`` is the card's width in cells."""
+        return []
+
+
+# --- reading items ------------------------------------------------------------------------
+
+
+def arg(item: ToolCallItem, *names: str) -> str | None:
+    """The first of the arguments ``names`` that is present, as text."""
+    arguments = item.arguments or {}
+    for name in names:
+        value = arguments.get(name)
+        if value is not None:
+            return value if isinstance(value, str) else json.dumps(value)
+    return None
+
+
+def finished_output(item: ToolCallItem) -> str | None:
+    """The tool's result once it ran (``None`` while pending, when denied or cancelled)."""
+    if item.status in (ToolStatus.SUCCESS, ToolStatus.ERROR):
+        return item.result or ""
+    return None
+
+
+def without_error_prefix(result: str) -> str:
+    """``result`` without Letta's ``Error executing function x: SomeError:`` preamble."""
+    return _ERROR_PREFIX.sub("", result, count=1)
+
+
+def parse_json(text: str | None) -> Any:
+    """``text`` parsed as a JSON object or array, else ``None``."""
+    if not text or text.lstrip()[:1] not in ("{", "["):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
+    """The first line of ``text`` (clean), cut to ``width`` cells with "…" when longer."""
+    lines = clean_text(text).strip().splitlines() or [""]
+    line = lines[0]
+    if len(lines) > 1 or len(line) > width:
+        line = line[: width - 1].rstrip() + "…"
+    return line
+
+
+def language_for(path: str | None) -> str:
+    """The Pygments language for a file name, from its extension; ``text`` when unknown."""
+    if not path:
+        return "text"
+    try:
+        lexer = get_lexer_for_filename(path)
+    except ClassNotFound:
+        return "text"
+    return lexer.aliases[0] if lexer.aliases else "text"
+
+
+# --- building blocks ----------------------------------------------------------------------
+
+
+def capped_lines(text: str, limit: int = MAX_LINES) -> tuple[list[str], int]:
+    """The first ``limit`` lines of ``text`` and how many were left out."""
+    lines = text.splitlines()
+    return lines[:limit], max(0, len(lines) - limit)
+
+
+def more_note(count: int, what: str = "lines") -> Content:
+    """A dim "… N more lines not shown" line."""
+    return Content.styled(f"… {count} more {what} not shown", f"italic {MUTED}")
+
+
+def code_block(code: str, language: str, *, line_numbers: bool = False, start: int = 1,
+               limit: int = MAX_LINES) -> list[Content]:
+    """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter."""
+    lines, left_out = capped_lines(clean_text(code), limit)
+    highlighted = highlight("\n".join(lines), language=language).split("\n")
+    if line_numbers:
+        width = len(str(start + len(lines) - 1))
+        highlighted = [
+            Content.assemble((f"{number:>{width}} │ ", MUTED), line)
+            for number, line in enumerate(highlighted[: len(lines)], start)
+        ]
+    blocks = [Content("\n").join(highlighted[: len(lines)])]
+    if left_out:
+        blocks.append(more_note(left_out))
+    return blocks
+
+
+def output_block(text: str, style: str = "", *, limit: int = MAX_LINES) -> list[Content]:
+    """Tool output with its SGR colours kept and every other escape removed."""
+    lines, left_out = capped_lines(text, limit)
+    blocks = [Content.from_rich_text(ansi_text("\n".join(lines))).stylize_before(style)]
+    if left_out:
+        blocks.append(more_note(left_out))
+    return blocks
+
+
+def labelled(label: str, value: str, style: str = "") -> Content:
+    """``label: value`` with a dim label; ``value`` shown literally."""
+    return Content.assemble((f"{label} ", MUTED), (clean_text(value), style))
+
+
+def error_block(message: str) -> Content:
+    """An error message from the tool, in the error colour."""
+    return Content.styled(clean_text(message).rstrip(), BAD)
+
+
+def json_block(value: Any) -> list[Content]:
+    """A parsed JSON value pretty-printed and highlighted."""
+    return code_block(json.dumps(value, indent=2, ensure_ascii=False), "json")

@@ -1,0 +1,187 @@
+"""Edits: a real diff of old → new text, unified, or side by side when the card is wide."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from textual.content import Content
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import register
+from openletta.ui.renderers.base import (
+    ADDED,
+    BAD,
+    MUTED,
+    OK,
+    REMOVED,
+    ToolRenderer,
+    arg,
+    error_block,
+    finished_output,
+    one_line,
+    output_block,
+    without_error_prefix,
+)
+from openletta.ui.renderers.read_file import PATH_ARGS
+from openletta.ui.sanitize import clean_text
+
+#: Card width from which old and new are shown side by side.
+SIDE_BY_SIDE_WIDTH = 110
+CONTEXT_LINES = 3
+_OLD_ARGS = ("old_string", "old_str", "old", "old_text", "search")
+_NEW_ARGS = ("new_string", "new_str", "new", "new_text", "replace", "file_text", "content")
+_PATCH_ARGS = ("patch", "input", "diff")
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One row of a diff: ``tag`` is ``" "``, ``"-"`` or ``"+"``; numbers are 1-based."""
+
+    tag: str
+    text: str
+    old_number: int | None = None
+    new_number: int | None = None
+
+
+def diff_lines(old: str, new: str, context: int = CONTEXT_LINES) -> list[list[DiffLine]]:
+    """Hunks of a line diff of ``old`` → ``new`` (difflib), each a list of rows."""
+    before, after = old.splitlines(), new.splitlines()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    return [list(_hunk_rows(group, before, after))
+            for group in matcher.get_grouped_opcodes(context)]
+
+
+def _hunk_rows(group: list[tuple[str, int, int, int, int]], before: list[str],
+               after: list[str]) -> Iterator[DiffLine]:
+    for tag, i1, i2, j1, j2 in group:
+        if tag == "equal":
+            for offset in range(i2 - i1):
+                yield DiffLine(" ", before[i1 + offset], i1 + offset + 1, j1 + offset + 1)
+            continue
+        for index in range(i1, i2):
+            yield DiffLine("-", before[index], old_number=index + 1)
+        for index in range(j1, j2):
+            yield DiffLine("+", after[index], new_number=index + 1)
+
+
+def count_changes(hunks: list[list[DiffLine]]) -> tuple[int, int]:
+    """Lines added and removed."""
+    rows = [row for hunk in hunks for row in hunk]
+    return sum(row.tag == "+" for row in rows), sum(row.tag == "-" for row in rows)
+
+
+@register
+class EditFileRenderer(ToolRenderer):
+    """``edit_file``, ``str_replace`` and friends; ``apply_patch`` shows its patch coloured."""
+
+    names = ("edit_file", "str_replace", "str_replace_editor", "str_replace_based_edit_tool",
+             "edit", "apply_patch")
+
+    def summary(self, item: ToolCallItem) -> str:
+        path = one_line(arg(item, *PATH_ARGS) or "")
+        old, new = _old_new(item)
+        if new is None:
+            return path
+        added, removed = count_changes(diff_lines(old, new))
+        return f"{path}  +{added} −{removed}".strip()
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        blocks: list[Content] = []
+        old, new = _old_new(item)
+        patch = arg(item, *_PATCH_ARGS)
+        if new is not None:
+            hunks = diff_lines(old, new)
+            wide = width >= SIDE_BY_SIDE_WIDTH
+            blocks.extend(_side_by_side(hunks, width) if wide else _unified(hunks))
+        elif patch is not None:
+            blocks.append(_coloured_patch(patch))
+        output = finished_output(item)
+        if output is not None and item.status is ToolStatus.ERROR:
+            blocks.append(error_block(without_error_prefix(output)))
+        elif output:
+            blocks.extend(output_block(output, MUTED))
+        return blocks
+
+
+def _old_new(item: ToolCallItem) -> tuple[str, str | None]:
+    return arg(item, *_OLD_ARGS) or "", arg(item, *_NEW_ARGS)
+
+
+def _number(value: int | None, width: int) -> str:
+    return f"{value:>{width}}" if value is not None else " " * width
+
+
+def _gutter_width(hunks: list[list[DiffLine]]) -> int:
+    numbers = [n for hunk in hunks for row in hunk for n in (row.old_number, row.new_number) if n]
+    return len(str(max(numbers, default=1)))
+
+
+def _row_style(tag: str) -> str:
+    return {"-": REMOVED, "+": ADDED}.get(tag, "")
+
+
+def _unified(hunks: list[list[DiffLine]]) -> list[Content]:
+    width = _gutter_width(hunks)
+    lines: list[Content] = []
+    for index, hunk in enumerate(hunks):
+        if index:
+            lines.append(Content.styled("⋯", MUTED))
+        for row in hunk:
+            gutter = f"{_number(row.old_number, width)} {_number(row.new_number, width)} "
+            lines.append(Content.assemble(
+                (gutter, MUTED), (f"{row.tag} {clean_text(row.text)}", _row_style(row.tag))))
+    return [Content("\n").join(lines)] if lines else [Content.styled("(no change)", MUTED)]
+
+
+def _side_by_side(hunks: list[list[DiffLine]], width: int) -> list[Content]:
+    number_width = _gutter_width(hunks)
+    column = (width - 3) // 2 - number_width - 1
+    lines: list[Content] = []
+    for index, hunk in enumerate(hunks):
+        if index:
+            lines.append(Content.styled("⋯", MUTED))
+        for left, right in _pair_rows(hunk):
+            lines.append(Content.assemble(
+                _half(left, left.old_number if left else None, number_width, column),
+                (" │ ", MUTED),
+                _half(right, right.new_number if right else None, number_width, column),
+            ))
+    return [Content("\n").join(lines)] if lines else [Content.styled("(no change)", MUTED)]
+
+
+def _pair_rows(hunk: list[DiffLine]) -> Iterator[tuple[DiffLine | None, DiffLine | None]]:
+    """Rows of a hunk as (old, new) pairs: removals beside the additions that replace them."""
+    removed: list[DiffLine] = []
+    added: list[DiffLine] = []
+
+    def flush() -> Iterator[tuple[DiffLine | None, DiffLine | None]]:
+        for offset in range(max(len(removed), len(added))):
+            yield (removed[offset] if offset < len(removed) else None,
+                   added[offset] if offset < len(added) else None)
+        removed.clear()
+        added.clear()
+
+    for row in hunk:
+        if row.tag == " ":
+            yield from flush()
+            yield row, row
+        else:
+            (removed if row.tag == "-" else added).append(row)
+    yield from flush()
+
+
+def _half(row: DiffLine | None, number: int | None, number_width: int, column: int) -> Content:
+    if row is None:
+        return Content(" " * (number_width + 1 + column))
+    text = Content.styled(clean_text(row.text).expandtabs(), _row_style(row.tag))
+    return Content.assemble((f"{_number(number, number_width)} ", MUTED),
+                            text.truncate(column, ellipsis=True, pad=True))
+
+
+def _coloured_patch(patch: str) -> Content:
+    styles = {"+": OK, "-": BAD, "@": MUTED}
+    lines = [Content.styled(line, styles.get(line[:1], ""))
+             for line in clean_text(patch).splitlines()]
+    return Content("\n").join(lines)

@@ -1,0 +1,50 @@
+"""File reads: the path, then the content highlighted by extension, with line numbers."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import register
+from openletta.ui.renderers.base import (
+    ToolRenderer,
+    arg,
+    code_block,
+    error_block,
+    finished_output,
+    language_for,
+    one_line,
+    without_error_prefix,
+)
+
+PATH_ARGS = ("path", "file_path", "filename", "file", "target_file")
+_START_ARGS = ("offset", "start_line", "line", "view_range")
+
+
+@register
+class ReadFileRenderer(ToolRenderer):
+    """``read_file`` and its aliases."""
+
+    names = ("read_file", "open_file", "view_file", "read", "cat")
+
+    def summary(self, item: ToolCallItem) -> str:
+        return one_line(arg(item, *PATH_ARGS) or "")
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        output = finished_output(item)
+        if output is None:
+            return []
+        if item.status is ToolStatus.ERROR:
+            return [error_block(without_error_prefix(output))]
+        path = arg(item, *PATH_ARGS)
+        return code_block(output, language_for(path), line_numbers=True,
+                          start=_first_line(item))
+
+
+def _first_line(item: ToolCallItem) -> int:
+    """The number of the first line shown: from an offset or range argument, else 1."""
+    value = next(((item.arguments or {}).get(name) for name in _START_ARGS
+                  if (item.arguments or {}).get(name) is not None), None)
+    if isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, int) and value > 0 else 1

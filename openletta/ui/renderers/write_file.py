@@ -1,0 +1,73 @@
+"""File writes: the path, created or overwritten, the size, and a highlighted preview."""
+
+from __future__ import annotations
+
+import re
+
+from textual.content import Content
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import register
+from openletta.ui.renderers.base import (
+    MUTED,
+    OK,
+    ToolRenderer,
+    arg,
+    code_block,
+    error_block,
+    finished_output,
+    language_for,
+    more_note,
+    one_line,
+    without_error_prefix,
+)
+from openletta.ui.renderers.read_file import PATH_ARGS
+
+#: Lines of the written content shown.
+PREVIEW_LINES = 20
+_CONTENT_ARGS = ("content", "contents", "file_text", "text", "data")
+_OUTCOME = re.compile(r"\b(created|overwr(?:ote|itten)|wrote)\b", re.IGNORECASE)
+
+
+def size_of(content: str) -> str:
+    """``"26 bytes, 1 line"``: the size of ``content`` when written as UTF-8."""
+    size = len(content.encode())
+    lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+    return f"{size:,} byte{'' if size == 1 else 's'}, {lines:,} line{'' if lines == 1 else 's'}"
+
+
+def outcome(result: str) -> str | None:
+    """``created`` or ``overwritten`` when the tool's result says which."""
+    match = _OUTCOME.search(result)
+    if match is None or match[1].lower() == "wrote":
+        return None
+    return "created" if match[1].lower() == "created" else "overwritten"
+
+
+@register
+class WriteFileRenderer(ToolRenderer):
+    """``write_file`` and its aliases."""
+
+    names = ("write_file", "create_file", "write")
+
+    def summary(self, item: ToolCallItem) -> str:
+        content = arg(item, *_CONTENT_ARGS)
+        path = one_line(arg(item, *PATH_ARGS) or "")
+        return f"{path} ({size_of(content)})" if content is not None else path
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        content = arg(item, *_CONTENT_ARGS) or ""
+        blocks: list[Content] = []
+        output = finished_output(item)
+        if output is not None and item.status is ToolStatus.ERROR:
+            blocks.append(error_block(without_error_prefix(output)))
+        elif output is not None:
+            what = outcome(output) or "written"
+            blocks.append(Content.assemble(("✓ ", OK), (what, MUTED)))
+        path = arg(item, *PATH_ARGS)
+        blocks.extend(code_block(content, language_for(path), line_numbers=True,
+                                 limit=PREVIEW_LINES)[:1])
+        hidden = len(content.splitlines()) - PREVIEW_LINES
+        if hidden > 0:
+            blocks.append(more_note(hidden))
+        return blocks

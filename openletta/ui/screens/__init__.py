@@ -1,0 +1,1 @@
+"""The screens of the app: connect, agent chooser, chat and help."""

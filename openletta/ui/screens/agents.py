@@ -1,0 +1,153 @@
+"""The agent chooser: type to search the server's agents, Enter opens one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.api.models import Agent
+from openletta.ui.sanitize import plain_text
+from openletta.ui.screens.base import ReportsWorkerErrors
+
+SEARCH_DEBOUNCE = 0.25
+LIST_LIMIT = 50
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware."""
+    return datetime.now(UTC)
+
+
+def time_ago(when: datetime | None, now: datetime) -> str:
+    """``just now``, ``5 min ago``, ``3 h ago``, ``2 d ago`` or the date."""
+    if when is None:
+        return "never"
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    seconds = max(0, int((now - when).total_seconds()))
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600} h ago"
+    if seconds < 30 * 86400:
+        return f"{seconds // 86400} d ago"
+    return when.date().isoformat()
+
+
+def agent_row(agent: Agent, now: datetime) -> Text:
+    """One chooser row: name, model and last activity, all shown literally."""
+    text = plain_text(agent.name or agent.id, style="bold")
+    if agent.model_name:
+        text.append("  ")
+        text.append_text(plain_text(agent.model_name, style="dim"))
+    text.append(f"  · {time_ago(agent.last_run_completion or agent.updated_at, now)}",
+                style="dim")
+    return text
+
+
+class AgentChooserScreen(ReportsWorkerErrors, Screen[None]):
+    """Lists agents (server-side search as you type); posts the chosen one to ``on_choose``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "move(1)", "Next", show=False, priority=True),
+        Binding("up", "move(-1)", "Previous", show=False, priority=True),
+        Binding("escape", "back", "Back", id="agents.back"),
+    ]
+
+    def __init__(self, client: LettaClient, on_choose: Callable[[Agent], None], *,
+                 clock: Clock = utc_now, can_go_back: bool = False) -> None:
+        super().__init__()
+        self.client = client
+        self.agents: list[Agent] = []
+        self._on_choose = on_choose
+        self._clock = clock
+        self._can_go_back = can_go_back
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Choose an agent", id="agents-title")
+        yield Static("Type to search · ↑↓ to move · Enter to open", id="agents-hint")
+        yield Input(placeholder="Type to search agents by name…", id="agent-filter")
+        yield OptionList(id="agent-list")
+        yield Static(id="agents-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#agent-filter", Input).focus()
+        self.search("")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self._can_go_back
+        return True
+
+    @on(Input.Changed, "#agent-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        query = event.value.strip()
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE, lambda: self.search(query))
+
+    @on(Input.Submitted, "#agent-filter")
+    def _filter_submitted(self) -> None:
+        highlighted = self.query_one(OptionList).highlighted
+        if highlighted is not None and highlighted < len(self.agents):
+            self._on_choose(self.agents[highlighted])
+
+    @on(OptionList.OptionSelected, "#agent-list")
+    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+        self._on_choose(self.agents[event.option_index])
+
+    def action_move(self, step: int) -> None:
+        """Move the highlight in the list while typing in the filter."""
+        options = self.query_one(OptionList)
+        if step > 0:
+            options.action_cursor_down()
+        else:
+            options.action_cursor_up()
+
+    def action_back(self) -> None:
+        """Return to the chat this chooser was opened from."""
+        self.dismiss()
+
+    @work(exclusive=True, group="agents", exit_on_error=False)
+    async def search(self, query: str) -> None:
+        """Fetch the agents matching ``query`` (all when empty) and list them."""
+        try:
+            agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
+        except LettaError as error:
+            self._show_agents([], f"Could not list agents: {error.message}")
+            self.notify(error.message, title="Agents", severity="error", markup=False)
+            return
+        if query:
+            empty = f"No agent name contains {query!r}."
+        else:
+            empty = "This server has no agents yet. Create one with the Letta ADE or API."
+        self._show_agents(list(agents), empty)
+
+    def _show_agents(self, agents: list[Agent], empty_message: str) -> None:
+        self.agents = agents
+        now = self._clock()
+        options = self.query_one(OptionList)
+        options.set_options(Option(agent_row(agent, now), id=agent.id) for agent in agents)
+        if agents:
+            options.highlighted = 0
+        empty = self.query_one("#agents-empty", Static)
+        empty.update(plain_text(empty_message))
+        empty.display = not agents

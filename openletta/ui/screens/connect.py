@@ -1,0 +1,99 @@
+"""The connect screen: a health check in a worker, and a clear explanation when it fails."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from openletta.api.errors import LettaError
+from openletta.ui.sanitize import plain_text
+from openletta.ui.screens.base import ReportsWorkerErrors
+
+FIXES = (
+    "How to fix it:\n"
+    "  • start your Letta server, or point to it with --base-url URL or LETTA_BASE_URL\n"
+    "  • for Letta Cloud or a protected server, set LETTA_API_KEY\n"
+    "  • or try openletta without a server: openletta --demo"
+)
+
+
+def failure_text(url: str, reason: str) -> Text:
+    """What the connect screen says when ``url`` could not be reached, and why."""
+    text = Text()
+    text.append("Could not connect to ", style="bold")
+    text.append_text(plain_text(url, style="bold"))
+    text.append("\n\n")
+    text.append_text(plain_text(reason))
+    text.append("\n\n")
+    text.append(FIXES)
+    return text
+
+
+class ConnectScreen(ReportsWorkerErrors, Screen[None]):
+    """Runs ``connect`` (health check and what follows); on failure explains and offers retry.
+
+    ``connect`` raises :class:`LettaError` on failure; on success it replaces this screen.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "retry", "Retry", id="connect.retry"),
+        Binding("q", "app.quit", "Quit", id="connect.quit"),
+    ]
+
+    failed = reactive(False, bindings=True)
+    """Whether the last attempt failed (the retry key is active only then)."""
+
+    def __init__(self, url: str, connect: Callable[[], Awaitable[None]]) -> None:
+        super().__init__()
+        self.url = url
+        self._connect = connect
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="connect-box"):
+            yield Static(self._connecting_text(), id="connect-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.attempt()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return self.failed
+        return True
+
+    def action_retry(self) -> None:
+        """Try to connect again."""
+        self.attempt()
+
+    @work(exclusive=True, group="connect", exit_on_error=False)
+    async def attempt(self) -> None:
+        """Connect in a worker; show the failure instead of raising."""
+        self.failed = False
+        self.set_class(False, "-failed")
+        self.query_one("#connect-message", Static).update(self._connecting_text())
+        try:
+            await self._connect()
+        except LettaError as error:
+            self._show_failure(error.message)
+        except OSError as error:  # e.g. the demo server could not bind its port
+            self._show_failure(f"{type(error).__name__}: {error}")
+
+    def _show_failure(self, reason: str) -> None:
+        self.failed = True
+        self.set_class(True, "-failed")
+        self.query_one("#connect-message", Static).update(failure_text(self.url, reason))
+
+    def _connecting_text(self) -> Text:
+        text = Text("Connecting to ")
+        text.append_text(plain_text(self.url, style="bold"))
+        text.append(" …")
+        return text

@@ -1,0 +1,97 @@
+"""The status bar: agent, model, connection state, last turn's usage and a context gauge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from openletta.transcript import Usage
+from openletta.ui.sanitize import plain_text
+
+GAUGE_CELLS = 5
+#: Stop reasons not worth showing.
+NORMAL_STOPS = frozenset({"end_turn"})
+#: Connection states and their marker.
+STATES = {
+    "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌", "offline": "○",
+}
+
+
+@dataclass(frozen=True)
+class StatusInfo:
+    """Everything the status bar shows."""
+
+    agent_name: str = ""
+    model: str = ""
+    state: str = "connecting"
+    demo: bool = False
+    usage: Usage | None = None
+    context_window: int | None = None
+    #: Why the last turn stopped; shown unless it ended normally.
+    stop_reason: str | None = None
+
+
+def format_tokens(count: int) -> str:
+    """A token count in a few characters: ``999``, ``12.3k``, ``1.2M``."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+
+
+def context_gauge(tokens: int, window: int) -> str:
+    """``▰▰▱▱▱ 12.3k/32k``: how full the context window is."""
+    filled = min(GAUGE_CELLS, round(GAUGE_CELLS * tokens / window)) if window > 0 else 0
+    if tokens and not filled:
+        filled = 1
+    bar = "▰" * filled + "▱" * (GAUGE_CELLS - filled)
+    return f"{bar} {format_tokens(tokens)}/{format_tokens(window)}"
+
+
+def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
+    """The status line for ``info``; server text is appended as plain text, never markup."""
+    marker = STATES.get(info.state, "●")
+    text = Text()
+    state = f"{marker} {info.state}"
+    text.append(f"{state} · demo" if info.demo else state, style=state_style)
+    if info.agent_name:
+        text.append("  ")
+        text.append_text(plain_text(info.agent_name, style="bold"))
+    if info.model:
+        text.append(" · ")
+        text.append_text(plain_text(info.model))
+    usage = info.usage
+    if usage is not None and (usage.total_tokens or usage.step_count):
+        steps = "step" if usage.step_count == 1 else "steps"
+        text.append(f"   ↑{format_tokens(usage.prompt_tokens)} "
+                    f"↓{format_tokens(usage.completion_tokens)} · {usage.step_count} {steps}")
+    if info.stop_reason and info.stop_reason not in NORMAL_STOPS:
+        text.append(f"   stopped: {info.stop_reason.replace('_', ' ')}")
+    if usage is not None and usage.context_tokens and info.context_window:
+        text.append(f"   {context_gauge(usage.context_tokens, info.context_window)}")
+    return text
+
+
+class StatusBar(Widget):
+    """One line of status, updated by setting :attr:`info`.
+
+    The widget carries the class ``-<state>`` so the stylesheet can colour the state.
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"status-bar--state"}
+
+    info: reactive[StatusInfo] = reactive(StatusInfo)
+    """What to show; replace it (it is immutable) to update the bar."""
+
+    def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
+        self.remove_class(f"-{old.state}")
+        self.add_class(f"-{new.state}")
+
+    def render(self) -> Text:
+        return status_text(self.info, self.get_component_rich_style("status-bar--state"))

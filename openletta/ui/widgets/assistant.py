@@ -1,0 +1,89 @@
+"""The assistant's reply: Markdown streamed while it arrives, re-rendered whole when done."""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from textual.app import ComposeResult
+from textual.widget import MountError
+from textual.widgets import Markdown
+from textual.widgets.markdown import MarkdownStream
+
+from openletta.transcript import AssistantItem
+from openletta.ui.sanitize import clean_text
+from openletta.ui.widgets.base import ItemWidget
+
+#: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
+OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
+
+
+class AssistantMessage(ItemWidget):
+    """An :class:`AssistantItem` as Markdown.
+
+    While the item streams, :meth:`sync` schedules a write of the new suffix to a
+    :class:`MarkdownStream` (which joins fragments that arrive faster than it renders).
+    Once the item is done the stream stops and the whole text is rendered again with
+    ``Markdown.update``: streamed code fences can otherwise go blank (Textual issue 6518).
+    Writes run one at a time, in order, on this widget's message queue.
+    """
+
+    item: AssistantItem
+
+    def __init__(self, item: AssistantItem) -> None:
+        super().__init__(item)
+        self._markdown = Markdown(open_links=False)
+        self._stream: MarkdownStream | None = None
+        #: Clean text handed to the Markdown widget so far.
+        self._written = ""
+        self._final = False
+        self._queued = False
+
+    def compose(self) -> ComposeResult:
+        yield self._markdown
+
+    @property
+    def markdown(self) -> Markdown:
+        """The Markdown widget showing the reply."""
+        return self._markdown
+
+    def sync(self) -> None:
+        if not self._final and not self._queued:
+            self._queued = True
+            self.call_later(self._catch_up)
+
+    async def _catch_up(self) -> None:
+        """Bring the Markdown widget up to the item's text (runs on the message queue)."""
+        self._queued = False
+        if self._final or not self._markdown.is_mounted:
+            return  # done, or being removed (on_mount syncs again if it comes back)
+        text = clean_text(self.item.text)
+        if self.item.done:
+            self._final = True
+            streamed = await self._stop_stream()
+            if streamed or text != self._written:
+                await self._markdown.update(text)
+        elif not text.startswith(self._written):
+            await self._stop_stream()  # the text was rewritten: render it afresh
+            await self._markdown.update(text)
+        elif suffix := text[len(self._written):]:
+            if self._stream is None:
+                self._stream = Markdown.get_stream(self._markdown)
+            await self._stream.write(suffix)
+        self._written = text
+
+    async def _stop_stream(self) -> bool:
+        """Stop the stream after it has written everything; ``True`` if there was one."""
+        stream, self._stream = self._stream, None
+        if stream is None:
+            return False
+        await stream.stop()
+        return True
+
+    async def on_unmount(self) -> None:
+        with suppress(MountError):  # the last fragments have nowhere to go: that is fine
+            await self._stop_stream()
+
+    async def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        if event.href.lower().startswith(OPENABLE_SCHEMES):
+            self.app.open_url(event.href)

@@ -1,0 +1,28 @@
+"""The base class of the widgets that show transcript items."""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+from openletta.transcript import Item
+
+
+class ItemWidget(Widget):
+    """Shows one transcript item; :meth:`sync` brings the display up to date with it.
+
+    The chat view mutates nothing: the accumulator mutates ``item`` and the view calls
+    :meth:`sync` (coalesced, at most ~30 times a second, and once more when the item is
+    final). ``sync`` must be cheap and idempotent and must never block.
+    """
+
+    DEFAULT_CSS = "ItemWidget { height: auto; }"
+
+    def __init__(self, item: Item, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.item = item
+
+    def on_mount(self) -> None:
+        self.sync()
+
+    def sync(self) -> None:
+        """Re-read ``self.item`` and update what is shown (only what changed)."""

@@ -1,0 +1,36 @@
+"""System items (system prompt, login and heartbeat notes): a dim, collapsed block."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.widgets import Collapsible, Static
+
+from openletta.transcript import SystemItem
+from openletta.ui.sanitize import plain_text
+from openletta.ui.widgets.base import ItemWidget
+
+_TITLES = {"system": "System prompt", "system_alert": "System alert"}
+
+
+class SystemNote(ItemWidget):
+    """A :class:`SystemItem`, shown only when the chat view shows internal items."""
+
+    item: SystemItem
+
+    def __init__(self, item: SystemItem) -> None:
+        super().__init__(item)
+        self._shown: str | None = None
+        self._text = Static(classes="system-text")
+
+    def compose(self) -> ComposeResult:
+        with Collapsible(title=plain_text(self._title())):
+            yield self._text
+
+    def sync(self) -> None:
+        if self.item.text != self._shown:
+            self._shown = self.item.text
+            self._text.update(plain_text(self.item.text))
+
+    def _title(self) -> str:
+        subtype = self.item.subtype
+        return _TITLES.get(subtype, f"System note: {subtype.replace('_', ' ')}")

@@ -1,0 +1,157 @@
+"""Markdown export of a transcript."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from openletta.api.sse import parse_sse_file
+from openletta.transcript import Transcript
+from openletta.transcript.export import to_markdown
+from openletta.transcript.items import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    UserItem,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def transcript_of(capture: str, prompt: str) -> Transcript:
+    transcript = Transcript()
+    transcript.add_user(prompt)
+    transcript.feed_all(parse_sse_file(FIXTURES / capture).messages)
+    return transcript
+
+
+def test_export_of_a_captured_tool_turn() -> None:
+    transcript = transcript_of("read_tool_steps.sse", "What is the hostname?")
+    markdown = to_markdown(transcript.visible_items(), "Test agent")
+    assert markdown == """\
+# Test agent
+
+## You
+
+What is the hostname?
+
+## Agent
+
+> **Reasoning**
+>
+> Reading /etc/hostname.
+
+### Tool call: `read_file` (success)
+
+Arguments:
+
+```json
+{
+  "path": "/etc/hostname"
+}
+```
+
+Result:
+
+```
+vm
+```
+
+> **Reasoning**
+>
+> The read_file tool finished with status OK; summarising for the user.
+
+Tool `read_file` finished (status: OK). Result: vm
+"""
+
+
+def test_export_of_a_denied_approval() -> None:
+    transcript = transcript_of("approval_request_tokens.sse", "Run ls")
+    call = transcript.pending_approvals[0]
+    transcript.record_decisions({call.tool_call_id: (False, "not now")})
+    markdown = to_markdown(transcript.visible_items(), "agent")
+    assert f"### Tool call: `{call.name}` (denied)" in markdown
+    assert "*Denied. Reason: not now*" in markdown
+
+
+def test_each_turn_gets_you_and_agent_headings() -> None:
+    items = [
+        UserItem(key="u1", text="first"),
+        AssistantItem(key="a1", text="**one**"),
+        UserItem(key="u2", text="second"),
+        ReasoningItem(key="r2", text="thinking"),
+        AssistantItem(key="a2", text="two"),
+    ]
+    markdown = to_markdown(items, "agent")
+    assert re.findall(r"^## .*$", markdown, re.MULTILINE) == [
+        "## You", "## Agent", "## You", "## Agent"]
+    assert "\n**one**\n" in markdown
+
+
+def test_fences_outgrow_backticks_inside() -> None:
+    result = "Use ```python\nprint(1)\n``` and ````` too"
+    call = ToolCallItem(key="c", name="run", arguments_text='{"code": "```"}',
+                        status=ToolStatus.SUCCESS, result=result)
+    markdown = to_markdown([call], "agent")
+    assert "``````\n" + result + "\n``````" in markdown
+    assert '````json\n{\n  "code": "```"\n}\n````' in markdown
+
+
+def test_tool_details() -> None:
+    call = ToolCallItem(key="c", name="bash", arguments_text='{"command": "ls', needs_approval=True,
+                        approved=True, auto_approved=True, status=ToolStatus.ERROR,
+                        stdout=["out 1\n", "out 2\n"], stderr=["boom\n"])
+    markdown = to_markdown([call], "agent")
+    assert "### Tool call: `bash` (error)" in markdown
+    assert "*Approved automatically.*" in markdown
+    assert 'Arguments (incomplete):\n\n```\n{"command": "ls\n```' in markdown
+    assert "Output:\n\n```\nout 1\nout 2\n```" in markdown
+    assert "Errors:\n\n```\nboom\n```" in markdown
+    assert "Result:" not in markdown
+
+
+def test_waiting_call_and_odd_tool_name() -> None:
+    call = ToolCallItem(key="c", name="a`b", needs_approval=True,
+                        status=ToolStatus.AWAITING_APPROVAL)
+    markdown = to_markdown([call], "agent")
+    assert "### Tool call: ``a`b`` (awaiting approval)" in markdown
+    assert "*Waiting for approval.*" in markdown
+
+
+def test_errors_events_and_hidden_reasoning_are_notes() -> None:
+    items = [
+        ReasoningItem(key="r", hidden=True, state="redacted"),
+        EventItem(key="e", event_type="compaction", text="Compacting context"),
+        ErrorItem(key="x", error_type="llm_error", message="The model failed",
+                  detail="line 1\nline 2"),
+    ]
+    markdown = to_markdown(items, "agent")
+    assert "> *Reasoning hidden (redacted)*" in markdown
+    assert "> **Compaction:** Compacting context" in markdown
+    assert "> **Error** (llm_error): The model failed\n>\n> line 1\n> line 2" in markdown
+    assert "## Agent" in markdown  # opened by the reasoning, not by the notes
+
+
+def test_internal_items_only_on_request() -> None:
+    items = [SystemItem(key="s", text="You are a helpful agent."),
+             UserItem(key="u", text="hi")]
+    assert "helpful" not in to_markdown(items, "agent")
+    shown = to_markdown(items, "agent", include_internal=True)
+    assert "### System (system)\n\n```\nYou are a helpful agent.\n```" in shown
+
+
+def test_control_characters_are_dropped() -> None:
+    items = [UserItem(key="u", text="red \x1b[31mtext\x07\r\nnext\tline"),
+             AssistantItem(key="a", text="\x1b]0;title\x07done")]
+    markdown = to_markdown(items, "bad\x1b[2J\nname")
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", markdown)
+    assert markdown.startswith("# bad[2J name\n")
+    assert "red [31mtext\nnext\tline" in markdown
+
+
+def test_empty_transcript() -> None:
+    assert to_markdown([], "agent") == "# agent\n"

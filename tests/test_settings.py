@@ -1,0 +1,150 @@
+"""Settings: round trips, broken files, the config directory override, atomic writes."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from openletta.settings import (
+    Settings,
+    SettingsWarning,
+    config_dir,
+    config_path,
+    load_settings,
+    save_settings,
+    to_toml,
+)
+
+FULL = Settings(theme="openletta-light", base_url="http://localhost:8283",
+                last_agent="agent-123", last_conversation="conv-456")
+
+
+@pytest.fixture
+def settings_file(tmp_path: Path) -> Path:
+    return tmp_path / "nested" / "settings.toml"
+
+
+def test_config_dir_honours_the_environment(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert config_dir() == tmp_path / "cfg"
+    assert config_path() == tmp_path / "cfg" / "settings.toml"
+
+
+def test_config_dir_defaults_to_the_platform_dir(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENLETTA_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    assert config_dir().name == "openletta"
+    assert "openletta" in str(config_path())
+
+
+def test_missing_file_gives_defaults(settings_file: Path) -> None:
+    assert load_settings(settings_file) == Settings()
+
+
+def test_round_trip(settings_file: Path) -> None:
+    save_settings(FULL, settings_file)
+    assert load_settings(settings_file) == FULL
+
+
+def test_none_values_are_not_written(settings_file: Path) -> None:
+    save_settings(Settings(theme="openletta-dark"), settings_file)
+    assert tomllib.loads(settings_file.read_text()) == {"theme": "openletta-dark"}
+    assert load_settings(settings_file) == Settings(theme="openletta-dark")
+
+
+def test_default_path_comes_from_the_environment(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path / "cfg"))
+    save_settings(FULL)
+    assert (tmp_path / "cfg" / "settings.toml").is_file()
+    assert load_settings() == FULL
+
+
+@pytest.mark.parametrize("content", ["theme = ", "[[[", "theme = 'a'\ntheme = 'b'\n"])
+def test_broken_file_gives_defaults_and_a_warning(settings_file: Path, content: str) -> None:
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text(content)
+    with pytest.warns(SettingsWarning, match="settings.toml"):
+        assert load_settings(settings_file) == Settings()
+
+
+def test_undecodable_file_gives_defaults_and_a_warning(settings_file: Path) -> None:
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_bytes(b"theme = \"\xff\"\n")
+    with pytest.warns(SettingsWarning):
+        assert load_settings(settings_file) == Settings()
+
+
+def test_wrong_types_are_dropped_with_a_warning(settings_file: Path) -> None:
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text('theme = 3\nbase_url = "http://x"\n')
+    with pytest.warns(SettingsWarning, match="theme"):
+        settings = load_settings(settings_file)
+    assert settings == Settings(base_url="http://x")
+
+
+def test_unknown_keys_are_ignored_on_load_and_kept_on_save(settings_file: Path) -> None:
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text(
+        'theme = "old"\nfuture_option = 7\n"odd key" = true\n'
+        'colours = ["a", "b"]\n[keymap]\n"chat.interrupt" = "ctrl+c"\n')
+    assert load_settings(settings_file) == Settings(theme="old")
+    save_settings(Settings(theme="new"), settings_file)
+    assert tomllib.loads(settings_file.read_text()) == {
+        "theme": "new", "future_option": 7, "odd key": True, "colours": ["a", "b"],
+        "keymap": {"chat.interrupt": "ctrl+c"},
+    }
+
+
+def test_clearing_a_value_removes_it(settings_file: Path) -> None:
+    save_settings(FULL, settings_file)
+    save_settings(Settings(theme=FULL.theme), settings_file)
+    assert tomllib.loads(settings_file.read_text()) == {"theme": FULL.theme}
+
+
+def test_save_replaces_a_broken_file(settings_file: Path) -> None:
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text("[[[")
+    save_settings(FULL, settings_file)
+    assert load_settings(settings_file) == FULL
+
+
+def test_save_leaves_no_temporary_files(settings_file: Path) -> None:
+    save_settings(FULL, settings_file)
+    save_settings(Settings(), settings_file)
+    assert [path.name for path in settings_file.parent.iterdir()] == ["settings.toml"]
+
+
+def test_failed_write_keeps_the_old_file(settings_file: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    save_settings(FULL, settings_file)
+
+    def fail(source: str, target: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("openletta.settings.os.replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        save_settings(Settings(), settings_file)
+    assert load_settings(settings_file) == FULL
+    assert [path.name for path in settings_file.parent.iterdir()] == ["settings.toml"]
+
+
+def test_the_api_key_is_never_a_setting() -> None:
+    assert not any("key" in name for name in Settings.__dataclass_fields__)
+
+
+@given(st.dictionaries(st.text(), st.text(alphabet=st.characters(exclude_categories=["Cs"]))))
+def test_any_string_survives_the_toml_writer(data: dict[str, str]) -> None:
+    assert tomllib.loads(to_toml(data)) == data
+
+
+def test_toml_writer_escapes_quotes_controls_and_delete() -> None:
+    text = to_toml({"theme": 'a"b\\c\n\x1b[31m\x7f'})
+    assert "\x1b" not in text and "\x7f" not in text
+    assert tomllib.loads(text)["theme"] == 'a"b\\c\n\x1b[31m\x7f'

@@ -1,0 +1,330 @@
+"""Accumulator behaviour: flows across requests, history paging, change reports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from openletta.api.models import parse_message
+from openletta.api.sse import parse_sse_text
+from openletta.transcript import (
+    AssistantItem,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    Transcript,
+    UserItem,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def stream(name: str):
+    return parse_sse_text((FIXTURES / name).read_text()).messages
+
+
+def history(name: str):
+    return [parse_message(entry) for entry in json.loads((FIXTURES / name).read_text())]
+
+
+def shapes(items) -> list[dict]:
+    """Items as JSON without the ids that differ between two recordings of one turn."""
+    out = []
+    for item in items:
+        data = item.to_json()
+        data.pop("tool_call_id", None)
+        out.append(data)
+    return out
+
+
+def test_token_and_step_mode_give_the_same_items() -> None:
+    for tokens, steps in [
+        ("hello_tokens.sse", "hello_steps.sse"),
+        ("read_tool_tokens.sse", "read_tool_steps.sse"),
+        ("tool_error_tokens.sse", "tool_error_steps.sse"),
+        ("long_markdown_tokens.sse", "long_markdown_steps.sse"),
+        ("approval_request_tokens.sse", "approval_request_steps.sse"),
+    ]:
+        live_tokens, live_steps = Transcript(), Transcript()
+        live_tokens.feed_all(stream(tokens))
+        live_steps.feed_all(stream(steps))
+        token_items, step_items = shapes(live_tokens.items), shapes(live_steps.items)
+        # Tracebacks carry temp file names that differ between the two runs.
+        for item in token_items + step_items:
+            item.pop("stderr", None)
+        assert token_items == step_items, (tokens, steps)
+
+
+def test_approve_flow_attaches_the_return_to_the_same_card() -> None:
+    transcript = Transcript()
+    transcript.add_user("run ls")
+    transcript.feed_all(stream("approval_request_tokens.sse"))
+    (pending,) = transcript.pending_approvals
+    assert transcript.stop_reason == "requires_approval"
+
+    change = transcript.record_decisions({pending.tool_call_id: (True, None)})
+    assert change.changed == [pending] and pending.status is ToolStatus.RUNNING
+    assert not transcript.awaiting_approval
+
+    transcript.feed_all(stream("approval_approve_tokens.sse"))
+    calls = [item for item in transcript.items if isinstance(item, ToolCallItem)]
+    assert calls == [pending]
+    assert pending.status is ToolStatus.SUCCESS
+    assert pending.approved is True
+    assert pending.arguments == {"command": "ls -la"}
+    assert pending.result.startswith("total 12")
+    assert [item.kind for item in transcript.items] == [
+        "user", "reasoning", "tool_call", "reasoning", "assistant"]
+    assert transcript.stop_reason == "end_turn"
+
+
+def test_deny_flow_keeps_the_reason_on_the_card() -> None:
+    transcript = Transcript()
+    transcript.feed_all(stream("approval_request2_tokens.sse"))
+    (pending,) = transcript.pending_approvals
+    transcript.record_decisions({pending.tool_call_id: (False, "not now, thanks")})
+    transcript.feed_all(stream("approval_deny_tokens.sse"))
+    assert pending.status is ToolStatus.DENIED
+    assert pending.reason == "not now, thanks"
+    assert transcript.items[-1].kind == "assistant"
+
+
+def test_auto_approved_decisions_are_marked() -> None:
+    transcript = Transcript()
+    transcript.feed_all(stream("approval_request_tokens.sse"))
+    (pending,) = transcript.pending_approvals
+    transcript.record_decisions({pending.tool_call_id: (True, None)}, auto=True)
+    assert pending.auto_approved and pending.approved
+
+
+def test_history_shows_past_decisions() -> None:
+    transcript = Transcript()
+    transcript.load_history(history("agent_messages_default.json"))
+    calls = {item.tool_call_id: item for item in transcript.items
+             if isinstance(item, ToolCallItem)}
+    approved = calls["call_5981249e5ce4424db7443339"]
+    assert (approved.status, approved.approved, approved.needs_approval) == (
+        ToolStatus.SUCCESS, True, True)
+    denied = calls["call_674b4705afee4da0977f2ccc"]
+    assert (denied.status, denied.approved, denied.reason) == (
+        ToolStatus.DENIED, False, "not now, thanks")
+    assert denied.result == "Error: request to call tool denied. User reason: not now, thanks"
+    # The legacy answer named the approval request's message id, not the call id.
+    legacy = calls["call_0d981498e7ad4c7890497529"]
+    assert (legacy.status, legacy.approved) == (ToolStatus.SUCCESS, True)
+    # A client-side tool's result arrives inside the approval response.
+    client = calls["call_047c069137bd492da56e3666"]
+    assert (client.status, client.result) == (ToolStatus.ERROR, "permission denied")
+    assert not transcript.awaiting_approval
+
+
+def test_history_hides_the_system_prompt_but_keeps_it() -> None:
+    transcript = Transcript()
+    transcript.load_history(history("agent_messages_default.json"))
+    assert isinstance(transcript.items[0], SystemItem) and transcript.items[0].internal
+    visible = transcript.visible_items()
+    assert isinstance(visible[0], UserItem) and visible[0].text == "hello"
+    assert len(transcript.visible_items(include_internal=True)) == len(visible) + 1
+
+
+def test_live_turn_equals_the_same_turn_rebuilt_from_history() -> None:
+    live = Transcript()
+    live.add_user("read the hostname file")
+    live.feed_all(stream("read_tool_steps.sse"))
+
+    stored = Transcript()
+    stored.load_history(history("agent_messages_default.json"))
+    call_id = "call_6e1a464a38e74c1990ac154d"  # the call of read_tool_steps.sse
+    start = stored.items.index(stored.call(call_id)) - 2  # its user message and reasoning
+    turn = stored.items[start:start + len(live.items)]
+    assert [item.to_json() for item in turn] == [item.to_json() for item in live.items]
+
+
+def test_history_items_are_complete() -> None:
+    transcript = Transcript()
+    transcript.load_history(history("agent_messages_default.json"))
+    for item in transcript.items:
+        if isinstance(item, ReasoningItem | AssistantItem):
+            assert item.done
+        if isinstance(item, ReasoningItem):
+            assert item.duration is None
+        if isinstance(item, ToolCallItem):
+            assert item.status.is_final
+
+
+def test_overlapping_history_pages_do_not_duplicate() -> None:
+    transcript = Transcript()
+    transcript.load_history(history("agent_messages_desc_limit4.json"))
+    count = len(transcript.items)
+    change = transcript.prepend_history(history("agent_messages_desc_limit4_before_newest.json"))
+    keys = [item.key for item in transcript.items]
+    assert len(keys) == len(set(keys))
+    assert len(transcript.items) == count + len(change.prepended)
+
+
+def test_older_page_is_prepended_in_order() -> None:
+    messages = history("agent_messages_default.json")
+    whole = Transcript()
+    whole.load_history(messages)
+
+    paged = Transcript()
+    newest = paged.load_history(messages[60:])
+    assert [item.key for item in newest.added] == [item.key for item in paged.items]
+    older = paged.prepend_history(messages[:60])
+    assert older.added == [] and older.prepended == paged.items[:len(older.prepended)]
+    assert [item.to_json() for item in paged.items] == [item.to_json() for item in whole.items]
+
+
+def test_a_call_whose_return_is_on_a_newer_page_is_paired_and_moved() -> None:
+    messages = history("agent_messages_default.json")
+    split = next(i for i, message in enumerate(messages)
+                 if message.message_type == "tool_return_message")
+    paged = Transcript()
+    paged.load_history(messages[split:])
+    orphan = paged.items[0]
+    assert isinstance(orphan, ToolCallItem) and orphan.arguments is None
+    assert orphan.result == "vm\n" and orphan.name == "read_file"
+
+    change = paged.prepend_history(messages[:split])
+    assert change.removed == [orphan] and orphan in change.prepended
+    whole = Transcript()
+    whole.load_history(messages)
+    assert [item.to_json() for item in paged.items] == [item.to_json() for item in whole.items]
+    assert paged.items.index(orphan) == split - 1  # right after its reasoning, before the reply
+
+
+def test_resumed_stream_skips_chunks_already_seen() -> None:
+    replay = Transcript()
+    replay.feed_all(stream("bg_replay_from_0.sse"))
+
+    resumed = Transcript()
+    resumed.feed_all(stream("bg_start_tokens_disconnect.sse"))
+    resumed.feed_all(stream("bg_resume_after_seq.sse"))
+    assert shapes(resumed.items) == shapes(replay.items)
+
+    replayed_twice = Transcript()
+    replayed_twice.feed_all(stream("bg_start_tokens_disconnect.sse"))
+    replayed_twice.feed_all(stream("bg_replay_from_0.sse"))
+    assert shapes(replayed_twice.items) == shapes(replay.items)
+
+
+def test_each_chunk_reports_exactly_what_changed() -> None:
+    transcript = Transcript()
+    messages = stream("read_tool_tokens.sse")
+    reports = [transcript.feed(message) for message in messages]
+    ping, first_reasoning, second_reasoning = reports[:3]
+    assert not ping
+    assert [item.kind for item in first_reasoning.added] == ["reasoning"]
+    assert second_reasoning.added == [] and second_reasoning.changed == first_reasoning.added
+    tool_start = reports[3]
+    assert [item.kind for item in tool_start.added] == ["tool_call"]
+    assert tool_start.changed == first_reasoning.added  # the reasoning was closed
+    assert first_reasoning.added[0].done
+    # Each later argument fragment touches only the card.
+    for report in reports[4:9]:
+        assert report.added == [] and [item.kind for item in report.changed] == ["tool_call"]
+
+
+def test_items_never_disappear_or_get_replaced_while_streaming() -> None:
+    transcript = Transcript()
+    seen: list = []
+    for message in stream("multi_text_and_approval_tokens.sse"):
+        transcript.feed(message)
+        assert transcript.items[:len(seen)] == seen
+        seen = list(transcript.items)
+    assert [item.kind for item in seen] == ["reasoning", "assistant", "tool_call"]
+
+
+def test_interrupt_keeps_the_partial_reply_and_says_so() -> None:
+    transcript = Transcript()
+    messages = stream("cancel_fg_stream_tokens.sse")[:-1]  # drop the stop reason
+    transcript.feed_all(messages)
+    assert not transcript.items[-1].done
+    change = transcript.end_stream("interrupted", "Interrupted by you")
+    assert transcript.items[-2].done and transcript.items[-2].text.startswith("word1")
+    assert change.added[-1].kind == "event" and change.added[-1].text == "Interrupted by you"
+    assert transcript.stop_reason == "cancelled"
+
+
+def test_dropped_stream_keeps_what_arrived_and_adds_an_error() -> None:
+    transcript = Transcript()
+    transcript.feed_all(stream("bg_start_tokens_disconnect.sse"))
+    transcript.end_stream("dropped", "Connection lost; the reply may be incomplete.")
+    assert [item.kind for item in transcript.items] == ["reasoning", "assistant", "error"]
+    assert transcript.items[-1].error_type == "stream_dropped"
+
+
+def test_tool_call_cancelled_mid_arguments_is_marked_cancelled() -> None:
+    transcript = Transcript()
+    messages = stream("read_tool_tokens.sse")
+    transcript.feed_all(messages[:6])
+    call = next(item for item in transcript.items if isinstance(item, ToolCallItem))
+    assert call.status is ToolStatus.STREAMING and call.arguments is None
+    assert call.arguments_text == '{"path'
+    transcript.end_stream("interrupted", "Interrupted")
+    assert call.status is ToolStatus.CANCELLED
+
+
+def test_unknown_types_and_fields_are_ignored() -> None:
+    transcript = Transcript()
+    transcript.feed(parse_message({"message_type": "response_state", "state": "x"}))
+    transcript.feed(parse_message({"message_type": "assistant_message", "id": "message-1",
+                                   "otid": "o1", "content": "hi", "brand_new_field": [1]}))
+    transcript.feed(parse_message(["not", "a", "dict"]))
+    assert transcript.ignored == 2
+    assert [item.to_json() for item in transcript.items] == [{"kind": "assistant", "text": "hi"}]
+
+
+def test_prototype_shapes_are_understood() -> None:
+    transcript = Transcript()
+    transcript.feed_all([
+        parse_message({"message_type": "reasoning_message", "content": "I should run ls."}),
+        parse_message({"message_type": "approval_request_message", "tool_call": {
+            "tool_call_id": "call_abc123", "tool_name": "bash",
+            "arguments": {"command": "ls -la /home/user"}}}),
+        parse_message({"message_type": "tool_return_message", "tool_call_id": "call_abc123",
+                       "tool_name": "bash", "status": "success", "result": "total 48"}),
+    ])
+    reasoning, call = transcript.items
+    assert reasoning.text == "I should run ls."
+    assert (call.name, call.arguments, call.status, call.result) == (
+        "bash", {"command": "ls -la /home/user"}, ToolStatus.SUCCESS, "total 48")
+
+
+def test_packed_system_notes_are_internal() -> None:
+    transcript = Transcript()
+    transcript.load_history([
+        parse_message({"message_type": "user_message", "id": "message-1",
+                       "content": '{"type": "system_alert", "message": "Memory compacted."}'}),
+        parse_message({"message_type": "user_message", "id": "message-2",
+                       "content": '{"type": "user_message", "message": "packed hi"}'}),
+        parse_message({"message_type": "user_message", "id": "message-3",
+                       "content": '{"type": "note", "text": "user typed JSON"}'}),
+    ])
+    alert, packed, typed = transcript.items
+    assert isinstance(alert, SystemItem) and alert.subtype == "system_alert" and alert.internal
+    assert isinstance(packed, UserItem) and packed.text == "packed hi"
+    assert isinstance(typed, UserItem) and typed.text.startswith('{"type": "note"')
+
+
+def test_compaction_event_and_summary_are_dividers() -> None:
+    transcript = Transcript()
+    transcript.feed_all([
+        parse_message({"message_type": "event_message", "id": "1b2c", "event_type": "compaction",
+                       "event_data": {"context_token_estimate": 29000, "context_window": 30000}}),
+        parse_message({"message_type": "summary_message", "id": "message-9",
+                       "summary": "We talked about files."}),
+    ])
+    event, summary = transcript.items
+    assert event.text == "Compacting context (29,000 of 30,000 tokens)"
+    assert (summary.event_type, summary.text) == ("summary", "We talked about files.")
+
+
+def test_reasoning_duration_uses_the_injected_clock() -> None:
+    ticks = iter([10.0, 11.5, 13.0])
+    transcript = Transcript(clock=lambda: next(ticks))
+    for text in ("a", "b"):
+        transcript.feed(parse_message({"message_type": "reasoning_message", "id": "message-1",
+                                       "otid": "r", "reasoning": text}))
+    assert transcript.items[0].text == "ab" and transcript.items[0].duration == 3.0

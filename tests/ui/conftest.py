@@ -1,0 +1,87 @@
+"""Fixtures for the UI tests: an embedded demo server, isolated settings, a wait helper."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from openletta.demo import DemoServer
+from openletta.settings import Settings
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.screens.agents import Clock
+
+#: A fixed "now" so relative times on screen do not depend on the clock.
+FIXED_NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@dataclass
+class RunningDemo:
+    """A demo server started in the test's event loop."""
+
+    server: DemoServer
+    base_url: str
+
+
+@pytest.fixture(autouse=True)
+def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Keep settings written by the app out of the user's real config directory."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for name in ("LETTA_BASE_URL", "LETTA_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+async def demo_server() -> AsyncIterator[RunningDemo]:
+    """The embedded demo server at full speed (no artificial delays) on a free port."""
+    server = DemoServer(speed=0)
+    base_url = await server.start()
+    try:
+        yield RunningDemo(server, base_url)
+    finally:
+        await server.stop()
+
+
+AppFactory = Callable[..., OpenLettaApp]
+Waiter = Callable[..., Awaitable[None]]
+
+
+@pytest.fixture
+def fixed_clock() -> Clock:
+    """A clock that always says :data:`FIXED_NOW`."""
+    return lambda: FIXED_NOW
+
+
+@pytest.fixture
+def make_app(fixed_clock: Clock) -> AppFactory:
+    """Build the real app with fresh settings and a fixed clock: ``make_app(base_url=…)``."""
+
+    def build(**options: object) -> OpenLettaApp:
+        return OpenLettaApp(settings=Settings(), clock=fixed_clock,
+                            **options)  # type: ignore[arg-type]
+
+    return build
+
+
+async def _wait_until(pilot: Pilot[object], predicate: Callable[[], object], *,
+                      timeout: float = 5.0, what: str = "condition") -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} not met within {timeout}s")
+        await pilot.pause(0.01)
+
+
+@pytest.fixture
+def wait_until() -> Waiter:
+    """``await wait_until(pilot, predicate)``: run the app until it holds; fail if it never does."""
+    return _wait_until

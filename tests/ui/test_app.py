@@ -1,0 +1,311 @@
+"""The real app driven by Pilot against the embedded demo server."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from openletta.api.client import LettaClient
+from openletta.demo import DemoServer
+from openletta.transcript import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    ReasoningItem,
+    ToolCallItem,
+    UserItem,
+)
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.chat_view import ChatView
+from openletta.ui.screens.agents import AgentChooserScreen
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.connect import ConnectScreen
+
+SIZE = (100, 30)
+
+
+def screen_lines(app: OpenLettaApp) -> list[str]:
+    """What the terminal shows, as plain text (escape codes would survive here)."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def chat(app: OpenLettaApp) -> ChatScreen:
+    assert isinstance(app.screen, ChatScreen), type(app.screen).__name__
+    return app.screen
+
+
+def mounted_items(view: ChatView) -> list[object]:
+    return [child.item for child in view.scroll.children if hasattr(child, "item")]
+
+
+async def first_agent_name(base_url: str) -> str:
+    client = LettaClient(base_url)
+    try:
+        agents = await client.list_agents()
+    finally:
+        await client.aclose()
+    return agents[0].name
+
+
+async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
+    """Wait for the chat screen and its history."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+    screen = chat(app)  # type: ignore[arg-type]
+    await wait_until(pilot, lambda: app.focused is screen.prompt, what="prompt focused")
+    await wait_until(pilot, lambda: not screen.workers or all(
+        w.group != "history" or w.is_finished for w in screen.workers), what="history")
+    return screen
+
+
+async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:
+    """Type ``text``, press Enter and wait for the turn to end."""
+    transcript = screen.session.transcript
+
+    def turn_ended() -> bool:
+        users = [item for item in transcript.items if isinstance(item, UserItem)]
+        return (bool(users) and users[-1].text == text and not screen.busy
+                and transcript.stop_reason is not None)
+
+    await pilot.press(*text, "enter")
+    await wait_until(pilot, turn_ended, what=f"turn {text!r} ended")
+    await pilot.pause()
+
+
+async def test_chooser_opens_an_agent_with_its_history(demo_server, make_app, wait_until) -> None:
+    client = LettaClient(demo_server.base_url)
+    agent = (await client.list_agents())[0]
+    async with client.send_message(agent.id, "hello") as stream:
+        async for _ in stream:
+            pass
+    await client.aclose()
+    app = make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                         and app.screen.agents, what="agents listed")
+        await pilot.press("enter")
+        screen = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: screen.session.transcript.items, what="history")
+        await pilot.pause()
+        items = screen.session.transcript.visible_items()
+        assert [item.text for item in items if hasattr(item, "otid")][:1] == ["hello"]
+        assert mounted_items(screen.view) == screen.session.transcript.items
+        assert app.focused is screen.prompt
+
+
+async def test_agent_flag_accepts_a_name(demo_server, make_app, wait_until) -> None:
+    name = await first_agent_name(demo_server.base_url)
+    app = make_app(base_url=demo_server.base_url, agent=name)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        assert screen.session.agent.name == name
+        assert "--agent" in (app.resume_hint or "")
+
+
+async def test_streamed_turn_keeps_every_item_in_order(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        before = len(screen.session.transcript.items)
+        await send(pilot, screen, "bash", wait_until)
+        turn = screen.session.transcript.items[before:]
+        kinds = [type(item) for item in turn]
+        assert ReasoningItem in kinds and ToolCallItem in kinds and AssistantItem in kinds
+        assert kinds.index(ReasoningItem) < kinds.index(ToolCallItem)
+        assert all(item.status.is_final for item in turn if isinstance(item, ToolCallItem))
+        await pilot.pause(0.1)
+        assert mounted_items(screen.view) == screen.session.transcript.items
+        assert all(screen.view.widget_for(item) is not None for item in turn)
+
+
+async def test_status_bar_shows_usage_of_the_last_turn(demo_server, make_app,
+                                                       wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        usage = screen.status.info.usage
+        assert usage is not None and usage.step_count >= 1 and usage.total_tokens > 0
+        status_line = screen_lines(app)[-2]
+        assert "step" in status_line and "connected" in status_line
+
+
+async def test_hostile_text_is_shown_literally(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=(120, 60)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hostile", wait_until)
+        await pilot.pause(0.1)
+        shown = "\n".join(screen_lines(app))
+        assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
+        assert "[bold]" in shown or "[/" in shown
+
+
+async def test_escape_interrupts_a_slow_turn(make_app, wait_until) -> None:
+    server = DemoServer(speed=1.0)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent=await first_agent_name(base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            transcript = screen.session.transcript
+            await pilot.press(*"slow", "enter")
+            await wait_until(pilot, lambda: any(
+                isinstance(item, AssistantItem) and item.text for item in transcript.items),
+                what="partial reply", timeout=10)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not screen.busy
+            partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
+            assert partial[-1].text and partial[-1].done
+            assert isinstance(transcript.items[-1], EventItem)
+            assert transcript.items[-1].event_type == "interrupted"
+            await wait_until(pilot, lambda: server.cancelled, what="cancel on the server")
+            assert screen.view.widget_for(transcript.items[-1]) is not None
+    finally:
+        await server.stop()
+
+
+async def test_a_message_typed_during_a_turn_is_queued_then_sent(make_app, wait_until) -> None:
+    server = DemoServer(speed=0.3)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent=await first_agent_name(base_url))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await pilot.press(*"slow", "enter")
+            await wait_until(pilot, lambda: screen.session.turn_open, what="turn open")
+            await pilot.press(*"and then", "enter")
+            await pilot.pause()
+            assert list(screen.session.queue) == ["and then"]
+            assert any("queued and then" in line for line in screen_lines(app))
+            await wait_until(pilot, lambda: any(
+                getattr(item, "text", None) == "and then"
+                for item in screen.session.transcript.items), what="queued sent", timeout=20)
+            assert not screen.session.queue
+    finally:
+        await server.stop()
+
+
+async def test_failed_send_keeps_the_text_and_says_why(demo_server, make_app,
+                                                       wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        before = list(screen.session.transcript.items)
+        await demo_server.server.stop()
+        await pilot.press(*"are you there", "enter")
+        await wait_until(pilot, lambda: screen.prompt.text == "are you there",
+                         what="text back in the prompt")
+        assert screen.session.transcript.items == before
+        assert screen.status.info.state == "offline"
+        assert any(line.strip().startswith("Not sent:") for line in screen_lines(app))
+        assert app._notifications
+
+
+async def test_connection_failure_explains_and_retry_connects(make_app, wait_until) -> None:
+    server = DemoServer(speed=0)
+    base_url = await server.start()
+    await server.stop()
+    app = make_app(base_url=base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
+                         and app.screen.failed
+                         and "How to fix" in "\n".join(screen_lines(app)), what="failure shown")
+        shown = "\n".join(screen_lines(app))
+        assert base_url in shown
+        assert "LETTA_BASE_URL" in shown and "--demo" in shown
+        assert "Traceback" not in shown
+        restarted = DemoServer(speed=0, port=int(base_url.rsplit(":", 1)[1].strip("/")))
+        await restarted.start()
+        try:
+            await pilot.press("r")
+            await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                             what="chooser after retry")
+        finally:
+            await restarted.stop()
+
+
+async def test_approval_request_blocks_plain_messages(demo_server, make_app,
+                                                      wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "approve", wait_until)
+        assert screen.session.transcript.awaiting_approval
+        count = len(screen.session.transcript.items)
+        await pilot.press(*"hi", "enter")
+        await pilot.pause()
+        assert not screen.busy
+        assert screen.prompt.text == "hi"
+        assert len(screen.session.transcript.items) == count
+
+
+async def test_demo_flag_runs_the_embedded_server(wait_until) -> None:
+    from openletta.settings import Settings
+
+    app = OpenLettaApp(demo=True, demo_speed=0, settings=Settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                         and app.screen.agents, what="demo agents")
+        await pilot.press("enter")
+        screen = await open_chat(pilot, wait_until)
+        assert screen.status.info.demo
+        assert "demo" in screen_lines(app)[-2]
+        assert not any(isinstance(item, ErrorItem) for item in screen.session.transcript.items)
+
+
+async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait_until,
+                                                     isolated_config) -> None:
+    app = make_app(base_url=demo_server.base_url,
+                   agent=await first_agent_name(demo_server.base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        await pilot.press(*"/export", "enter")
+        await wait_until(pilot, lambda: list(isolated_config.glob("openletta-*.md")),
+                         what="export file")
+        exported = next(isolated_config.glob("openletta-*.md")).read_text(encoding="utf-8")
+        assert "hello" in exported
+        await pilot.press(*"/clear", "enter")
+        await wait_until(pilot, lambda: not mounted_items(screen.view), what="cleared")
+        assert screen.session.transcript.items
+        await pilot.press(*"/theme openletta-light", "enter")
+        await wait_until(pilot, lambda: app.theme == "openletta-light", what="theme")
+        assert app.settings.theme == "openletta-light"
+        await pilot.press(*"/no-such-command", "enter")
+        await wait_until(pilot, lambda: any("Unknown command" in str(n.message)
+                                            for n in app._notifications), what="unknown")
+        assert screen.prompt.text == ""
+
+
+async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until) -> None:
+    server = DemoServer(speed=1.0)
+    base_url = await server.start()
+    app = make_app(base_url=base_url, agent=await first_agent_name(base_url))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        transcript = screen.session.transcript
+        await pilot.press(*"slow", "enter")
+        await wait_until(pilot, lambda: any(
+            isinstance(item, AssistantItem) and item.text for item in transcript.items),
+            what="partial reply", timeout=10)
+        await server.stop()
+        await wait_until(pilot, lambda: not screen.busy, what="turn ended", timeout=10)
+        partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
+        assert partial and partial[-1].text
+        assert isinstance(transcript.items[-1], ErrorItem)
+        assert screen.view.widget_for(transcript.items[-1]) is not None
+
+
+async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_app,
+                                                           wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="no such agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="chooser")
+        assert any("no such agent" in str(n.message) for n in app._notifications)

@@ -1,0 +1,143 @@
+"""The chat view on its own: mounting from changes, coalesced syncs, windowing, following."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+
+import openletta.ui
+from openletta.api.models import parse_message
+from openletta.transcript import Transcript
+from openletta.ui.chat_view import EARLIER_BATCH, MAX_MOUNTED, PRUNE_SLACK, ChatView
+
+APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
+
+
+class ViewApp(App[None]):
+    """Just a chat view, styled like the real app."""
+
+    CSS_PATH = APP_CSS
+
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+
+
+def reply(key: str, text: str) -> object:
+    return parse_message({"message_type": "assistant_message", "id": key, "otid": key,
+                          "content": text})
+
+
+def add_turns(view: ChatView, transcript: Transcript, count: int) -> None:
+    for number in range(count):
+        view.apply(transcript.add_user(f"question {number}"))
+        view.apply(transcript.feed(reply(f"a{number}", f"answer {number}")))
+
+
+def mounted_keys(view: ChatView) -> list[str]:
+    return [child.item.key for child in view.scroll.children if hasattr(child, "item")]
+
+
+async def test_items_mount_in_transcript_order() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 3)
+        await pilot.pause()
+        assert mounted_keys(view) == [item.key for item in transcript.items]
+
+
+async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        view.apply(transcript.feed(reply("a1", "start")))
+        await pilot.pause()
+        widget = view.widget_for(transcript.items[0])
+        assert widget is not None
+        synced: list[str] = []
+        original_sync = widget.sync
+        widget.sync = lambda: (synced.append(widget.item.text), original_sync())  # type: ignore[method-assign]
+        for number in range(200):
+            view.apply(transcript.feed(reply("a1", f" {number}")))
+        view.flush()
+        assert len(synced) == 1
+        assert synced[-1].endswith(" 199")
+
+
+async def test_old_items_are_unmounted_and_come_back_from_the_earlier_row() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 200)
+        await pilot.pause()
+        mounted = len(view.mounted_items)
+        assert MAX_MOUNTED <= mounted <= MAX_MOUNTED + PRUNE_SLACK
+        assert mounted_keys(view) == [item.key for item in transcript.items[-mounted:]]
+        earlier = app.query_one("#earlier")
+        assert earlier.display
+        view.scroll.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.click("#earlier")
+        await pilot.pause()
+        assert len(view.mounted_items) == mounted + EARLIER_BATCH
+        assert mounted_keys(view) == [item.key for item in view.mounted_items]
+
+
+async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 30)
+        await pilot.pause()
+        assert view.following
+        view.scroll.scroll_to(y=5, animate=False)
+        await pilot.pause()
+        add_turns(view, transcript, 1)
+        await pilot.pause()
+        assert view.scroll.scroll_y == 5
+        assert app.query_one("#new-indicator").display
+        await pilot.click("#new-indicator")
+        await pilot.pause()
+        assert view.following
+        assert not app.query_one("#new-indicator").display
+
+
+async def test_internal_items_are_hidden_until_toggled() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        system = parse_message({"message_type": "system_message", "id": "s1",
+                                "content": "You are a helpful agent."})
+        view.apply(transcript.load_history([system]))
+        await pilot.pause()
+        widget = view.widget_for(transcript.items[0])
+        assert widget is not None and not widget.display
+        view.show_internal = True
+        await pilot.pause()
+        assert widget.display
+
+
+async def test_an_older_page_is_mounted_above_everything() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        view.apply(transcript.load_history([reply("new", "newest")]))
+        view.apply(transcript.prepend_history([reply("old", "oldest")]))
+        await pilot.pause()
+        assert mounted_keys(view) == [item.key for item in transcript.items]
+        assert transcript.items[0].text == "oldest"  # type: ignore[attr-defined]
+
+
+async def test_clear_unmounts_everything_and_the_earlier_row_brings_it_back() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 2)
+        await pilot.pause()
+        view.clear()
+        await pilot.pause()
+        assert mounted_keys(view) == []
+        await pilot.click("#earlier")
+        await pilot.pause()
+        assert mounted_keys(view) == [item.key for item in transcript.items]

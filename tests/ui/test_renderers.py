@@ -1,0 +1,272 @@
+"""Tool renderers: registry lookup, summaries and bodies (plain text and styles)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from textual.content import Content
+from textual.style import Style
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import GenericRenderer, register, registered_names, renderer_for
+from openletta.ui.renderers.base import ADDED, REMOVED, ToolRenderer, language_for
+from openletta.ui.renderers.bash import BashRenderer, parse_result
+from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
+from openletta.ui.renderers.read_file import ReadFileRenderer
+from openletta.ui.renderers.write_file import WriteFileRenderer, outcome, size_of
+
+NARROW, WIDE = 80, 120
+
+
+def call(name: str, arguments: dict[str, Any] | str, status: ToolStatus = ToolStatus.SUCCESS,
+         result: str | None = None, **fields: Any) -> ToolCallItem:
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return ToolCallItem(key=f"call:{name}", name=name, arguments_text=text, status=status,
+                        result=result, **fields)
+
+
+def text_of(blocks: list[Content]) -> str:
+    return "\n".join(block.plain for block in blocks)
+
+
+def styles_of_line(blocks: list[Content], needle: str) -> list[str | Style]:
+    """Styles of the spans on the first line that contains ``needle``."""
+    for block in blocks:
+        offset = 0
+        for line in block.plain.split("\n"):
+            if needle in line:
+                end = offset + len(line)
+                return [span.style for span in block.spans
+                        if span.start < end and span.end > offset]
+            offset += len(line) + 1
+    raise AssertionError(f"{needle!r} not shown")
+
+
+# --- registry ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "renderer"), [
+    ("bash", BashRenderer), ("Bash", BashRenderer), ("run_command", BashRenderer),
+    ("client_bash", BashRenderer), ("read_file", ReadFileRenderer), ("Read", ReadFileRenderer),
+    ("cat", ReadFileRenderer), ("edit_file", EditFileRenderer), ("str_replace", EditFileRenderer),
+    ("Edit", EditFileRenderer), ("write_file", WriteFileRenderer), ("Write", WriteFileRenderer),
+    ("memory_insert", GenericRenderer), ("conversation_search", GenericRenderer),
+    ("no_such_tool", GenericRenderer), ("", GenericRenderer),
+])
+def test_renderer_chosen_by_name_any_case(name: str, renderer: type[ToolRenderer]) -> None:
+    assert type(renderer_for(name)) is renderer
+
+
+def test_a_second_renderer_cannot_claim_a_name() -> None:
+    class Impostor(ToolRenderer):
+        names = ("BASH",)
+
+    with pytest.raises(ValueError, match=r"(?i)bash"):
+        register(Impostor)
+    assert type(renderer_for("bash")) is BashRenderer
+
+
+@pytest.mark.parametrize("name", [*registered_names(), "memory_replace", "unknown"])
+@pytest.mark.parametrize("status", list(ToolStatus))
+def test_every_renderer_copes_with_every_status_and_odd_arguments(
+        name: str, status: ToolStatus) -> None:
+    renderer = renderer_for(name)
+    for arguments in ({}, {"path": 3, "command": ["x"], "old": None}):
+        item = call(name, arguments, status, result="out")
+        assert "\n" not in renderer.summary(item)
+        for width in (NARROW, WIDE):
+            assert all(isinstance(block, Content) for block in renderer.body(item, width))
+
+
+# --- bash ----------------------------------------------------------------------------------
+
+
+def test_bash_summary_is_the_first_line_of_the_command() -> None:
+    item = call("bash", {"command": "ls -la\necho done"})
+    assert BashRenderer().summary(item) == "ls -la…"
+
+
+def test_bash_shows_command_output_and_success() -> None:
+    item = call("bash", {"command": "ls"}, result="\x1b[32mgreen\x1b[0m file\n")
+    blocks = BashRenderer().body(item, NARROW)
+    assert text_of(blocks) == "$ ls\ngreen file\n✓ done"
+    (style,) = styles_of_line(blocks, "green")
+    assert isinstance(style, Style) and style.foreground and style.foreground.ansi == 2
+
+
+@pytest.mark.parametrize(("result", "status", "code", "output"), [
+    ("Error executing function bash: RuntimeError: exit code 2: ls: no such file",
+     ToolStatus.ERROR, 2, "ls: no such file"),
+    ("hello\nExit status: 0", ToolStatus.SUCCESS, 0, "hello\nExit status: 0"),
+    ('{"stdout": "out", "stderr": "warn", "exit_code": 1}', ToolStatus.SUCCESS, 1, "out"),
+    ("plain output", ToolStatus.SUCCESS, None, "plain output"),
+])
+def test_bash_exit_status_is_parsed(result: str, status: ToolStatus, code: int | None,
+                                    output: str) -> None:
+    parsed = parse_result(call("bash", {"command": "x"}, status, result), result)
+    assert (parsed.exit_code, parsed.stdout) == (code, output)
+
+
+def test_bash_failure_shows_exit_code_and_cross() -> None:
+    item = call("bash", {"command": "false"}, ToolStatus.ERROR,
+                "Error executing function bash: RuntimeError: exit code 1: boom")
+    assert text_of(BashRenderer().body(item, NARROW)) == "$ false\nboom\n✗ exit 1"
+
+
+def test_bash_stderr_is_labelled_and_tinted() -> None:
+    item = call("bash", {"command": "make"}, result="ignored", stdout=["built\n"],
+                stderr=["warning: x\n"])
+    blocks = BashRenderer().body(item, NARROW)
+    assert text_of(blocks) == "$ make\nbuilt\nstderr\nwarning: x\n✓ done"
+    assert "$text-error" in styles_of_line(blocks, "warning: x")
+
+
+def test_bash_output_markup_and_escapes_stay_literal() -> None:
+    item = call("bash", {"command": "cat x"}, result="[bold]hi[/] \x1b]52;c;SGk=\x07\x1b[2Jok")
+    assert text_of(BashRenderer().body(item, NARROW)) == "$ cat x\n[bold]hi[/] ok\n✓ done"
+
+
+def test_bash_while_running_shows_only_the_command() -> None:
+    item = call("bash", {"command": "sleep 5"}, ToolStatus.RUNNING)
+    assert text_of(BashRenderer().body(item, NARROW)) == "$ sleep 5"
+
+
+# --- read_file -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("path", "language"), [
+    ("/src/app.py", "python"), ("main.rs", "rust"), ("Makefile", "make"),
+    ("notes.unknownext", "text"), (None, "text"),
+])
+def test_language_from_the_extension(path: str | None, language: str) -> None:
+    assert language_for(path) == language
+
+
+def test_read_file_shows_numbered_highlighted_content() -> None:
+    item = call("read_file", {"path": "/p/hello.py"}, result="def f():\n    return 1\n")
+    renderer = ReadFileRenderer()
+    blocks = renderer.body(item, NARROW)
+    assert renderer.summary(item) == "/p/hello.py"
+    assert text_of(blocks) == "1 │ def f():\n2 │     return 1"
+    assert "$text-accent" in styles_of_line(blocks, "def f")  # the keyword is highlighted
+
+
+def test_read_file_numbers_from_an_offset() -> None:
+    item = call("read_file", {"path": "a.txt", "offset": 41}, result="x\ny")
+    assert text_of(ReadFileRenderer().body(item, NARROW)) == "41 │ x\n42 │ y"
+
+
+def test_read_file_error_shows_the_message() -> None:
+    item = call("read_file", {"path": "/nope"}, ToolStatus.ERROR,
+                "Error executing function read_file: FileNotFoundError: [Errno 2] No such file")
+    assert text_of(ReadFileRenderer().body(item, NARROW)) == "[Errno 2] No such file"
+
+
+# --- edit_file -----------------------------------------------------------------------------
+
+
+def test_diff_lines_number_old_and_new() -> None:
+    (hunk,) = diff_lines("a\nb\nc\n", "a\nB\nc\nd\n")
+    assert [(row.tag, row.text, row.old_number, row.new_number) for row in hunk] == [
+        (" ", "a", 1, 1), ("-", "b", 2, None), ("+", "B", None, 2), (" ", "c", 3, 3),
+        ("+", "d", None, 4),
+    ]
+
+
+@pytest.mark.parametrize(("old_key", "new_key"), [
+    ("old", "new"), ("old_string", "new_string"), ("old_str", "new_str"),
+])
+def test_edit_shows_a_unified_diff_whatever_the_argument_names(old_key: str,
+                                                               new_key: str) -> None:
+    item = call("edit_file", {"path": "a.py", old_key: "x = 1\ny = 2\n",
+                              new_key: "x = 1\ny = 3\n"}, result="edited a.py")
+    renderer = EditFileRenderer()
+    blocks = renderer.body(item, NARROW)
+    assert renderer.summary(item) == "a.py  +1 −1"
+    assert text_of(blocks) == "1 1   x = 1\n2   - y = 2\n  2 + y = 3\nedited a.py"
+    assert REMOVED in styles_of_line(blocks, "- y = 2")
+    assert ADDED in styles_of_line(blocks, "+ y = 3")
+
+
+def test_edit_is_side_by_side_when_wide() -> None:
+    item = call("edit", {"file_path": "a.py", "old_string": "keep\nold line",
+                         "new_string": "keep\nnew line"}, ToolStatus.AWAITING_APPROVAL)
+    lines = text_of(EditFileRenderer().body(item, WIDE)).split("\n")
+    assert len(lines) == 2
+    assert lines[0].startswith("1 keep") and "│ 1 keep" in lines[0]
+    assert lines[1].startswith("2 old line") and lines[1].rstrip().endswith("│ 2 new line")
+    assert len(lines[1]) <= WIDE
+
+
+def test_edit_separates_distant_hunks() -> None:
+    old = "\n".join(f"line {n}" for n in range(1, 21))
+    new = old.replace("line 2\n", "line two\n").replace("line 19", "line nineteen")
+    text = text_of(EditFileRenderer().body(call("edit_file", {"old": old, "new": new}), NARROW))
+    assert "⋯" in text
+    assert "line 10" not in text  # far from both changes
+
+
+def test_apply_patch_colours_its_lines() -> None:
+    item = call("apply_patch", {"input": "@@ -1 +1 @@\n-old\n+new"})
+    blocks = EditFileRenderer().body(item, NARROW)
+    assert text_of(blocks) == "@@ -1 +1 @@\n-old\n+new"
+    assert "$text-success" in styles_of_line(blocks, "+new")
+
+
+# --- write_file ----------------------------------------------------------------------------
+
+
+def test_size_counts_bytes_and_lines() -> None:
+    assert size_of("héllo\nworld\n") == "13 bytes, 2 lines"
+    assert size_of("x") == "1 byte, 1 line"
+    assert size_of("") == "0 bytes, 0 lines"
+
+
+@pytest.mark.parametrize(("result", "expected"), [
+    ("Created file /a.txt", "created"), ("overwrote /a.txt", "overwritten"),
+    ("File overwritten", "overwritten"), ("wrote 26 bytes to /a.txt", None),
+])
+def test_write_outcome_from_the_result(result: str, expected: str | None) -> None:
+    assert outcome(result) == expected
+
+
+def test_write_file_shows_path_size_and_a_preview() -> None:
+    content = "".join(f"print({n})\n" for n in range(25))
+    item = call("write_file", {"path": "/p/gen.py", "content": content},
+                result="Created /p/gen.py")
+    renderer = WriteFileRenderer()
+    lines = text_of(renderer.body(item, NARROW)).split("\n")
+    assert renderer.summary(item) == "/p/gen.py (240 bytes, 25 lines)"
+    assert lines[0] == "✓ created"
+    assert lines[1] == " 1 │ print(0)"
+    assert lines[20] == "20 │ print(19)"
+    assert lines[21] == "… 5 more lines not shown"
+
+
+# --- generic -------------------------------------------------------------------------------
+
+
+def test_generic_summary_lists_arguments() -> None:
+    item = call("memory_replace", {"label": "human", "old_string": "Alice", "new_string": "Bob"})
+    assert GenericRenderer().summary(item) == (
+        'label="human", old_string="Alice", new_string="Bob"')
+
+
+def test_generic_pretty_prints_json_arguments_and_result() -> None:
+    item = call("conversation_search", {"query": "x", "limit": 2},
+                result='{"results": [1, 2]}')
+    assert text_of(GenericRenderer().body(item, NARROW)) == (
+        'arguments\n{\n  "query": "x",\n  "limit": 2\n}\n'
+        'result\n{\n  "results": [\n    1,\n    2\n  ]\n}')
+
+
+def test_generic_plain_result_stays_literal() -> None:
+    item = call("memory_insert", {"label": "human"}, result="None [red]x[/]")
+    assert text_of(GenericRenderer().body(item, NARROW)).endswith("result\nNone [red]x[/]")
+
+
+def test_generic_error_result() -> None:
+    item = call("t", {}, ToolStatus.ERROR, "Error executing function t: ValueError: bad")
+    assert text_of(GenericRenderer().body(item, NARROW)) == "result\nbad"

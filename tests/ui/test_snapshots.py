@@ -1,0 +1,77 @@
+"""Snapshots of the main screens (layout only; behaviour is tested in test_app.py).
+
+Each app runs the embedded demo server at speed 0 in its own event loop, at a fixed size,
+with a fixed clock, so the pictures do not change from run to run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from textual.pilot import Pilot
+
+from openletta.settings import Settings
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.screens.agents import AgentChooserScreen, Clock
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.connect import ConnectScreen
+
+SIZE = (100, 30)
+#: Nothing listens on port 1, so connecting fails at once.
+UNREACHABLE = "http://127.0.0.1:1"
+
+
+def demo_app(clock: Clock) -> OpenLettaApp:
+    return OpenLettaApp(demo=True, demo_speed=0, settings=Settings(), clock=clock)
+
+
+async def settle(pilot: Pilot[None], ready: Callable[[], object], timeout: float = 10) -> None:
+    """Run until ``ready()`` holds and no worker is busy."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    app = pilot.app
+    while not (ready() and not any(w.is_running for w in app.screen.workers)):
+        if loop.time() > deadline:
+            raise AssertionError("the screen did not settle")
+        await pilot.pause(0.02)
+    await pilot.pause(0.1)
+
+
+def test_agent_chooser(snap_compare, fixed_clock: Clock) -> None:
+    """The chooser lists the demo agents, the first highlighted, the filter focused."""
+    app = demo_app(fixed_clock)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_chat_after_a_finished_turn(snap_compare, fixed_clock: Clock) -> None:
+    """The chat with one finished "hello" turn, the status bar showing its usage."""
+    app = demo_app(fixed_clock)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ChatScreen))
+        await pilot.press(*"hello", "enter")
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        await settle(pilot, lambda: not screen.busy
+                     and screen.session.transcript.stop_reason is not None)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_connect_error(snap_compare) -> None:
+    """The connect screen after a refused connection: URL, reason, fixes, retry key."""
+    app = OpenLettaApp(base_url=UNREACHABLE, settings=Settings())
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, ConnectScreen) and app.screen.failed)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)

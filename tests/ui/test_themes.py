@@ -1,0 +1,160 @@
+"""Theme files: the shipped ones load, stay readable and apply; bad files are skipped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.color import Color
+from textual.theme import Theme
+from textual.widgets import Static
+
+from openletta.ui import themes
+from openletta.ui.themes import (
+    DEFAULT_THEME,
+    THEME_VARIABLE_DEFAULTS,
+    ThemeFileWarning,
+    load_themes,
+    parse_theme,
+)
+
+REPO_THEMES = Path(__file__).parents[2] / "themes"
+SHIPPED = sorted(REPO_THEMES.glob("*.toml"))
+MINIMAL = 'name = "{name}"\nprimary = "{primary}"\n'
+
+
+@pytest.fixture
+def user_themes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty user themes directory under an isolated config directory."""
+    monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path / "config"))
+    directory = tmp_path / "config" / "themes"
+    directory.mkdir(parents=True)
+    return directory
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG contrast ratio of two colours."""
+    def luminance(colour: str) -> float:
+        def channel(value: int) -> float:
+            v = value / 255
+            return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+        c = Color.parse(colour)
+        return 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b)
+
+    darker, lighter = sorted((luminance(first), luminance(second)))
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def test_both_shipped_themes_exist() -> None:
+    assert {path.stem for path in SHIPPED} == {"openletta-dark", "openletta-light"}
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda path: path.stem)
+def test_shipped_theme_is_complete_and_readable(path: Path) -> None:
+    theme = parse_theme(path.read_text(encoding="utf-8"))
+    colours = theme.variables
+    assert theme.name == path.stem
+    assert theme.dark == ("dark" in path.stem)
+    assert set(THEME_VARIABLE_DEFAULTS) <= set(colours)
+    assert contrast(theme.foreground, theme.background) >= 7
+    for dim in ("text-muted", "reasoning-foreground", "footer-foreground"):
+        assert contrast(colours[dim], theme.background) >= 4.5, dim
+    assert contrast(colours["diff-added"], colours["diff-added-background"]) >= 4.5
+    assert contrast(colours["diff-removed"], colours["diff-removed-background"]) >= 4.5
+    for badge in (theme.success, theme.warning, theme.error, theme.primary):
+        assert contrast(colours["badge-foreground"], badge) >= 4.5, badge
+
+
+def test_load_themes_finds_the_shipped_themes(user_themes: Path) -> None:
+    loaded = load_themes()
+    assert DEFAULT_THEME in loaded
+    assert {"openletta-dark", "openletta-light"} <= set(loaded)
+    assert all(isinstance(theme, Theme) for theme in loaded.values())
+
+
+def test_package_data_is_preferred(tmp_path: Path, user_themes: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "packaged.toml").write_text(MINIMAL.format(name="packaged", primary="#123456"))
+    monkeypatch.setattr(themes.resources, "files", lambda name: package)
+    assert list(load_themes()) == ["packaged"]
+
+
+def test_user_themes_are_added_and_replace_shipped_ones(user_themes: Path) -> None:
+    (user_themes / "mine.toml").write_text(MINIMAL.format(name="mine", primary="#AA5500"))
+    (user_themes / "override.toml").write_text(
+        MINIMAL.format(name="openletta-dark", primary="#00FF00"))
+    (user_themes / "notes.txt").write_text("not a theme")
+    loaded = load_themes()
+    assert loaded["mine"].primary == "#AA5500"
+    assert loaded["openletta-dark"].primary == "#00FF00"
+    assert "openletta-light" in loaded
+
+
+@pytest.mark.parametrize(("content", "complaint"), [
+    ('name = "broken\n', "broken.toml"),
+    ('name = "x"\nprimary = "#fff"\ncolour = "red"\n', "unknown keys: colour"),
+    ('name = "x"\nprimary = "not-a-colour"\n', "not-a-colour"),
+    ('name = "x"\nprimary = 12\n', "primary"),
+    ('primary = "#fff"\n', "name"),
+    ('name = "x"\nprimary = "#fff"\n[variables]\nscrollbar = 3\n', "variables.scrollbar"),
+    (b"\xff\xfe", "broken.toml"),
+])
+def test_a_bad_theme_file_is_skipped_with_a_warning(
+        user_themes: Path, content: str | bytes, complaint: str) -> None:
+    path = user_themes / "broken.toml"
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.warns(ThemeFileWarning, match="broken.toml") as caught:
+        loaded = load_themes()
+    assert complaint in str(caught[0].message)
+    assert "x" not in loaded
+    assert DEFAULT_THEME in loaded
+
+
+class ThemedApp(App[None]):
+    """A tiny app styled only by theme variables, the openletta ones included."""
+
+    CSS = """
+    #reasoning { color: $reasoning-foreground; background: $background; }
+    #added { color: $diff-added; background: $diff-added-background; }
+    """
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return THEME_VARIABLE_DEFAULTS
+
+    def compose(self) -> ComposeResult:
+        yield Static("thinking…", id="reasoning")
+        yield Static("+ line", id="added")
+
+    def on_mount(self) -> None:
+        for theme in load_themes().values():
+            self.register_theme(theme)
+
+
+@pytest.mark.parametrize("name", ["openletta-dark", "openletta-light"])
+async def test_a_registered_theme_applies(user_themes: Path, name: str) -> None:
+    theme = load_themes()[name]
+    app = ThemedApp()
+    async with app.run_test() as pilot:
+        app.theme = name
+        await pilot.pause()
+        reasoning = app.query_one("#reasoning").styles
+        added = app.query_one("#added").styles
+        assert reasoning.color == Color.parse(theme.variables["reasoning-foreground"])
+        assert reasoning.background == Color.parse(theme.background)
+        assert added.color == Color.parse(theme.variables["diff-added"])
+        assert added.background == Color.parse(theme.variables["diff-added-background"])
+
+
+async def test_builtin_themes_fall_back_to_the_variable_defaults(user_themes: Path) -> None:
+    app = ThemedApp()
+    async with app.run_test() as pilot:
+        app.theme = "textual-light"
+        await pilot.pause()
+        colour = app.query_one("#reasoning").styles.color
+        assert colour == Color.parse(THEME_VARIABLE_DEFAULTS["reasoning-foreground"])

@@ -1,0 +1,122 @@
+"""Small parts of the UI: status line, prompt keys, relative times, launch decisions."""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime, timedelta
+
+from textual.app import App, ComposeResult
+
+from openletta.settings import Settings
+from openletta.transcript import Usage
+from openletta.ui.app import default_export_name
+from openletta.ui.launch import port_open, should_use_demo
+from openletta.ui.prompt import Prompt
+from openletta.ui.screens.agents import time_ago
+from openletta.ui.status_bar import StatusInfo, context_gauge, format_tokens, status_text
+
+NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def test_token_counts_are_short() -> None:
+    assert [format_tokens(n) for n in (999, 1000, 12_345, 2_000_000)] == [
+        "999", "1k", "12.3k", "2M"]
+
+
+def test_context_gauge_fills_with_the_window() -> None:
+    assert context_gauge(0, 32_000) == "▱▱▱▱▱ 0/32k"
+    assert context_gauge(12_345, 32_000) == "▰▰▱▱▱ 12.3k/32k"
+    assert context_gauge(100, 32_000).startswith("▰▱▱▱▱")
+    assert context_gauge(40_000, 32_000).startswith("▰▰▰▰▰")
+
+
+def test_status_line_shows_usage_and_server_text_literally() -> None:
+    usage = Usage(prompt_tokens=1234, completion_tokens=56, total_tokens=1290, step_count=2,
+                  context_tokens=12_345)
+    info = StatusInfo(agent_name="[bold red]x[/]\x1b]0;t\x07", model="m", state="connected",
+                      demo=True, usage=usage, context_window=32_000)
+    line = status_text(info).plain
+    assert "connected · demo" in line
+    assert "  [bold red]x[/] · m" in line
+    assert "\x1b" not in line and "\x07" not in line
+    assert "↑1.2k ↓56 · 2 steps" in line
+    assert "12.3k/32k" in line
+    assert "stopped" not in line
+    stopped = status_text(StatusInfo(stop_reason="max_steps")).plain
+    assert "stopped: max steps" in stopped
+
+
+def test_time_ago_is_relative_to_the_given_now() -> None:
+    assert time_ago(None, NOW) == "never"
+    assert time_ago(NOW - timedelta(seconds=5), NOW) == "just now"
+    assert time_ago(NOW - timedelta(minutes=5), NOW) == "5 min ago"
+    assert time_ago(NOW - timedelta(hours=3), NOW) == "3 h ago"
+    assert time_ago(NOW - timedelta(days=2), NOW) == "2 d ago"
+    assert time_ago(NOW - timedelta(days=90), NOW) == "2029-10-03"
+
+
+def test_export_file_name_is_safe() -> None:
+    assert default_export_name("my agent/1", NOW) == "openletta-my-agent-1-20300101-120000.md"
+
+
+def test_demo_is_used_only_when_nothing_is_configured() -> None:
+    empty = Settings()
+    assert not should_use_demo("http://server:8283", empty, {})
+    assert not should_use_demo(None, empty, {"LETTA_API_KEY": "sk"})
+    assert not should_use_demo(None, empty, {"LETTA_BASE_URL": "http://x"})
+    assert not should_use_demo(None, Settings(base_url="http://saved:8283"), {})
+
+
+def test_port_probe_sees_a_listener_and_a_closed_port() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert port_open(f"http://127.0.0.1:{port}")
+    assert not port_open(f"http://127.0.0.1:{port}")
+
+
+class PromptApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield Prompt()
+
+    def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        self.sent.append(event.text)
+
+
+async def test_prompt_enter_sends_and_ctrl_j_breaks_the_line() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press(*"one", "ctrl+j", *"two", "enter")
+        await pilot.pause()
+        assert app.sent == ["one\ntwo"]
+        assert prompt.text == ""
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.sent == ["one\ntwo"]
+
+
+async def test_prompt_up_and_down_recall_sent_prompts() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press(*"first", "enter", *"second", "enter", *"dra", "up")
+        assert prompt.text == "second"
+        await pilot.press("up")
+        assert prompt.text == "first"
+        await pilot.press("down", "down")
+        assert prompt.text == "dra"
+
+
+async def test_prompt_restore_puts_unsent_text_first() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press(*"typed")
+        prompt.restore("unsent")
+        assert prompt.text == "unsent\ntyped"

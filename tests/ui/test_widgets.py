@@ -1,0 +1,414 @@
+"""Item widgets mounted in a tiny app: what they show, and how they follow their items."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from widget_app import ItemsApp, shown_text
+
+from openletta.transcript import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    Item,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    UserItem,
+)
+from openletta.ui.widgets import (
+    AssistantMessage,
+    ErrorBlock,
+    EventDivider,
+    ReasoningBlock,
+    SystemNote,
+    ToolCallCard,
+    UserMessage,
+    make_item_widget,
+    tool_card,
+)
+from openletta.ui.widgets.reasoning import summary_line
+from openletta.ui.widgets.tool_card import denial_reason, format_elapsed
+
+SIZE = (100, 40)
+
+
+class FakeClock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(tool_card, "clock", fake)
+    return fake
+
+
+def call(name: str, arguments: dict[str, Any] | str = "", **fields: Any) -> ToolCallItem:
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return ToolCallItem(key=f"call:{name}", name=name, arguments_text=text, **fields)
+
+
+def squeezed(text: str) -> list[str]:
+    """The lines of ``text`` with runs of spaces squeezed to one (header layouts pad)."""
+    return [" ".join(line.split()) for line in text.split("\n")]
+
+
+async def synced(pilot: Pilot[None], widget: Any) -> None:
+    widget.sync()
+    await pilot.pause()
+
+
+@pytest.mark.parametrize(("item", "widget_class"), [
+    (UserItem(key="u"), UserMessage), (ReasoningItem(key="r"), ReasoningBlock),
+    (AssistantItem(key="a"), AssistantMessage), (ToolCallItem(key="t"), ToolCallCard),
+    (ErrorItem(key="e"), ErrorBlock), (EventItem(key="v"), EventDivider),
+    (SystemItem(key="s"), SystemNote),
+])
+def test_one_widget_class_per_item_kind(item: Item, widget_class: type) -> None:
+    widget = make_item_widget(item)
+    assert type(widget) is widget_class
+    assert widget.item is item
+
+
+def test_unknown_item_kind_is_refused() -> None:
+    with pytest.raises(TypeError):
+        make_item_widget(Item(key="x"))
+
+
+@pytest.mark.parametrize(("fields", "expected"), [
+    ({"text": "a b c d e f g h i j", "duration": 0.4}, "▸ Thought for <1 s · ~13 tokens"),
+    ({"text": "word", "duration": None}, "▸ Thought · ~1 token"),
+    ({"hidden": True, "state": "omitted"}, "Reasoning hidden by the provider (omitted)"),
+])
+def test_reasoning_summary_line(fields: dict[str, Any], expected: str) -> None:
+    item = ReasoningItem(key="r", done=True, **fields)
+    assert summary_line(item, expanded=False) == expected
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [(0.4, "0s"), (59.9, "59s"), (125, "2m 05s")])
+def test_elapsed_format(seconds: float, expected: str) -> None:
+    assert format_elapsed(seconds) == expected
+
+
+def test_denial_reason_from_the_decision_or_the_result() -> None:
+    assert denial_reason(call("x", reason="mine", result="User reason: theirs")) == "mine"
+    assert denial_reason(call("x", result="Error: request to call tool denied. "
+                                          "User reason: not now")) == "not now"
+    assert denial_reason(call("x", result="Error: request to call tool denied.")) is None
+
+
+async def test_user_text_is_never_markup() -> None:
+    item = UserItem(key="u", text="look: [bold red]markup[/] \x1b[2J\x1b]0;title\x07done")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert shown_text(app.widget_of(item)) == "▌ look: [bold red]markup[/] done"
+
+
+async def test_assistant_streams_then_renders_the_final_text() -> None:
+    item = AssistantItem(key="a")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        chunks = ["Here is ", "**code**:\n\n```py", "thon\nprint('hi')\n", "```\n\nBye [b]x[/b]"]
+        for chunk in chunks:
+            item.text += chunk
+            await synced(pilot, widget)
+        await pilot.pause(0.05)
+        assert widget.markdown.source.startswith("Here is **code**")
+        item.done = True
+        await synced(pilot, widget)
+        await pilot.pause(0.05)
+        assert widget.markdown.source == item.text
+        text = shown_text(widget)
+        assert "Here is code:" in text
+        assert "print('hi')" in text
+        assert "Bye [b]x[/b]" in text
+
+
+async def test_assistant_sync_is_coalesced_and_ordered() -> None:
+    item = AssistantItem(key="a")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        for word in ["one", "two", "three", "four", "five", "six"]:
+            item.text += word + " "
+            widget.sync()  # no pause: several syncs pile up
+        item.done = True
+        widget.sync()
+        await pilot.pause(0.1)
+        assert widget.markdown.source == "one two three four five six "
+        assert "one two three four five six" in shown_text(widget)
+
+
+async def test_assistant_escapes_never_reach_the_markdown() -> None:
+    item = AssistantItem(key="a", text="hi \x1b]52;c;SGk=\x07there \x1b[31mred", done=True)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.05)
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        assert widget.markdown.source == "hi there red"
+
+
+async def test_reasoning_streams_then_collapses_and_expands_on_enter() -> None:
+    item = ReasoningItem(key="r", text="The user wants")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        await pilot.pause()
+        assert shown_text(widget) == " The user wants"
+        item.text += " a short greeting, so I will keep it brief"
+        item.done, item.duration = True, 3.2
+        await synced(pilot, widget)
+        assert shown_text(widget) == " ▸ Thought for 3 s · ~16 tokens"
+        widget.focus()
+        await pilot.press("enter")
+        assert shown_text(widget) == (
+            " ▾ Thought for 3 s · ~16 tokens\n"
+            "   The user wants a short greeting, so I will keep it brief")
+        await pilot.click(widget)
+        assert shown_text(widget) == " ▸ Thought for 3 s · ~16 tokens"
+
+
+async def test_hidden_reasoning_is_a_stub() -> None:
+    item = ReasoningItem(key="r", text="gAAAAB-encrypted", hidden=True, state="redacted",
+                         done=True)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = app.widget_of(item)
+        assert shown_text(widget) == " Reasoning hidden by the provider (redacted)"
+        assert not widget.can_focus
+
+
+async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
+    item = call("bash", status=ToolStatus.STREAMING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        item.arguments_text = '{"command": "ls -'
+        await synced(pilot, card)
+        assert card.has_class("-streaming")
+        assert squeezed(shown_text(card)) == ["▌ bash streaming…", '▌ {"command": "ls -']
+        item.arguments_text += 'la"}'
+        item.status = ToolStatus.RUNNING
+        await synced(pilot, card)
+        assert card.has_class("-running") and not card.has_class("-streaming")
+        assert squeezed(shown_text(card)) == ["▌ bash ls -la running 0s", "▌ $ ls -la"]
+        clock.now += 3
+        await pilot.pause(1.1)  # the elapsed time ticks once a second while running
+        assert squeezed(shown_text(card))[0] == "▌ bash ls -la running 3s"
+        clock.now += 4
+        item.status, item.result = ToolStatus.SUCCESS, "a.txt\nb.txt\n"
+        await synced(pilot, card)
+        assert card.has_class("-success")
+        assert squeezed(shown_text(card)) == [
+            "▌ bash ls -la ✓ success 7s",
+            "▌ $ ls -la",
+            "▌ a.txt",
+            "▌ b.txt",
+            "▌ ✓ done",
+        ]
+        clock.now += 60
+        await pilot.pause(1.2)  # the ticker stopped with the final status
+        assert squeezed(shown_text(card))[0] == "▌ bash ls -la ✓ success 7s"
+
+
+async def test_tool_output_markup_and_escapes_are_literal() -> None:
+    item = call("bash", {"command": "echo '[bold]'"}, status=ToolStatus.SUCCESS,
+                result="[bold]not bold[/bold] \x1b]52;c;SGk=\x07\x1b[2J\x1b[5;5Hend\n")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "▌ [bold]not bold[/bold] end" in shown_text(app.widget_of(item)).split("\n")
+
+
+async def test_tool_card_title_is_literal() -> None:
+    item = call("[red]evil[/red]", {"a": 1}, status=ToolStatus.SUCCESS, result="ok")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert shown_text(app.widget_of(item)).startswith("▌ [red]evil[/red]  a=1")
+
+
+async def test_long_body_folds_and_expands_on_enter() -> None:
+    output = "\n".join(f"line {n}" for n in range(1, 31))
+    item = call("bash", {"command": "seq"}, status=ToolStatus.SUCCESS, result=output)
+    app = ItemsApp([item])
+    async with app.run_test(size=(100, 50)) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        lines = shown_text(card).split("\n")
+        assert lines[1:] == ["▌ $ seq", *[f"▌ line {n}" for n in range(1, 8)],
+                             "▌ … 24 more lines — Enter to expand"]
+        card.focus()
+        await pilot.press("enter")
+        lines = shown_text(card).split("\n")
+        assert lines[-3:] == ["▌ line 30", "▌ ✓ done", "▌ ▴ Enter to collapse"]
+        await pilot.press("enter")
+        assert len(shown_text(card).split("\n")) == 10
+
+
+async def test_short_body_does_not_fold() -> None:
+    item = call("bash", {"command": "true"}, status=ToolStatus.SUCCESS, result="")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        assert not card.has_class("-foldable")
+        card.focus()
+        await pilot.press("enter")
+        assert not card.expanded
+
+
+async def test_denied_card_shows_the_reason() -> None:
+    item = call("bash", {"command": "rm -rf /"}, status=ToolStatus.DENIED, needs_approval=True,
+                approved=False, result="Error: request to call tool denied. User reason: no way")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        assert card.has_class("-denied")
+        assert shown_text(card).split("\n")[1:] == ["▌ $ rm -rf /", "▌ ⊘ Denied: no way"]
+
+
+async def test_auto_approved_badge_and_empty_approval_slot() -> None:
+    item = call("edit_file", {"path": "a", "old": "x", "new": "y"},
+                status=ToolStatus.AWAITING_APPROVAL, needs_approval=True)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        assert isinstance(card, ToolCallCard)
+        await pilot.pause()
+        assert "awaiting approval" in shown_text(card).split("\n")[0]
+        assert "auto-approved" not in shown_text(card)
+        assert not card.approval_slot.children
+        item.approved, item.auto_approved, item.status = True, True, ToolStatus.RUNNING
+        await synced(pilot, card)
+        assert "auto-approved" in shown_text(card).split("\n")[0]
+
+
+async def test_edit_card_goes_side_by_side_when_wide() -> None:
+    item = call("edit_file", {"path": "a.py", "old": "x = 1", "new": "x = 2"},
+                status=ToolStatus.SUCCESS, result="edited a.py")
+    app = ItemsApp([item])
+    async with app.run_test(size=(90, 20)) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        assert shown_text(card).split("\n")[1:3] == ["▌ 1   - x = 1", "▌   1 + x = 2"]
+        await pilot.resize_terminal(140, 20)
+        await pilot.pause()
+        assert " │ " in shown_text(card).split("\n")[1]
+
+
+async def test_card_follows_a_late_tool_name() -> None:
+    item = call("", '{"path": "/a.py"}', status=ToolStatus.STREAMING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        item.name, item.status, item.result = "read_file", ToolStatus.SUCCESS, "x = 1"
+        await synced(pilot, card)
+        assert shown_text(card).split("\n")[1] == "▌ 1 │ x = 1"
+
+
+async def test_error_block_has_title_message_and_folded_detail() -> None:
+    item = ErrorItem(key="e", error_type="llm_error", message="The model [b]failed[/b]",
+                     detail="Traceback: line 1")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = shown_text(app.widget_of(item))
+        assert text.split("\n")[:2] == ["▌ ✗ Llm error", "▌ The model [b]failed[/b]"]
+        assert "Traceback" not in text
+
+
+async def test_event_is_a_divider_and_a_long_summary_goes_below() -> None:
+    short = EventItem(key="c", event_type="compaction", text="Compacting context")
+    summary = EventItem(key="s", event_type="summary", text="The user asked for things.\n" * 3)
+    app = ItemsApp([short, summary])
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.pause()
+        assert squeezed(shown_text(app.widget_of(short))) == [
+            f"{'─' * 19} Compacting context {'─' * 19}"]
+        lines = shown_text(app.widget_of(summary)).split("\n")
+        assert squeezed(lines[0]) == [f"{'─' * 24} Summary {'─' * 25}"]
+        assert lines[1] == "  The user asked for things."
+
+
+async def test_system_note_is_collapsed() -> None:
+    item = SystemItem(key="s", text="You are a helpful agent.", subtype="system")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = shown_text(app.widget_of(item))
+        assert "System prompt" in text
+        assert "helpful" not in text
+
+
+# --- snapshots -------------------------------------------------------------------------------
+
+SNAPSHOT_SIZE = (100, 24)
+LS_OUTPUT = ("total 8\n\x1b[1;34mdrwxr-xr-x\x1b[0m  2 user user 4096 \x1b[01;34msrc\x1b[0m\n"
+             "-rw-r--r--  1 user user   28 \x1b[32mhello.txt\x1b[0m\n")
+PYTHON = ('import sys\n\n\ndef main() -> int:\n    """Say hello."""\n'
+          '    print("hello", 42)\n    return 0\n')
+
+SNAPSHOT_ITEMS: dict[str, list[Item]] = {
+    "bash_success_ansi": [call("bash", {"command": "ls -l --color=always | head"},
+                               status=ToolStatus.SUCCESS, result=LS_OUTPUT)],
+    "read_file": [call("read_file", {"path": "/home/user/project/main.py"},
+                       status=ToolStatus.SUCCESS, result=PYTHON)],
+    "edit_diff": [call("edit_file", {"path": "/home/user/project/main.py",
+                                     "old": 'print("hello", 42)\n    return 0',
+                                     "new": 'print("goodbye")\n    return 1'},
+                       status=ToolStatus.SUCCESS, result="edited /home/user/project/main.py")],
+    "write_file": [call("write_file", {"path": "/home/user/project/hello.txt",
+                                       "content": "hello from the fake model\n"},
+                        status=ToolStatus.SUCCESS,
+                        result="wrote 26 bytes to /home/user/project/hello.txt")],
+    "generic": [call("memory_replace", {"label": "human", "old_string": "Their name is Alice",
+                                        "new_string": "Their name is Bob"},
+                     status=ToolStatus.SUCCESS, result="None")],
+    "error": [ErrorItem(key="e", error_type="llm_error", message="The model provider timed out.",
+                        detail="upstream 504")],
+    "denied": [call("bash", {"command": "rm -rf build"}, status=ToolStatus.DENIED,
+                    needs_approval=True, approved=False, reason="not now, thanks")],
+    "conversation": [
+        UserItem(key="u", text="Read main.py and say hi"),
+        ReasoningItem(key="r", text="I should read the file first.", done=True, duration=2.0),
+        AssistantItem(key="a", text="Done. The file has a **main** function:\n\n"
+                      "```python\ndef main():\n    return 0\n```", done=True),
+        EventItem(key="v", text="Compacting context (12,000 of 30,000 tokens)"),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", list(SNAPSHOT_ITEMS))
+def test_snapshot(name: str, snap_compare: Any) -> None:
+    app = ItemsApp(SNAPSHOT_ITEMS[name])
+    assert snap_compare(app, terminal_size=SNAPSHOT_SIZE, run_before=_settle)
+
+
+def test_snapshot_edit_side_by_side(snap_compare: Any) -> None:
+    app = ItemsApp(SNAPSHOT_ITEMS["edit_diff"])
+    assert snap_compare(app, terminal_size=(130, 12), run_before=_settle)
+
+
+async def _settle(pilot: Pilot[None]) -> None:
+    await pilot.pause(0.1)
