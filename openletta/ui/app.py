@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 DEMO_LABEL = "the embedded demo server"
 
 
-class OpenLettaApp(ReportsWorkerErrors, App[None]):
+class OpenLettaApp(App[None], ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | Path]] = ["styles/app.tcss", "styles/widgets.tcss"]

@@ -28,6 +28,7 @@ FLUSH_HZ = 30
 #: Items kept mounted while following the bottom, and how far beyond that before pruning.
 MAX_MOUNTED = 200
 PRUNE_SLACK = 50
+BEGINNING = "beginning of the conversation"
 #: Items mounted again per click on the "earlier" row.
 EARLIER_BATCH = 50
 
@@ -80,8 +81,8 @@ class ChatView(Vertical):
 
     show_internal = reactive(False)
     """Whether internal items (system prompt, system notes) are shown."""
-    more_on_server = reactive(False)
-    """Whether the server has older history than the first item."""
+    more_on_server: reactive[bool | None] = reactive(None)
+    """Whether the server has older history than the first item (``None``: not known yet)."""
 
     class EarlierRequested(Message):
         """Every known item is shown and the user asked for more: load an older page."""
@@ -245,7 +246,10 @@ class ChatView(Vertical):
             row.update(f"↑ {self._hidden_above} earlier items (click to show)")
         elif self.more_on_server:
             row.update("↑ load earlier messages (click)")
-        row.display = bool(self._hidden_above or self.more_on_server)
+        else:
+            row.update(BEGINNING)
+        row.set_class(not self._hidden_above and self.more_on_server is False, "-beginning")
+        row.display = bool(self._hidden_above) or self.more_on_server is not None
 
     def watch_more_on_server(self) -> None:
         if self.is_mounted:

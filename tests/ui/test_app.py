@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.color import Color
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
@@ -309,3 +310,12 @@ async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_ap
         await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
                          what="chooser")
         assert any("no such agent" in str(n.message) for n in app._notifications)
+
+
+async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        theme = app.current_theme
+        assert screen.styles.background == Color.parse(theme.background)
+        assert screen.rich_style.color.triplet.hex == Color.parse(theme.foreground).hex.lower()

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.app import App, ComposeResult
+from textual.widgets import Static
 
 import openletta.ui
 from openletta.api.models import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_view import EARLIER_BATCH, MAX_MOUNTED, PRUNE_SLACK, ChatView
+from openletta.ui.chat_view import BEGINNING, EARLIER_BATCH, MAX_MOUNTED, PRUNE_SLACK, ChatView
 
 APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
@@ -141,3 +142,18 @@ async def test_clear_unmounts_everything_and_the_earlier_row_brings_it_back() ->
         await pilot.click("#earlier")
         await pilot.pause()
         assert mounted_keys(view) == [item.key for item in transcript.items]
+
+
+async def test_earlier_row_tells_whether_older_history_exists() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view = app.query_one(ChatView)
+        earlier = app.query_one("#earlier", Static)
+        assert not earlier.display
+        view.more_on_server = True
+        await pilot.pause()
+        assert earlier.display and "load earlier" in str(earlier.render())
+        view.more_on_server = False
+        await pilot.pause()
+        assert earlier.display and earlier.has_class("-beginning")
+        assert str(earlier.render()) == BEGINNING

@@ -31,6 +31,7 @@ from openletta.ui.widgets import (
     make_item_widget,
     tool_card,
 )
+from openletta.ui.widgets.error import error_title
 from openletta.ui.widgets.reasoning import summary_line
 from openletta.ui.widgets.tool_card import denial_reason, format_elapsed
 
@@ -334,7 +335,7 @@ async def test_error_block_has_title_message_and_folded_detail() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = shown_text(app.widget_of(item))
-        assert text.split("\n")[:2] == ["▌ ✗ Llm error", "▌ The model [b]failed[/b]"]
+        assert text.split("\n")[:2] == ["▌ ✗ LLM error", "▌ The model [b]failed[/b]"]
         assert "Traceback" not in text
 
 
@@ -412,3 +413,11 @@ def test_snapshot_edit_side_by_side(snap_compare: Any) -> None:
 
 async def _settle(pilot: Pilot[None]) -> None:
     await pilot.pause(0.1)
+
+
+@pytest.mark.parametrize(("error_type", "title"), [
+    ("llm_api_error", "LLM API error"), ("stream_dropped", "Stream dropped"), ("", "Error"),
+    ("internal_server_error", "Internal server error"),
+])
+def test_error_titles_read_naturally(error_type: str, title: str) -> None:
+    assert error_title(error_type) == title

@@ -49,19 +49,31 @@ def time_ago(when: datetime | None, now: datetime) -> str:
         return f"{seconds // 86400} d ago"
     return when.date().isoformat()
 
+#: How much of an agent's description the chooser shows.
+DESCRIPTION_CHARS = 100
+
 
 def agent_row(agent: Agent, now: datetime) -> Text:
-    """One chooser row: name, model and last activity, all shown literally."""
-    text = plain_text(agent.name or agent.id, style="bold")
+    """One chooser entry, shown literally: name, model, last activity, approval, description."""
+    text = Text()
+    text.append_text(plain_text(agent.name or agent.id, style="bold"))
     if agent.model_name:
         text.append("  ")
         text.append_text(plain_text(agent.model_name, style="dim"))
     text.append(f"  · {time_ago(agent.last_run_completion or agent.updated_at, now)}",
                 style="dim")
+    if agent.last_stop_reason == "requires_approval":
+        text.append("  ⚠ approval pending", style="bold yellow")
+    if agent.description:
+        summary = " ".join(agent.description.split())
+        if len(summary) > DESCRIPTION_CHARS:
+            summary = summary[:DESCRIPTION_CHARS - 1] + "…"
+        text.append("\n  ")
+        text.append_text(plain_text(summary, style="dim italic"))
     return text
 
 
-class AgentChooserScreen(ReportsWorkerErrors, Screen[None]):
+class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
     """Lists agents (server-side search as you type); posts the chosen one to ``on_choose``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

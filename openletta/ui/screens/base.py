@@ -11,6 +11,9 @@ class ReportsWorkerErrors(DOMNode):
 
     Expected failures (``LettaError``) are handled where they happen; this catches the rest so
     the user sees a message instead of silence, and never a traceback.
+
+    List it after the ``Screen`` or ``App`` base: Textual takes a class's CSS type names (and
+    so ``Screen``'s default styles) from the first base only.
     """
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

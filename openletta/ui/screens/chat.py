@@ -25,10 +25,13 @@ from openletta.ui.status_bar import StatusBar, StatusInfo
 CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
 
+PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
+DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
+
 SlashHandler = Callable[[str], bool]
 
 
-class ChatScreen(ReportsWorkerErrors, Screen[None]):
+class ChatScreen(Screen[None], ReportsWorkerErrors):
     """Sends prompts, streams replies into the chat view and keeps the status bar current."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -50,7 +53,7 @@ class ChatScreen(ReportsWorkerErrors, Screen[None]):
         self._sending: str | None = None
         self._shown_usage = session.transcript.usage
         self.view = ChatView(id="chat")
-        self.prompt = Prompt(id="prompt", placeholder="Message the agent (Enter sends, F1 help)")
+        self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER)
         self.status = StatusBar(id="status")
 
     def compose(self) -> ComposeResult:

@@ -38,7 +38,7 @@ def failure_text(url: str, reason: str) -> Text:
     return text
 
 
-class ConnectScreen(ReportsWorkerErrors, Screen[None]):
+class ConnectScreen(Screen[None], ReportsWorkerErrors):
     """Runs ``connect`` (health check and what follows); on failure explains and offers retry.
 
     ``connect`` raises :class:`LettaError` on failure; on success it replaces this screen.

@@ -9,6 +9,17 @@ from openletta.transcript import ErrorItem
 from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets.base import ItemWidget
 
+#: Words that stay upper case in an error title.
+ACRONYMS = frozenset({"llm", "api", "http", "sse"})
+
+
+def error_title(error_type: str) -> str:
+    """``"llm_api_error"`` → ``"LLM API error"``."""
+    words = [word.upper() if word in ACRONYMS else word for word in error_type.split("_") if word]
+    if not words:
+        return "Error"
+    return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
+
 
 class ErrorBlock(ItemWidget):
     """An :class:`ErrorItem`; the detail (often a traceback) is collapsed."""
@@ -17,8 +28,7 @@ class ErrorBlock(ItemWidget):
 
     def compose(self) -> ComposeResult:
         item = self.item
-        title = item.error_type.replace("_", " ").capitalize() or "Error"
-        yield Static(plain_text(f"✗ {title}"), classes="error-title")
+        yield Static(plain_text(f"✗ {error_title(item.error_type)}"), classes="error-title")
         yield Static(plain_text(item.message), classes="error-message")
         if item.detail:
             with Collapsible(title=plain_text("Details"), classes="error-detail"):
