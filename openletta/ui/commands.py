@@ -13,7 +13,6 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.suggester import Suggester
 
 
 @dataclass(frozen=True)
@@ -26,6 +25,11 @@ class SlashCommand:
     takes_argument: bool = False
     #: What the argument is, for help texts: ``/theme [name]``.
     argument_hint: str = ""
+
+    @property
+    def completion(self) -> str:
+        """What completing the command puts in the prompt: ``/help`` or ``/theme `` ."""
+        return f"/{self.name} " if self.takes_argument else f"/{self.name}"
 
     @property
     def usage(self) -> str:
@@ -52,6 +56,8 @@ SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
 
 #: ``/name`` then the end or white space; ``/usr/bin`` or ``/ hello`` are not commands.
 _SLASH = re.compile(r"/([A-Za-z][\w-]*)(?:\s+(.*))?", re.DOTALL)
+#: A command name being typed: ``/``, ``/th``.
+_PREFIX = re.compile(r"/[A-Za-z-]*")
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -67,20 +73,12 @@ def parse_slash(text: str) -> tuple[str, str] | None:
     return name.lower(), (argument or "").strip()
 
 
-class SlashSuggester(Suggester):
-    """Completes ``/he`` to ``/help``: command names, in registry order."""
-
-    def __init__(self) -> None:
-        super().__init__(use_cache=True, case_sensitive=False)
-
-    async def get_suggestion(self, value: str) -> str | None:
-        if not value.startswith("/") or any(char.isspace() for char in value):
-            return None
-        for name in SLASH_COMMANDS:
-            completion = f"/{name}"
-            if completion.startswith(value) and completion != value:
-                return completion
-        return None
+def matching_commands(text: str) -> list[SlashCommand]:
+    """Commands completing ``text`` while it is a bare ``/prefix``, in registry order."""
+    if _PREFIX.fullmatch(text) is None:
+        return []
+    prefix = text[1:].lower()
+    return [command for command in SLASH_COMMANDS.values() if command.name.startswith(prefix)]
 
 
 class SlashCommandProvider(Provider):

@@ -6,6 +6,8 @@ from textual import events
 from textual.message import Message
 from textual.widgets import TextArea
 
+from openletta.ui.slash_menu import SlashMenu
+
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
@@ -14,8 +16,9 @@ class Prompt(TextArea):
     """Multi-line message input.
 
     Enter posts :class:`Prompt.Submitted`; Shift+Enter or Ctrl+J insert a new line; ↑ on the
-    first line and ↓ on the last line walk through the prompts sent before. Escape is left to
-    the screen (it interrupts the running turn).
+    first line and ↓ on the last line walk through the prompts sent before. While a slash
+    command is typed, ``menu`` lists the matches: ↑/↓ move, Tab completes, Enter completes or
+    runs, Esc closes it. Otherwise Escape is left to the screen (it interrupts the turn).
     """
 
     class Submitted(Message):
@@ -30,9 +33,13 @@ class Prompt(TextArea):
         def control(self) -> Prompt:
             return self.prompt
 
-    def __init__(self, *, id: str | None = None, placeholder: str = "") -> None:
+    def __init__(self, *, id: str | None = None, placeholder: str = "",
+                 menu: SlashMenu | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
                          placeholder=placeholder)
+        self.menu = menu
+        #: The text at which the user closed the menu with Esc (it stays closed for it).
+        self._menu_dismissed: str | None = None
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
         self._draft = ""
@@ -40,7 +47,9 @@ class Prompt(TextArea):
     async def _on_key(self, event: events.Key) -> None:
         if self.read_only:
             return
-        if event.key == "enter":
+        if self._menu_key(event.key):
+            self._stop(event)
+        elif event.key == "enter":
             self._stop(event)
             self._submit()
         elif event.key in NEWLINE_KEYS:
@@ -70,6 +79,35 @@ class Prompt(TextArea):
         self.remember(text)
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def on_text_area_changed(self) -> None:
+        self._sync_menu()
+
+    def _sync_menu(self) -> None:
+        if self.menu is not None:
+            self.menu.show_matches("" if self.text == self._menu_dismissed else self.text)
+
+    def _menu_key(self, key: str) -> bool:
+        """Drive the open slash menu; ``True`` if the key was used."""
+        if self.menu is None:
+            return False
+        self._sync_menu()  # keys typed quickly can arrive before the Changed message
+        menu, command = self.menu, self.menu.chosen
+        if command is None:
+            return False
+        if key in ("up", "down"):
+            menu.move(-1 if key == "up" else +1)
+        elif key == "escape":
+            self._menu_dismissed = self.text
+            menu.display = False
+        elif key == "enter" and not command.takes_argument:
+            self._show(command.completion)
+            self._submit()
+        elif key in ("enter", "tab"):
+            self._show(command.completion)
+        else:
+            return False
+        return True
 
     def _recall_key(self, key: str) -> bool:
         """Recall for ↑ on the first line or ↓ on the last; ``True`` if the key was used."""

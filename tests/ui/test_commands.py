@@ -1,4 +1,4 @@
-"""Slash commands: parsing, completion in an Input, and the command palette provider."""
+"""Slash commands: parsing, the prompt's completion menu, and the command palette provider."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ from typing import ClassVar
 import pytest
 from textual.app import App, ComposeResult
 from textual.command import CommandList, CommandPalette, Provider
-from textual.widgets import Input
 
 from openletta.ui.commands import (
     SLASH_COMMANDS,
     SlashCommand,
     SlashCommandProvider,
-    SlashSuggester,
+    matching_commands,
     parse_slash,
 )
+from openletta.ui.prompt import Prompt
+from openletta.ui.slash_menu import SlashMenu
 
 
 def test_registry_holds_the_commands_and_their_actions() -> None:
@@ -58,20 +59,18 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
     assert parse_slash(text) is None
 
 
-@pytest.mark.parametrize(("value", "suggestion"), [
-    ("/", "/help"),
-    ("/h", "/help"),
-    ("/th", "/theme"),
-    ("/E", "/export"),
-    ("/q", "/quit"),
-    ("/help", None),
-    ("/x", None),
-    ("/theme dark", None),
-    ("help", None),
-    ("", None),
+@pytest.mark.parametrize(("text", "names"), [
+    ("/", ["help", "agents", "theme", "clear", "export", "quit"]),
+    ("/h", ["help"]),
+    ("/TH", ["theme"]),
+    ("/help", ["help"]),
+    ("/x", []),
+    ("/theme dark", []),
+    ("help", []),
+    ("", []),
 ])
-async def test_suggester_completes_command_names(value: str, suggestion: str | None) -> None:
-    assert await SlashSuggester().get_suggestion(value.casefold()) == suggestion
+def test_matching_commands_complete_a_bare_prefix(text: str, names: list[str]) -> None:
+    assert [command.name for command in matching_commands(text)] == names
 
 
 class CommandsApp(App[None]):
@@ -82,9 +81,15 @@ class CommandsApp(App[None]):
     def __init__(self) -> None:
         super().__init__()
         self.ran: list[str] = []
+        self.submitted: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield Input(suggester=SlashSuggester(), id="prompt")
+        menu = SlashMenu()
+        yield menu
+        yield Prompt(id="prompt", menu=menu)
+
+    def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        self.submitted.append(event.text)
 
     def action_theme(self, name: str = "") -> None:
         self.ran.append(f"theme:{name}")
@@ -93,18 +98,24 @@ class CommandsApp(App[None]):
         self.ran.append("clear")
 
 
-async def test_input_shows_the_completion() -> None:
+async def test_prompt_menu_completes_and_runs_commands() -> None:
     app = CommandsApp()
     async with app.run_test() as pilot:
-        await pilot.press("/", "t")
-        prompt = app.query_one("#prompt", Input)
-        for _ in range(50):
-            if prompt._suggestion:
-                break
-            await pilot.pause(0.01)
-        assert prompt._suggestion == "/theme"
-        await pilot.press("right")
-        assert prompt.value == "/theme"
+        prompt, menu = app.query_one(Prompt), app.query_one(SlashMenu)
+        prompt.focus()
+        await pilot.press("/")
+        assert menu.display and menu.option_count == len(SLASH_COMMANDS)
+        await pilot.press("t", "tab")
+        assert prompt.text == "/theme " and not menu.display
+        prompt.clear()
+        await pilot.press("/", "down", "down")
+        assert menu.chosen is not None and menu.chosen.name == "theme"
+        await pilot.press("escape")
+        assert not menu.display and prompt.text == "/"
+        prompt.clear()
+        await pilot.press("/", "c", "l", "enter")
+        await pilot.pause()
+        assert app.submitted == ["/clear"] and prompt.text == ""
 
 
 async def results(app: App[None]) -> list[str]:

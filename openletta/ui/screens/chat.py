@@ -19,6 +19,7 @@ from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.session import ChatSession, TurnOutcome
+from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
 
 #: Stop reasons after which queued messages are sent.
@@ -53,11 +54,14 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self._sending: str | None = None
         self._shown_usage = session.transcript.usage
         self.view = ChatView(id="chat")
-        self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER)
+        self.menu = SlashMenu(id="slash-menu")
+        self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
+                             menu=self.menu)
         self.status = StatusBar(id="status")
 
     def compose(self) -> ComposeResult:
         yield self.view
+        yield self.menu
         yield self.prompt
         yield self.status
         yield Footer()
