@@ -66,6 +66,7 @@ def test_approve_flow_attaches_the_return_to_the_same_card() -> None:
     change = transcript.record_decisions({pending.tool_call_id: (True, None)})
     assert change.changed == [pending] and pending.status is ToolStatus.RUNNING
     assert not transcript.awaiting_approval
+    assert transcript.stop_reason is None
 
     transcript.feed_all(stream("approval_approve_tokens.sse"))
     calls = [item for item in transcript.items if isinstance(item, ToolCallItem)]
@@ -94,7 +95,8 @@ def test_auto_approved_decisions_are_marked() -> None:
     transcript = Transcript()
     transcript.feed_all(stream("approval_request_tokens.sse"))
     (pending,) = transcript.pending_approvals
-    transcript.record_decisions({pending.tool_call_id: (True, None)}, auto=True)
+    transcript.record_decisions({pending.tool_call_id: (True, None)},
+                                auto={pending.tool_call_id})
     assert pending.auto_approved and pending.approved
 
 

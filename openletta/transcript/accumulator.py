@@ -21,7 +21,7 @@ Rules (from the wire captures of Letta 0.16.8):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -152,15 +152,21 @@ class Transcript:
         return total
 
     def record_decisions(
-        self, decisions: Mapping[str, tuple[bool, str | None]], *, auto: bool = False
+        self, decisions: Mapping[str, tuple[bool, str | None]], *,
+        auto: Collection[str] = frozenset(),
     ) -> Change:
-        """Record the user's answers to approval requests: ``{tool_call_id: (approve, reason)}``."""
+        """Record the user's answers to approval requests: ``{tool_call_id: (approve, reason)}``.
+
+        ``auto`` names the calls a client-side rule answered (marked "auto-approved"). Sending
+        the answers continues the turn, so the last stop reason, usage and run are reset.
+        """
+        self.stop_reason, self.usage, self.run_id = None, Usage(), None
         change = Change()
         for tool_call_id, (approve, reason) in decisions.items():
             item = self._calls.get(tool_call_id)
             if item is not None:
                 self._decide(item, approve, reason, change)
-                item.auto_approved = auto and approve
+                item.auto_approved = approve and tool_call_id in auto
         return change
 
     def end_stream(self, reason: str, message: str) -> Change:

@@ -25,6 +25,7 @@ from openletta.api.models import Agent
 from openletta.settings import Settings, load_settings, save_settings
 from openletta.transcript.export import to_markdown
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
+from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
@@ -196,6 +197,19 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         action = f"{command.action}({argument!r})" if argument else command.action
         self.call_later(self.run_action, action)
         return True
+
+    def watch_sub_title(self, sub_title: str) -> None:
+        """Show the title in the terminal's window title too (e.g. "approval needed")."""
+        driver = self._driver  # Textual writes its own OSC sequences (clipboard) the same way
+        if driver is not None and not self.is_headless:
+            title = clean_text(f"{self.title} · {sub_title}" if sub_title else self.title)
+            driver.write(f"\x1b]2;{title}\x07")
+
+    async def action_quit(self) -> None:
+        """Quit, first asking what to do with an approval request that is open."""
+        screen = self.screen
+        if not (isinstance(screen, ChatScreen) and screen.ask_to_leave(quitting=True)):
+            self.exit()
 
     def action_help(self) -> None:
         """Show keys and slash commands."""

@@ -131,6 +131,14 @@ class ChatView(Vertical):
         """The mounted widget of ``item``, if any."""
         return self._widgets.get(item.key)
 
+    def reveal(self, item: Item) -> ItemWidget | None:
+        """The widget of ``item``, mounting the earlier items down to it if they were pruned."""
+        widget = self._widgets.get(item.key)
+        if widget is None and item in self._items[:self._hidden_above]:
+            self._show_earlier(count=self._hidden_above - self._items.index(item))
+            widget = self._widgets.get(item.key)
+        return widget
+
     # --- applying changes ------------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
@@ -232,8 +240,8 @@ class ChatView(Vertical):
         self._hidden_above += count
         self._update_earlier_row()
 
-    def _show_earlier(self) -> None:
-        count = min(EARLIER_BATCH, self._hidden_above)
+    def _show_earlier(self, count: int = EARLIER_BATCH) -> None:
+        count = min(count, self._hidden_above)
         start = self._hidden_above - count
         widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
         self._hidden_above = start

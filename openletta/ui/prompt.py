@@ -93,8 +93,8 @@ class Prompt(TextArea):
             return False
         self._sync_menu()  # keys typed quickly can arrive before the Changed message
         menu, command = self.menu, self.menu.chosen
-        if command is None:
-            return False
+        if command is None or (key == "enter" and self.text.strip() == f"/{command.name}"):
+            return False  # a complete command name: Enter runs it
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else +1)
         elif key == "escape":

@@ -15,6 +15,7 @@ from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
 from openletta.transcript import Change, Transcript
+from openletta.ui.approvals import ApprovalRound, Decision
 
 PAGE_SIZE = 50
 INTERRUPTED = "Interrupted by you"
@@ -50,17 +51,20 @@ class ChatSession:
         #: Whether the server holds history older than what is loaded.
         self.has_more_history = False
         self._before: str | None = None
-        self._stream: MessageStream | None = None
+        self._stream_open: MessageStream | None = None
+        #: Tools the user approved "for this session": their requests are answered at once.
+        self.auto_approve: set[str] = set()
 
     @property
     def turn_open(self) -> bool:
         """True from the moment the server accepted a message until its stream is closed."""
-        return self._stream is not None
+        return self._stream_open is not None
 
     @property
     def run_id(self) -> str | None:
         """The id of the running (or last) run, once the server has told it."""
-        stream_run = self._stream.run_id if self._stream is not None else None
+        stream = self._stream_open
+        stream_run = stream.run_id if stream is not None else None
         return stream_run or self.transcript.run_id
 
     async def load_latest(self) -> Change:
@@ -90,27 +94,58 @@ class ChatSession:
         turn is open, a broken stream keeps what arrived and is marked as dropped.
         """
         otid = new_otid()
-        async with self.client.send_message(self.agent.id, text, otid=otid,
-                                            conversation_id=self.conversation_id) as stream:
-            self._stream = stream
-            on_change(self.transcript.add_user(text, otid=otid))
+        stream = self.client.send_message(self.agent.id, text, otid=otid,
+                                          conversation_id=self.conversation_id)
+        return await self._stream(stream, lambda: self.transcript.add_user(text, otid=otid),
+                                  on_change)
+
+    async def pending_round(self, on_change: OnChange) -> ApprovalRound | None:
+        """The calls the server holds pending (the authority, not what the stream showed)."""
+        request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
+        if request is None:
+            return None
+        if any(self.transcript.call(call.tool_call_id) is None for call in request.tool_calls):
+            on_change(self.transcript.feed(request))
+        calls = [self.transcript.call(call.tool_call_id) for call in request.tool_calls]
+        round_ = ApprovalRound([call for call in calls if call is not None])
+        for call in round_.calls:
+            if call.name in self.auto_approve:
+                round_.decide(call, Decision(approve=True, auto=True))
+        return round_ if round_.calls else None
+
+    async def answer_round(self, round_: ApprovalRound, on_change: OnChange) -> TurnOutcome:
+        """Send the decisions of a complete round and stream the agent's continuation."""
+        stream = self.client.send_approvals(self.agent.id, round_.answers(),
+                                            conversation_id=self.conversation_id)
+
+        decisions = round_.decisions
+        return await self._stream(stream, lambda: self.transcript.record_decisions(
+            {key: (decision.approve, decision.reason) for key, decision in decisions.items()},
+            auto={key for key, decision in decisions.items() if decision.auto}), on_change)
+
+    async def _stream(self, stream: MessageStream, opened: Callable[[], Change],
+                      on_change: OnChange) -> TurnOutcome:
+        """Open ``stream``; once the server accepted it, show ``opened()`` and feed chunks."""
+        async with stream:
+            self._stream_open = stream
+            on_change(opened())
             try:
                 async for message in stream:
                     on_change(self.transcript.feed(message))
             except LettaError as error:
-                if self._stream is stream:
+                if self._stream_open is stream:
                     on_change(self.transcript.end_stream("dropped", error.message))
                 return TurnOutcome(sent=True, stop_reason="dropped", error=error)
             finally:
-                if self._stream is stream:
-                    self._stream = None
+                if self._stream_open is stream:
+                    self._stream_open = None
         return TurnOutcome(sent=True, stop_reason=self.transcript.stop_reason)
 
     def interrupt(self) -> Change:
         """Close the open turn as interrupted by the user (what arrived is kept)."""
-        if self._stream is None:
+        if self._stream_open is None:
             return Change()
-        self._stream = None
+        self._stream_open = None
         return self.transcript.end_stream("interrupted", INTERRUPTED)
 
     async def cancel_run(self, run_id: str | None) -> None:

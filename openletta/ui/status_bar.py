@@ -19,6 +19,7 @@ NORMAL_STOPS = frozenset({"end_turn"})
 #: Connection states and their marker.
 STATES = {
     "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌", "offline": "○",
+    "approval needed": "⚠",
 }
 
 
@@ -78,6 +79,11 @@ def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
     return text
 
 
+def state_class(state: str) -> str:
+    """The CSS class for ``state``: ``-approval-needed``."""
+    return "-" + state.replace(" ", "-")
+
+
 class StatusBar(Widget):
     """One line of status, updated by setting :attr:`info`.
 
@@ -90,8 +96,8 @@ class StatusBar(Widget):
     """What to show; replace it (it is immutable) to update the bar."""
 
     def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
-        self.remove_class(f"-{old.state}")
-        self.add_class(f"-{new.state}")
+        self.remove_class(state_class(old.state))
+        self.add_class(state_class(new.state))
 
     def render(self) -> Text:
         return status_text(self.info, self.get_component_rich_style("status-bar--state"))

@@ -230,22 +230,6 @@ async def test_connection_failure_explains_and_retry_connects(make_app, wait_unt
             await restarted.stop()
 
 
-async def test_approval_request_blocks_plain_messages(demo_server, make_app,
-                                                      wait_until) -> None:
-    app = make_app(base_url=demo_server.base_url,
-                   agent=await first_agent_name(demo_server.base_url))
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
-        await send(pilot, screen, "approve", wait_until)
-        assert screen.session.transcript.awaiting_approval
-        count = len(screen.session.transcript.items)
-        await pilot.press(*"hi", "enter")
-        await pilot.pause()
-        assert not screen.busy
-        assert screen.prompt.text == "hi"
-        assert len(screen.session.transcript.items) == count
-
-
 async def test_demo_flag_runs_the_embedded_server(wait_until) -> None:
     from openletta.settings import Settings
 

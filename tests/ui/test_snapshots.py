@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import pytest
 from textual.pilot import Pilot
 
 from openletta.settings import Settings
@@ -16,6 +17,7 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen, Clock
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.widgets.approval import ApprovalPrompt
 
 SIZE = (100, 30)
 #: Nothing listens on port 1, so connecting fails at once.
@@ -75,3 +77,20 @@ def test_connect_error(snap_compare) -> None:
         await settle(pilot, lambda: isinstance(app.screen, ConnectScreen) and app.screen.failed)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+@pytest.mark.parametrize("keyword", ["approve", "write", "edit"])
+def test_approval_prompt(snap_compare, fixed_clock: Clock, keyword: str) -> None:
+    """The inline approval prompt in the card of a bash command, a file write and an edit."""
+    app = OpenLettaApp(demo=True, demo_speed=0, settings=Settings(), clock=fixed_clock,
+                       agent="demo-agent")
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, ChatScreen)
+                     and app.focused is app.screen.prompt)
+        await pilot.press(*keyword, "enter")
+        await settle(pilot, lambda: bool(app.screen.query(ApprovalPrompt))
+                     and app.focused is not None
+                     and isinstance(app.focused.parent, ApprovalPrompt))
+
+    assert snap_compare(app, terminal_size=(100, 36), run_before=ready)

@@ -14,17 +14,22 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from openletta.api.errors import APIConnectionError, LettaError
-from openletta.transcript import Change
+from openletta.transcript import Change, ToolCallItem
+from openletta.ui.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
 from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.session import ChatSession, TurnOutcome
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
+from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.tool_card import ToolCallCard
 
 #: Stop reasons after which queued messages are sent.
 CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
+APPROVAL_STATE = "approval needed"
 
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
 DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
@@ -53,6 +58,10 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self._slash = slash
         self._sending: str | None = None
         self._shown_usage = session.transcript.usage
+        #: The approval requests being answered, if the agent waits on any.
+        self._round: ApprovalRound | None = None
+        self._asking: ApprovalPrompt | None = None
+        self._quit_when_answered = False
         self.view = ChatView(id="chat")
         self.menu = SlashMenu(id="slash-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
@@ -71,6 +80,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.status.info = StatusInfo(agent_name=agent.name or agent.id, model=agent.model_name,
                                       state="connected", demo=self._demo,
                                       context_window=agent.context_window)
+        self.app.sub_title = agent.name or agent.id
         self.load_history()
 
     def set_state(self, state: str) -> None:
@@ -102,8 +112,8 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.view.apply(change)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
-        if self.session.transcript.awaiting_approval:
-            self._notify_approval()
+        if self.session.transcript.awaiting_approval and self._round is None:
+            self.start_approvals()
 
     # --- sending ----------------------------------------------------------------------------
 
@@ -115,9 +125,11 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         if self.busy:
             self.session.queue.append(text)
             self._show_pending()
-        elif self.session.transcript.awaiting_approval:
+        elif self._round is not None or self.session.transcript.awaiting_approval:
             self.prompt.restore(text)
             self.notify(APPROVAL_FIRST, title="Approval pending", severity="warning")
+            if self._round is not None and self._asking is None:
+                self._ask_next()
         else:
             self.run_turn(text)
 
@@ -155,7 +167,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             self.notify(f"The reply stopped early: {outcome.error.message}", title="Stream",
                         severity="error", markup=False)
         if outcome.stop_reason == "requires_approval":
-            self._notify_approval()
+            self.start_approvals()
         if outcome.stop_reason in CLEAN_STOPS and self.session.queue:
             self.call_later(self._send_next)
         else:
@@ -170,6 +182,141 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.set_state("offline" if isinstance(error, APIConnectionError) else "connected")
         self.prompt.restore(text)
         self._report(f"Not sent: {error.message}", title="Send failed")
+
+    # --- approvals ------------------------------------------------------------------------
+
+    @work(exclusive=True, group="approval", exit_on_error=False)
+    async def start_approvals(self) -> None:
+        """Ask the server which calls wait for approval, then ask the user about each."""
+        try:
+            round_ = await self.session.pending_round(self._on_change)
+        except LettaError as error:
+            self._report(f"Could not read the pending approval request: {error.message}")
+            return
+        self._round = round_
+        if round_ is not None:
+            self._ask_next()
+
+    def _ask_next(self, error: str | None = None) -> None:
+        """Open the prompt on the first unanswered call, or send the answers when complete."""
+        round_ = self._round
+        assert round_ is not None
+        undecided = round_.undecided
+        if not undecided:
+            self.answer_round()
+            return
+        card = self.view.reveal(undecided[0])
+        if not isinstance(card, ToolCallCard):
+            return
+        prompt = ApprovalPrompt(undecided[0], waiting=len(undecided))
+        self._asking = prompt
+        card.approval_slot.mount(prompt)
+        if error:
+            prompt.show_error(error)
+        self.call_after_refresh(self._focus_prompt, card, prompt)
+        self._show_approval_needed(True)
+
+    def _focus_prompt(self, card: ToolCallCard, prompt: ApprovalPrompt) -> None:
+        card.scroll_visible(animate=False)
+        prompt.focus_choices()
+
+    def _close_prompt(self) -> None:
+        if self._asking is not None:
+            self._asking.remove()
+            self._asking = None
+        self.prompt.focus()
+
+    @on(ApprovalPrompt.Answered)
+    def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
+        event.stop()
+        if event.choice is Choice.ALWAYS_ALLOW:
+            self.allow_always(event.prompt)
+            return
+        self._decide(event.call, event.choice, event.reason)
+
+    def _decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
+        round_ = self._round
+        if round_ is None:
+            return
+        approve = Decision(approve=True)
+        if choice is Choice.DENY:
+            round_.decide(call, Decision(approve=False, reason=reason or None))
+        else:
+            round_.decide(call, approve)
+        if choice is Choice.APPROVE_ALL:
+            round_.decide_rest(approve)
+        elif choice in (Choice.APPROVE_FOR_SESSION, Choice.ALWAYS_ALLOW):
+            self.session.auto_approve.add(call.name)
+            round_.decide_rest(Decision(approve=True, auto=True), tool=call.name)
+        self._close_prompt()
+        self._ask_next()
+
+    @work(group="approval-rule", exit_on_error=False)
+    async def allow_always(self, prompt: ApprovalPrompt) -> None:
+        """Store "no approval needed" for the tool on the server, then approve the call."""
+        call, agent = prompt.call, self.session.agent
+        try:
+            await self.session.client.set_tool_approval(agent.id, call.name, False)
+        except LettaError as error:
+            prompt.show_error(f"The server kept the rule: {error.message}")
+            return
+        self.notify(f"{call.name} no longer needs approval for {agent.name or agent.id}. "
+                    "The rule is stored on the server, so it holds in every client.",
+                    title="Always allowed", markup=False)
+        self._decide(call, Choice.ALWAYS_ALLOW)
+
+    @work(exclusive=True, group="turn", exit_on_error=False)
+    async def answer_round(self) -> None:
+        """Send the answers of the round and stream what the agent does next."""
+        round_ = self._round
+        assert round_ is not None
+        self.busy = True
+        self.set_state("streaming")
+        try:
+            outcome = await self.session.answer_round(round_, self._on_change)
+        except LettaError as error:
+            round_.reset()
+            self.busy = False
+            self._quit_when_answered = False
+            self._ask_next(error=f"Not sent: {error.message}")
+            return
+        finally:
+            self.view.flush()
+        if self._quit_when_answered:
+            self.app.exit()
+        self.busy = False
+        self._round = None
+        self._show_approval_needed(False)
+        self._turn_ended(outcome)
+
+    @on(ApprovalPrompt.Dismissed)
+    def _approval_dismissed(self, event: ApprovalPrompt.Dismissed) -> None:
+        event.stop()
+        self.ask_to_leave(quitting=False)
+
+    def ask_to_leave(self, *, quitting: bool) -> bool:
+        """If a prompt is open, ask whether to deny it or leave it pending; ``True`` if asked."""
+        if self._round is None:
+            return False
+
+        def chosen(choice: LeaveChoice | None) -> None:
+            if choice is LeaveChoice.DENY and self._round is not None:
+                self._quit_when_answered = quitting
+                self._round.decide_rest(Decision(approve=False, reason=CANCELLED_REASON))
+                self._close_prompt()
+                self._ask_next()
+            elif choice is LeaveChoice.LEAVE:
+                self._close_prompt()
+                if quitting:
+                    self.app.exit()
+
+        self.app.push_screen(LeaveApprovalScreen(quitting=quitting), chosen)
+        return True
+
+    def _show_approval_needed(self, needed: bool) -> None:
+        self.set_state(APPROVAL_STATE if needed else "connected")
+        name = self.session.agent.name or self.session.agent.id
+        self.app.sub_title = f"{APPROVAL_STATE} · {name}" if needed else name
 
     # --- interrupting -----------------------------------------------------------------------
 
@@ -223,12 +370,6 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             self.prompt.restore("\n\n".join(self.session.queue))
             self.session.queue.clear()
             self._show_pending()
-
-    def _notify_approval(self) -> None:
-        pending = self.session.transcript.pending_approvals
-        names = ", ".join(item.name or "a tool" for item in pending)
-        self.notify(f"Approval needed: the agent wants to run {names}.",
-                    title="Approval needed", severity="warning", markup=False)
 
     def _report(self, message: str, *, title: str = "Error") -> None:
         self.view.add_notice(message, error=True)

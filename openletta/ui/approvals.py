@@ -1,0 +1,75 @@
+"""One round of tool-call approvals: which calls the server holds pending and the answers so far.
+
+No Textual here. The agent's ``pending_approval`` (not what the stream showed) says which calls
+wait; the reply must cover exactly those, so a round collects one decision per call before
+anything is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from openletta.api.client import ApprovalAnswer
+from openletta.transcript import ToolCallItem
+
+#: The reason sent when the user leaves an open prompt by denying it.
+CANCELLED_REASON = "cancelled by user"
+
+
+class Choice(StrEnum):
+    """What the user answered on an approval prompt."""
+
+    APPROVE = "approve"
+    APPROVE_FOR_SESSION = "session"
+    ALWAYS_ALLOW = "always"
+    DENY = "deny"
+    APPROVE_ALL = "all"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer for one call; ``auto`` when a session rule answered it, not the user."""
+
+    approve: bool
+    reason: str | None = None
+    auto: bool = False
+
+
+@dataclass
+class ApprovalRound:
+    """The calls the server waits on, in display order, and the decisions taken so far."""
+
+    calls: list[ToolCallItem]
+    decisions: dict[str, Decision] = field(default_factory=dict)
+
+    @property
+    def undecided(self) -> list[ToolCallItem]:
+        """Calls still waiting for an answer, in display order."""
+        return [call for call in self.calls if call.tool_call_id not in self.decisions]
+
+    @property
+    def complete(self) -> bool:
+        """Whether every pending call has an answer (the reply can be sent)."""
+        return not self.undecided
+
+    def decide(self, call: ToolCallItem, decision: Decision) -> None:
+        """Answer ``call`` (a call of this round)."""
+        self.decisions[call.tool_call_id] = decision
+
+    def decide_rest(self, decision: Decision, *, tool: str | None = None) -> list[ToolCallItem]:
+        """Answer every undecided call (of ``tool`` only, if given); returns those calls."""
+        calls = [call for call in self.undecided if tool is None or call.name == tool]
+        for call in calls:
+            self.decide(call, decision)
+        return calls
+
+    def reset(self) -> None:
+        """Forget the decisions (the reply was not accepted: ask again)."""
+        self.decisions.clear()
+
+    def answers(self) -> list[ApprovalAnswer]:
+        """The reply: one answer per pending call (the round must be complete)."""
+        return [ApprovalAnswer(tool_call_id=call.tool_call_id, approve=decision.approve,
+                               reason=None if decision.approve else decision.reason)
+                for call in self.calls for decision in [self.decisions[call.tool_call_id]]]

@@ -1,0 +1,156 @@
+"""The inline approval prompt a ToolCallCard shows while its call waits for the user.
+
+Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, and ``A``/``5`` for
+"approve all" when several calls wait) and can also be picked with the arrows and Enter.
+Denying opens a reason field: Enter sends (an empty reason is fine), Esc returns to the
+choices. Keys pressed within :attr:`ApprovalPrompt.GUARD_SECONDS` of the prompt appearing
+are ignored: the user was still typing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from openletta.transcript import ToolCallItem
+from openletta.ui.approvals import Choice
+from openletta.ui.sanitize import clean_text
+
+#: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
+CHOICES: tuple[tuple[Choice, str, str], ...] = (
+    (Choice.APPROVE, "y 1", "Approve"),
+    (Choice.APPROVE_FOR_SESSION, "s 2", "Approve, and don't ask again for {tool} this session"),
+    (Choice.ALWAYS_ALLOW, "a 3", "Always allow {tool} for this agent (saved on the server)"),
+    (Choice.DENY, "n 4", "Deny, with a reason"),
+    (Choice.APPROVE_ALL, "A 5", "Approve all {count} waiting requests"),
+)
+
+#: The keys the footer shows while a prompt has the focus.
+FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
+
+
+def choice_row(keys: str, label: str) -> Text:
+    """``y 1  Approve`` with the keys highlighted."""
+    text = Text()
+    text.append(keys.replace(" ", "/").ljust(5), style="bold")
+    text.append(" ")
+    text.append(label)
+    return text
+
+
+class ApprovalPrompt(Vertical):
+    """Asks whether ``call`` may run; posts :class:`Answered` or :class:`Dismissed`."""
+
+    GUARD_SECONDS: ClassVar[float] = 0.5
+    BINDINGS: ClassVar[list[BindingType]] = [
+        *(Binding(key, f"choose('{choice.value}')", FOOTER_LABELS.get(key, ""),
+                  show=key in FOOTER_LABELS)
+          for choice, keys, _ in CHOICES for key in keys.split()),
+        Binding("escape", "back", "Leave"),
+    ]
+
+    class Answered(Message):
+        """The user answered: ``reason`` is set for a denial (possibly empty)."""
+
+        def __init__(self, prompt: ApprovalPrompt, choice: Choice,
+                     reason: str | None = None) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.call = prompt.call
+            self.choice = choice
+            self.reason = reason
+
+    class Dismissed(Message):
+        """The user pressed Esc on the choices (wants to leave the prompt)."""
+
+        def __init__(self, prompt: ApprovalPrompt) -> None:
+            super().__init__()
+            self.prompt = prompt
+            self.call = prompt.call
+
+    def __init__(self, call: ToolCallItem, *, waiting: int = 1,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(classes="approval-prompt")
+        self.call = call
+        self.waiting = waiting
+        self._clock = clock
+        self._shown_at = clock()
+        tool = clean_text(call.name) or "this tool"
+        self._choices = [(choice, keys, label.format(tool=tool, count=waiting))
+                         for choice, keys, label in CHOICES
+                         if choice is not Choice.APPROVE_ALL or waiting > 1]
+        self._options = OptionList(*(Option(choice_row(keys, label), id=choice.value)
+                                     for choice, keys, label in self._choices),
+                                   classes="approval-options")
+        self._reason = Input(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
+                             classes="approval-reason")
+        self._error = Static(classes="approval-error")
+
+    def compose(self) -> ComposeResult:
+        title = Text("⚠ Approval needed", style="bold")
+        tool = clean_text(self.call.name) or "a tool"
+        title.append(f": the agent wants to run {tool}")
+        if self.waiting > 1:
+            title.append(f" · {self.waiting} requests waiting", style="dim")
+        yield Static(title, classes="approval-title")
+        yield self._options
+        yield self._reason
+        yield self._error
+
+    def on_mount(self) -> None:
+        self._shown_at = self._clock()
+        self._options.highlighted = 0
+
+    def focus_choices(self) -> None:
+        """Put the focus on the choices (where the single keys work)."""
+        self._options.focus()
+
+    def show_error(self, message: str) -> None:
+        """Say why the last answer did not go through (the prompt stays open)."""
+        self._error.update(Text(f"✗ {message}"))
+        self._error.display = True
+        self._shown_at = self._clock()
+
+    @property
+    def armed(self) -> bool:
+        """Whether enough time has passed since the prompt appeared to take answers."""
+        return self._clock() - self._shown_at >= self.GUARD_SECONDS
+
+    def action_choose(self, value: str) -> None:
+        """Answer with the choice ``value`` (Deny first asks for a reason)."""
+        choice = Choice(value)
+        if not self.armed or choice not in {c for c, _, _ in self._choices}:
+            return
+        if choice is Choice.DENY:
+            self._reason.display = True
+            self._reason.focus()
+        else:
+            self.post_message(self.Answered(self, choice))
+
+    def action_back(self) -> None:
+        """Esc: from the reason field back to the choices, else leave the prompt."""
+        if self._reason.display:
+            self._reason.display = False
+            self.focus_choices()
+        elif self.armed:
+            self.post_message(self.Dismissed(self))
+
+    @on(OptionList.OptionSelected, ".approval-options")
+    def _option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_choose(event.option_id or "")
+
+    @on(Input.Submitted, ".approval-reason")
+    def _reason_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.post_message(self.Answered(self, Choice.DENY, event.value.strip()))

@@ -1,0 +1,243 @@
+"""Inline approvals, driven through the real app against the demo server."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+from test_app import SIZE, chat, open_chat, send
+from textual.pilot import Pilot
+
+from openletta.api.client import LettaClient
+from openletta.demo import DemoServer
+from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.approvals import CANCELLED_REASON
+from openletta.ui.screens.chat import APPROVAL_FIRST, APPROVAL_STATE, ChatScreen
+from openletta.ui.screens.leave_approval import LeaveApprovalScreen
+from openletta.ui.widgets.approval import ApprovalPrompt
+
+
+@pytest.fixture(autouse=True)
+def no_typing_guard(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Answer prompts at once (the guard has its own test)."""
+    if "typing_guard" not in request.node.name:
+        monkeypatch.setattr(ApprovalPrompt, "GUARD_SECONDS", 0.0)
+
+
+@contextlib.asynccontextmanager
+async def demo_chat(make_app, base_url: str, wait_until
+                    ) -> AsyncIterator[tuple[OpenLettaApp, Pilot[None], ChatScreen]]:
+    """The app running on the demo agent's chat screen."""
+    app = make_app(base_url=base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        yield app, pilot, await open_chat(pilot, wait_until)
+
+
+def calls(screen: ChatScreen) -> list[ToolCallItem]:
+    return [item for item in screen.session.transcript.items if isinstance(item, ToolCallItem)]
+
+
+def asking(screen: ChatScreen) -> ApprovalPrompt | None:
+    prompts = list(screen.query(ApprovalPrompt))
+    return prompts[0] if prompts else None
+
+
+async def ask(pilot, screen: ChatScreen, text: str, wait_until) -> ApprovalPrompt:
+    """Send ``text`` and wait for the approval prompt it leads to."""
+    await send(pilot, screen, text, wait_until)
+    return await prompt_focused(pilot, screen, wait_until)
+
+
+async def prompt_focused(pilot, screen: ChatScreen, wait_until) -> ApprovalPrompt:
+    """Wait until an approval prompt is shown and has the focus."""
+    await wait_until(pilot, lambda: asking(screen) is not None
+                     and pilot.app.focused is not None
+                     and pilot.app.focused.parent is asking(screen), what="prompt focused")
+    prompt = asking(screen)
+    assert prompt is not None
+    return prompt
+
+
+async def answered(pilot, screen: ChatScreen, wait_until) -> None:
+    """Wait until the answer went out and the agent's continuation ended."""
+    await wait_until(pilot, lambda: screen._round is None and not screen.busy
+                     and screen.session.transcript.stop_reason is not None, what="turn ended")
+    await pilot.pause()
+
+
+async def server_history(base_url: str, agent_id: str) -> Transcript:
+    """The conversation as the server stored it."""
+    client = LettaClient(base_url)
+    try:
+        page = await client.list_messages(agent_id, limit=100)
+    finally:
+        await client.aclose()
+    transcript = Transcript()
+    transcript.load_history(page.messages)
+    return transcript
+
+
+def stored_call(transcript: Transcript, call: ToolCallItem) -> ToolCallItem:
+    stored = transcript.call(call.tool_call_id)
+    assert stored is not None
+    return stored
+
+
+async def test_approve_runs_the_tool_on_the_same_card(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        (call,) = calls(screen)
+        assert prompt.call is call and call.status is ToolStatus.AWAITING_APPROVAL
+        assert screen.status.info.state == APPROVAL_STATE
+        assert APPROVAL_STATE in app.sub_title
+        await pilot.press("y")
+        await answered(pilot, screen, wait_until)
+        assert calls(screen) == [call]
+        assert call.status is ToolStatus.SUCCESS and call.approved is True
+        assert "removed directory" in (call.result or "") + "".join(call.stdout)
+        assert isinstance(screen.session.transcript.items[-1], AssistantItem)
+        assert asking(screen) is None and app.focused is screen.prompt
+        assert screen.status.info.state == "connected"
+        stored = await server_history(demo_server.base_url, screen.session.agent.id)
+        assert stored_call(stored, call).approved is True
+
+
+async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await ask(pilot, screen, "approve", wait_until)
+        await pilot.press("n")
+        await pilot.press("escape")  # back to the choices, nothing sent
+        assert screen._round is not None and asking(screen) is not None
+        await pilot.press("4", *"keep the build", "enter")
+        await answered(pilot, screen, wait_until)
+        (call,) = calls(screen)
+        assert call.status is ToolStatus.DENIED and call.reason == "keep the build"
+        reply = screen.session.transcript.items[-1]
+        assert isinstance(reply, AssistantItem) and "keep the build" in reply.text
+        stored = await server_history(demo_server.base_url, screen.session.agent.id)
+        assert stored_call(stored, call).reason == "keep the build"
+
+
+async def test_approve_for_session_answers_later_requests(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await ask(pilot, screen, "approve", wait_until)
+        await pilot.press("s")
+        await answered(pilot, screen, wait_until)
+        await send(pilot, screen, "danger again", wait_until)
+        await answered(pilot, screen, wait_until)
+        first, second = calls(screen)
+        assert not first.auto_approved and second.auto_approved
+        assert second.status is ToolStatus.SUCCESS
+        assert asking(screen) is None
+
+
+async def test_always_allow_changes_the_rule_on_the_server(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        agent_id = screen.session.agent.id
+        client = LettaClient(demo_server.base_url)
+        try:
+            assert "write_file" in (await client.get_agent(agent_id)).tools_requiring_approval
+            await ask(pilot, screen, "write", wait_until)
+            await pilot.press("a")
+            await answered(pilot, screen, wait_until)
+            rules = (await client.get_agent(agent_id)).tools_requiring_approval
+        finally:
+            await client.aclose()
+        assert "write_file" not in rules and "edit_file" in rules
+        assert calls(screen)[0].status is ToolStatus.SUCCESS
+        assert any("stored on the server" in str(n.message) for n in app._notifications)
+        await send(pilot, screen, "write it again", wait_until)
+        assert screen.session.transcript.stop_reason == "end_turn" and asking(screen) is None
+        assert calls(screen)[-1].status is ToolStatus.SUCCESS
+
+
+async def test_parallel_requests_are_answered_in_one_reply(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "parallel", wait_until)
+        first, second = calls(screen)
+        assert prompt.call is first and prompt.waiting == 2
+        await pilot.press("y")
+        await wait_until(pilot, lambda: asking(screen) is not None
+                         and asking(screen).call is second, what="second prompt")
+        assert first.status is ToolStatus.AWAITING_APPROVAL  # nothing sent yet
+        await pilot.press("n", *"no", "enter")
+        await answered(pilot, screen, wait_until)
+        assert first.status is ToolStatus.SUCCESS
+        assert second.status is ToolStatus.DENIED and second.reason == "no"
+
+
+async def test_approve_all(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await ask(pilot, screen, "parallel", wait_until)
+        await pilot.press("5")
+        await answered(pilot, screen, wait_until)
+        assert [call.status for call in calls(screen)] == [ToolStatus.SUCCESS] * 2
+
+
+async def test_pending_request_is_asked_on_open(make_app, wait_until):
+    server = DemoServer(speed=0, pending_approval=True)
+    base_url = await server.start()
+    try:
+        async with demo_chat(make_app, base_url, wait_until) as (_app, pilot, screen):
+            await prompt_focused(pilot, screen, wait_until)
+            assert screen.status.info.state == APPROVAL_STATE
+            await pilot.press("y")
+            await answered(pilot, screen, wait_until)
+            assert calls(screen)[-1].status is ToolStatus.SUCCESS
+    finally:
+        await server.stop()
+
+
+async def test_plain_message_waits_for_the_answer(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await ask(pilot, screen, "approve", wait_until)
+        count = len(screen.session.transcript.items)
+        await pilot.press("escape", "l")  # leave it pending
+        await wait_until(pilot, lambda: asking(screen) is None, what="prompt closed")
+        assert app.focused is screen.prompt
+        await pilot.press(*"hi", "enter")
+        await wait_until(pilot, lambda: asking(screen) is not None, what="prompt reopened")
+        assert screen.prompt.text == "hi" and not screen.busy
+        assert len(screen.session.transcript.items) == count
+        assert any(n.message == APPROVAL_FIRST for n in app._notifications)
+
+
+async def test_escape_then_deny_sends_cancelled_by_user(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await ask(pilot, screen, "approve", wait_until)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, LeaveApprovalScreen),
+                         what="leave dialog")
+        await pilot.press("d")
+        await answered(pilot, chat(app), wait_until)
+        (call,) = calls(screen)
+        assert call.status is ToolStatus.DENIED and call.reason == CANCELLED_REASON
+
+
+async def test_send_failure_keeps_the_prompt_open(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await ask(pilot, screen, "approve", wait_until)
+        await demo_server.server.stop()
+        await pilot.press("y")
+        await wait_until(pilot, lambda: asking(screen) is not None
+                         and asking(screen)._error.display, what="error in the prompt")
+        (call,) = calls(screen)
+        assert call.status is ToolStatus.AWAITING_APPROVAL and call.approved is None
+        assert "Not sent" in str(asking(screen)._error.render())
+        assert screen._round is not None and not screen._round.decisions
+
+
+async def test_typing_guard_ignores_keys_right_after_the_prompt_appears(
+        demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        prompt._shown_at = prompt._clock()  # as if it had just appeared
+        await pilot.press("y")
+        await pilot.pause()
+        assert screen._round is not None and not screen._round.decisions
+        prompt._shown_at -= ApprovalPrompt.GUARD_SECONDS
+        await pilot.press("y")
+        await answered(pilot, screen, wait_until)
+        assert calls(screen)[0].status is ToolStatus.SUCCESS
