@@ -27,6 +27,7 @@ from openletta.transcript.export import to_markdown
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
+from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -220,6 +221,15 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         """Open the agent chooser over the chat (Esc comes back)."""
         if self.client is not None:
             self.push_screen(self._chooser(can_go_back=isinstance(self.screen, ChatScreen)))
+
+    def action_approval_rules(self) -> None:
+        """Show which of the agent's tools need approval, and toggle them."""
+        screen = self.screen
+        if not isinstance(screen, ChatScreen) or self.client is None:
+            self.notify("Open a chat first.", severity="warning")
+            return
+        agent = screen.session.agent
+        self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id))
 
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""

@@ -46,6 +46,8 @@ def _registry(*commands: SlashCommand) -> dict[str, SlashCommand]:
 SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
     SlashCommand("help", "Show keys and commands", "help"),
     SlashCommand("agents", "Switch to another agent", "switch_agent"),
+    SlashCommand("approvals", "Which tools wait for your approval (toggle them)",
+                 "approval_rules"),
     SlashCommand("theme", "Switch theme (the next one without a name)", "theme",
                  takes_argument=True, argument_hint="name"),
     SlashCommand("clear", "Clear the screen (the conversation is kept)", "clear"),

@@ -14,6 +14,7 @@ from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.approvals import CANCELLED_REASON
+from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import APPROVAL_FIRST, APPROVAL_STATE, ChatScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
@@ -241,3 +242,25 @@ async def test_typing_guard_ignores_keys_right_after_the_prompt_appears(
         await pilot.press("y")
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
+
+
+async def test_approvals_command_toggles_rules_on_the_server(demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await pilot.press(*"/approvals", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen)
+                         and app.screen._required, what="rules listed")
+        rules = app.screen
+        assert set(rules._tools.selected) == {"write_file", "edit_file"}
+        names = [rules._tools.get_option_at_index(index).value
+                 for index in range(rules._tools.option_count)]
+        rules._tools.highlighted = names.index("bash")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: rules._required.get("bash") is True, what="stored")
+        client = LettaClient(demo_server.base_url)
+        try:
+            needed = (await client.get_agent(screen.session.agent.id)).tools_requiring_approval
+        finally:
+            await client.aclose()
+        assert needed == {"write_file", "edit_file", "bash"}
+        await pilot.press("escape")
+        assert app.screen is screen

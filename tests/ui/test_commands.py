@@ -22,7 +22,8 @@ from openletta.ui.slash_menu import SlashMenu
 
 def test_registry_holds_the_commands_and_their_actions() -> None:
     actions = {name: command.action for name, command in SLASH_COMMANDS.items()}
-    assert actions == {"help": "help", "agents": "switch_agent", "theme": "theme",
+    assert actions == {"help": "help", "agents": "switch_agent",
+                       "approvals": "approval_rules", "theme": "theme",
                        "clear": "clear", "export": "export", "quit": "quit"}
     assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == ["theme", "export"]
     assert all(command.name == name for name, command in SLASH_COMMANDS.items())
@@ -60,7 +61,7 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "names"), [
-    ("/", ["help", "agents", "theme", "clear", "export", "quit"]),
+    ("/", ["help", "agents", "approvals", "theme", "clear", "export", "quit"]),
     ("/h", ["help"]),
     ("/TH", ["theme"]),
     ("/help", ["help"]),
@@ -109,7 +110,7 @@ async def test_prompt_menu_completes_and_runs_commands() -> None:
         assert prompt.text == "/theme " and not menu.display
         prompt.clear()
         await pilot.press("/", "down", "down")
-        assert menu.chosen is not None and menu.chosen.name == "theme"
+        assert menu.chosen is not None and menu.chosen.name == list(SLASH_COMMANDS)[2]
         await pilot.press("escape")
         assert not menu.display and prompt.text == "/"
         prompt.clear()

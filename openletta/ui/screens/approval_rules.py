@@ -1,0 +1,89 @@
+"""``/approvals``: the agent's tools, which need approval, and a toggle for each."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import SelectionList, Static
+from textual.widgets.selection_list import Selection
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.ui.sanitize import plain_text
+
+HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
+        "server, so it holds in every client. Esc closes.")
+
+
+class ApprovalRulesScreen(ModalScreen[None]):
+    """Lists the agent's tools; toggling one changes its rule on the server at once."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
+
+    def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
+        super().__init__()
+        self.client = client
+        self.agent_id = agent_id
+        self.agent_name = agent_name
+        self._tools = SelectionList[str](id="rules-list")
+        self._status = Static("Loading tools…", id="rules-status")
+        #: The rule as the server holds it, per tool (to undo a toggle that failed).
+        self._required: dict[str, bool] = {}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="rules-box"):
+            yield Static(plain_text(f"Approval rules of {self.agent_name}"), id="rules-title")
+            yield Static(HINT, id="rules-hint")
+            yield self._tools
+            yield self._status
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(exclusive=True, group="rules", exit_on_error=False)
+    async def load(self) -> None:
+        """Read the agent's tools and rules."""
+        try:
+            agent = await self.client.get_agent(self.agent_id, tools=True,
+                                                pending_approval=False)
+        except LettaError as error:
+            self._status.update(plain_text(f"Could not read the tools: {error.message}"))
+            return
+        required = agent.tools_requiring_approval
+        self._required = {tool.name: tool.name in required for tool in agent.tools if tool.name}
+        self._tools.add_options(Selection(plain_text(name), name, needed)
+                                for name, needed in sorted(self._required.items()))
+        self._status.update(f"{len(self._required)} tools · {len(required)} need approval")
+        self._tools.highlighted = 0 if self._required else None
+        self._tools.focus()
+
+    @on(SelectionList.SelectionToggled)
+    def _toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
+        event.stop()
+        tool = event.selection.value
+        self.store(tool, tool in self._tools.selected)
+
+    @work(group="rules-store", exit_on_error=False)
+    async def store(self, tool: str, required: bool) -> None:
+        """Change the rule of ``tool`` on the server (the checkbox is undone if that fails)."""
+        try:
+            await self.client.set_tool_approval(self.agent_id, tool, required)
+        except LettaError as error:
+            self._undo(tool)
+            self._status.update(plain_text(f"{tool} was not changed: {error.message}"))
+            return
+        self._required[tool] = required
+        state = "needs approval" if required else "runs without approval"
+        self._status.update(plain_text(f"{tool} now {state} (stored on the server)."))
+
+    def _undo(self, tool: str) -> None:
+        with self._tools.prevent(SelectionList.SelectionToggled):
+            if self._required.get(tool):
+                self._tools.select(tool)
+            else:
+                self._tools.deselect(tool)
