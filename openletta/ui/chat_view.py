@@ -18,6 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from openletta.transcript import Change, Item
@@ -29,6 +30,8 @@ FLUSH_HZ = 30
 MAX_MOUNTED = 200
 PRUNE_SLACK = 50
 BEGINNING = "beginning of the conversation"
+#: How long the view holds still while items mounted above it take their size.
+SETTLE_SECONDS = 1.0
 #: Items mounted again per click on the "earlier" row.
 EARLIER_BATCH = 50
 
@@ -59,19 +62,54 @@ class ChatScroll(VerticalScroll):
     class Moved(Message):
         """The scroll position changed."""
 
-        def __init__(self, at_bottom: bool) -> None:
+        def __init__(self, at_bottom: bool, at_top: bool) -> None:
             super().__init__()
             self.at_bottom = at_bottom
+            self.at_top = at_top
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._held: tuple[Widget, float] | None = None
+        self._hold_timer: Timer | None = None
 
     @property
     def at_bottom(self) -> bool:
         """True when the newest line is in view (short content counts as at the bottom)."""
         return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
 
+    def hold_in_place(self, widget: Widget) -> None:
+        """Keep ``widget`` where it is on screen while the content above it grows.
+
+        Items mounted above take their height over several refreshes (Markdown renders
+        late), so the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls.
+        """
+        self._held = (widget, widget.virtual_region.y - self.scroll_y)
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+        self._hold_timer = self.set_timer(SETTLE_SECONDS, self.release_hold)
+
+    def release_hold(self) -> None:
+        """Let the view move with its content again."""
+        self._held = None
+
+    def watch_virtual_size(self) -> None:
+        if self._held is not None:
+            widget, offset = self._held
+            if widget.is_mounted:
+                self.scroll_to(y=widget.virtual_region.y - offset, animate=False,
+                               immediate=True)
+
+    def on_mouse_scroll_up(self) -> None:
+        self.release_hold()
+
+    def on_mouse_scroll_down(self) -> None:
+        self.release_hold()
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if round(old_value) != round(new_value):
-            self.post_message(self.Moved(at_bottom=self.at_bottom))
+            self.post_message(self.Moved(at_bottom=self.at_bottom,
+                                         at_top=self.max_scroll_y > 0 and new_value < 1))
 
 
 class ChatView(Vertical):
@@ -94,6 +132,8 @@ class ChatView(Vertical):
         self._hidden_above = 0
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
+        #: An older page was asked for and has not arrived yet.
+        self._loading_earlier = False
 
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
@@ -215,11 +255,21 @@ class ChatView(Vertical):
 
     def _prepend(self, items: list[Item]) -> None:
         self._items[0:0] = items
+        self._loading_earlier = False
         if self._hidden_above:
             self._hidden_above += len(items)
         else:
-            self._scroll.mount_all([self._make(item) for item in items], after=0)
+            self._mount_above([self._make(item) for item in items])
         self._update_earlier_row()
+
+    def _mount_above(self, widgets: list[ItemWidget]) -> None:
+        """Mount ``widgets`` at the top without moving what the user is looking at."""
+        scroll = self._scroll
+        anchor = next((child for child in scroll.children
+                       if isinstance(child, ItemWidget) and child.display), None)
+        if anchor is not None and not self.following:
+            scroll.hold_in_place(anchor)
+        scroll.mount_all(widgets, after=0)
 
     def _remove(self, item: Item) -> None:
         index = self._items.index(item)
@@ -245,13 +295,15 @@ class ChatView(Vertical):
         start = self._hidden_above - count
         widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
         self._hidden_above = start
-        self._scroll.mount_all(widgets, after=0)
+        self._mount_above(widgets)
         self._update_earlier_row()
 
     def _update_earlier_row(self) -> None:
         row = self._earlier
         if self._hidden_above:
             row.update(f"↑ {self._hidden_above} earlier items (click to show)")
+        elif self._loading_earlier:
+            row.update("loading earlier messages…")
         elif self.more_on_server:
             row.update("↑ load earlier messages (click)")
         else:
@@ -260,6 +312,7 @@ class ChatView(Vertical):
         row.display = bool(self._hidden_above) or self.more_on_server is not None
 
     def watch_more_on_server(self) -> None:
+        self._loading_earlier = False
         if self.is_mounted:
             self._update_earlier_row()
 
@@ -269,14 +322,22 @@ class ChatView(Vertical):
     # --- user actions -------------------------------------------------------------------------
 
     def on_earlier_row_pressed(self) -> None:
+        self.show_earlier()
+
+    def show_earlier(self) -> None:
+        """Mount the next batch of unmounted items, or ask for an older page of history."""
         if self._hidden_above:
             self._show_earlier()
-        elif self.more_on_server:
+        elif self.more_on_server and not self._loading_earlier:
+            self._loading_earlier = True
+            self._update_earlier_row()
             self.post_message(self.EarlierRequested())
 
     def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
         if event.at_bottom:
             self._indicator.display = False
+        if event.at_top:
+            self.show_earlier()
 
     def on_new_indicator_pressed(self) -> None:
         self.action_jump_to_bottom()

@@ -16,7 +16,7 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.chat_view import ChatView
+from openletta.ui.chat_view import SETTLE_SECONDS, ChatView
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -303,3 +303,21 @@ async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until)
         theme = app.current_theme
         assert screen.styles.background == Color.parse(theme.background)
         assert screen.rich_style.color.triplet.hex == Color.parse(theme.foreground).hex.lower()
+
+
+async def test_scrolling_to_the_top_loads_the_previous_page(make_app, wait_until) -> None:
+    server = DemoServer(speed=0, history_messages=300)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
+            loaded = len(screen.session.transcript.items)
+            screen.view.scroll.scroll_home(animate=False)
+            await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
+                             what="previous page")
+            await pilot.pause(SETTLE_SECONDS + 0.2)
+            assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
+    finally:
+        await server.stop()

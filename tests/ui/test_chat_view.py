@@ -10,7 +10,14 @@ from textual.widgets import Static
 import openletta.ui
 from openletta.api.models import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_view import BEGINNING, EARLIER_BATCH, MAX_MOUNTED, PRUNE_SLACK, ChatView
+from openletta.ui.chat_view import (
+    BEGINNING,
+    EARLIER_BATCH,
+    MAX_MOUNTED,
+    PRUNE_SLACK,
+    SETTLE_SECONDS,
+    ChatView,
+)
 
 APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
@@ -66,7 +73,7 @@ async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
         assert synced[-1].endswith(" 199")
 
 
-async def test_old_items_are_unmounted_and_come_back_from_the_earlier_row() -> None:
+async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() -> None:
     app = ViewApp()
     async with app.run_test(size=(80, 24)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
@@ -77,12 +84,15 @@ async def test_old_items_are_unmounted_and_come_back_from_the_earlier_row() -> N
         assert mounted_keys(view) == [item.key for item in transcript.items[-mounted:]]
         earlier = app.query_one("#earlier")
         assert earlier.display
+        first = view.widget_for(view.mounted_items[0])
+        assert first is not None
         view.scroll.scroll_home(animate=False)
-        await pilot.pause()
-        await pilot.click("#earlier")
-        await pilot.pause()
+        await pilot.pause(SETTLE_SECONDS + 0.1)
         assert len(view.mounted_items) == mounted + EARLIER_BATCH
         assert mounted_keys(view) == [item.key for item in view.mounted_items]
+        # What was at the top stays in place: the new batch is above it, out of view.
+        assert view.scroll.scroll_y > 0
+        assert first.region.y - view.scroll.region.y == earlier.outer_size.height
 
 
 async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> None:
