@@ -31,6 +31,7 @@ from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.session import ChatSession
 from openletta.ui.themes import DEFAULT_THEME, THEME_VARIABLE_DEFAULTS, load_themes
@@ -157,6 +158,24 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self.resume_hint = self._resume_command(full, conversation)
         await self._save_settings(last_agent=full.id, last_conversation=conversation)
 
+    @work(exclusive=True, group="open", exit_on_error=False)
+    async def open_conversation(self, agent: Agent, conversation: str | None) -> None:
+        """Open ``conversation`` of ``agent`` (``None``: its default thread)."""
+        await self._open(agent, conversation)
+
+    @work(exclusive=True, group="open", exit_on_error=False)
+    async def new_conversation(self, agent: Agent) -> None:
+        """Create a conversation with ``agent`` and open it."""
+        assert self.client is not None
+        try:
+            conversation = await self.client.create_conversation(agent.id)
+        except LettaError as error:
+            self.notify(f"Could not start a conversation: {error.message}",
+                        title="Conversations", severity="error", markup=False)
+            return
+        await self._open(agent, conversation.id)
+        self.notify("New conversation started.", title="Conversations")
+
     def _chooser(self, *, can_go_back: bool = False) -> AgentChooserScreen:
         assert self.client is not None
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
@@ -221,6 +240,26 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         """Open the agent chooser over the chat (Esc comes back)."""
         if self.client is not None:
             self.push_screen(self._chooser(can_go_back=isinstance(self.screen, ChatScreen)))
+
+    def action_conversations(self) -> None:
+        """List the agent's conversations to switch to, or start a new one."""
+        screen = self.screen
+        if not isinstance(screen, ChatScreen) or self.client is None:
+            self.notify("Open a chat first.", severity="warning")
+            return
+        agent = screen.session.agent
+        self.push_screen(ConversationsScreen(
+            self.client, agent.id, screen.session.conversation_id,
+            lambda conversation: self.open_conversation(agent, conversation),
+            lambda: self.new_conversation(agent), clock=self._clock))
+
+    def action_new_conversation(self) -> None:
+        """Start a new conversation with the open agent and switch to it."""
+        screen = self.screen
+        if isinstance(screen, ChatScreen):
+            self.new_conversation(screen.session.agent)
+        else:
+            self.notify("Open a chat first.", severity="warning")
 
     def action_approval_rules(self) -> None:
         """Show which of the agent's tools need approval, and toggle them."""

@@ -46,6 +46,8 @@ def _registry(*commands: SlashCommand) -> dict[str, SlashCommand]:
 SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
     SlashCommand("help", "Show keys and commands", "help"),
     SlashCommand("agents", "Switch to another agent", "switch_agent"),
+    SlashCommand("conversations", "Switch conversation, or start a new one", "conversations"),
+    SlashCommand("new", "Start a new conversation with this agent", "new_conversation"),
     SlashCommand("approvals", "Which tools wait for your approval (toggle them)",
                  "approval_rules"),
     SlashCommand("theme", "Switch theme (the next one without a name)", "theme",

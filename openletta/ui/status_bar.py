@@ -28,6 +28,8 @@ class StatusInfo:
     """Everything the status bar shows."""
 
     agent_name: str = ""
+    #: The open conversation's label; empty for the agent's default thread.
+    conversation: str = ""
     model: str = ""
     state: str = "connecting"
     demo: bool = False
@@ -64,6 +66,9 @@ def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
     if info.agent_name:
         text.append("  ")
         text.append_text(plain_text(info.agent_name, style="bold"))
+    if info.conversation:
+        text.append(" / ")
+        text.append_text(plain_text(info.conversation))
     if info.model:
         text.append(" · ")
         text.append_text(plain_text(info.model))

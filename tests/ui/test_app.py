@@ -20,6 +20,7 @@ from openletta.ui.chat_view import SETTLE_SECONDS, ChatView
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.screens.conversations import ConversationsScreen
 
 SIZE = (100, 30)
 
@@ -321,3 +322,30 @@ async def test_scrolling_to_the_top_loads_the_previous_page(make_app, wait_until
             assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
     finally:
         await server.stop()
+
+
+async def test_new_conversation_and_switching_back(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        first = await open_chat(pilot, wait_until)
+        await send(pilot, first, "hello", wait_until)
+        await pilot.press(*"/new", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                         and app.screen is not first, what="new conversation")
+        second = await open_chat(pilot, wait_until)
+        conversation = second.session.conversation_id
+        assert conversation and second.status.info.conversation == conversation
+        assert not [i for i in second.session.transcript.items if isinstance(i, UserItem)]
+        await send(pilot, second, "bash", wait_until)
+        await pilot.press(*"/conversations", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                         and app.screen.conversations, what="conversations listed")
+        assert [c.id for c in app.screen.conversations] == [conversation]
+        await pilot.press("home", "enter")  # the default thread
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                         and app.screen.session.conversation_id is None, what="default")
+        back = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: back.session.transcript.items, what="history")
+        texts = [i.text for i in back.session.transcript.items if isinstance(i, UserItem)]
+        assert texts == ["hello"]
+        assert "--conversation" not in (app.resume_hint or "")

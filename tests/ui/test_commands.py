@@ -23,6 +23,7 @@ from openletta.ui.slash_menu import SlashMenu
 def test_registry_holds_the_commands_and_their_actions() -> None:
     actions = {name: command.action for name, command in SLASH_COMMANDS.items()}
     assert actions == {"help": "help", "agents": "switch_agent",
+                       "conversations": "conversations", "new": "new_conversation",
                        "approvals": "approval_rules", "theme": "theme",
                        "clear": "clear", "export": "export", "quit": "quit"}
     assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == ["theme", "export"]
@@ -61,8 +62,10 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "names"), [
-    ("/", ["help", "agents", "approvals", "theme", "clear", "export", "quit"]),
+    ("/", ["help", "agents", "conversations", "new", "approvals", "theme", "clear", "export",
+           "quit"]),
     ("/h", ["help"]),
+    ("/n", ["new"]),
     ("/TH", ["theme"]),
     ("/help", ["help"]),
     ("/x", []),

@@ -77,7 +77,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
 
     def on_mount(self) -> None:
         agent = self.session.agent
-        self.status.info = StatusInfo(agent_name=agent.name or agent.id, model=agent.model_name,
+        self.status.info = StatusInfo(agent_name=agent.name or agent.id,
+                                      conversation=self.session.conversation_id or "",
+                                      model=agent.model_name,
                                       state="connected", demo=self._demo,
                                       context_window=agent.context_window)
         self.app.sub_title = agent.name or agent.id
