@@ -27,13 +27,13 @@ from openletta.ui.widgets import ItemWidget, make_item_widget
 
 FLUSH_HZ = 30
 #: Items kept mounted while following the bottom, and how far beyond that before pruning.
-MAX_MOUNTED = 200
-PRUNE_SLACK = 50
+MAX_MOUNTED = 60
+PRUNE_SLACK = 20
 BEGINNING = "beginning of the conversation"
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
 #: Items mounted again per click on the "earlier" row.
-EARLIER_BATCH = 50
+EARLIER_BATCH = 30
 
 
 class EarlierRow(Static):
@@ -249,9 +249,15 @@ class ChatView(Vertical):
 
     def _append(self, items: list[Item]) -> None:
         self._items.extend(items)
+        excess = len(self._widgets) + len(items) - MAX_MOUNTED
+        if self.following and excess > PRUNE_SLACK:
+            pruned = min(excess, len(self._widgets))
+            self._prune_oldest(pruned)
+            skipped = excess - pruned  # the oldest new items go straight to "earlier"
+            self._hidden_above += skipped
+            items = items[skipped:]
+            self._update_earlier_row()
         self._scroll.mount_all([self._make(item) for item in items])
-        if self.following and len(self._widgets) > MAX_MOUNTED + PRUNE_SLACK:
-            self._prune_oldest(len(self._widgets) - MAX_MOUNTED)
 
     def _prepend(self, items: list[Item]) -> None:
         self._items[0:0] = items

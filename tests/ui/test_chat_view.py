@@ -95,6 +95,18 @@ async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() 
         assert first.region.y - view.scroll.region.y == earlier.outer_size.height
 
 
+async def test_a_large_page_mounts_only_its_newest_items() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        history = [reply(f"a{number}", f"answer {number}") for number in range(500)]
+        view.apply(transcript.load_history(history))
+        await pilot.pause()
+        assert len(view.scroll.children) <= MAX_MOUNTED + 1  # the items and the earlier row
+        assert mounted_keys(view) == [item.key for item in transcript.items[-MAX_MOUNTED:]]
+        assert f"{500 - MAX_MOUNTED} earlier items" in str(app.query_one("#earlier").render())
+
+
 async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> None:
     app = ViewApp()
     async with app.run_test(size=(80, 24)) as pilot:
