@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -21,6 +23,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from openletta.api.client import LettaClient
+
+#: Local times on screen (turn footers) must not depend on the machine's time zone.
+os.environ["TZ"] = "UTC"
+time.tzset()
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SSE_TYPE = "text/event-stream; charset=utf-8"

@@ -10,11 +10,12 @@ from openletta.transcript.items import (
     SystemItem,
     ToolCallItem,
     ToolStatus,
+    TurnFooterItem,
     Usage,
     UserItem,
 )
 
 __all__ = [
     "AssistantItem", "Change", "ErrorItem", "EventItem", "Item", "ReasoningItem", "SystemItem",
-    "ToolCallItem", "ToolStatus", "Transcript", "Usage", "UserItem",
+    "ToolCallItem", "ToolStatus", "Transcript", "TurnFooterItem", "Usage", "UserItem",
 ]

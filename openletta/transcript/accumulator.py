@@ -35,10 +35,12 @@ from openletta.transcript.items import (
     SystemItem,
     ToolCallItem,
     ToolStatus,
+    TurnFooterItem,
     Usage,
     UserItem,
 )
 from openletta.transcript.packed import unpack_user_content
+from openletta.transcript.turns import TurnStats
 
 #: Stop reasons after which calls that never returned will not run any more.
 _CALLS_STAY_PENDING = {"requires_approval"}
@@ -76,7 +78,9 @@ class Change:
 class Transcript:
     """Ordered display items of one conversation plus the bookkeeping of its last turn."""
 
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *,
+                 footers: bool = False) -> None:
+        """``footers``: end each finished turn with a :class:`TurnFooterItem`."""
         self.items: list[Item] = []
         self.stop_reason: str | None = None
         self.usage = Usage()
@@ -95,6 +99,10 @@ class Transcript:
         self._prepend_at: int | None = None
         self._loading = False
         self._serial = 0
+        self._footers = footers
+        #: The newest turn, and the oldest one known (history pages extend it upwards).
+        self._turn = TurnStats()
+        self._head_turn = self._turn
 
     # --- queries --------------------------------------------------------------------------
 
@@ -128,6 +136,8 @@ class Transcript:
         self.stop_reason, self.usage, self.run_id = None, Usage(), None
         change = Change()
         self._close_open(change)
+        self._end_turn(change)
+        self._turn = TurnStats(live_started=self._clock())
         key = f"user:{otid}" if otid else self._fresh_key("user")
         self._add(UserItem(key=key, text=text, otid=otid), change)
         return change
@@ -142,6 +152,7 @@ class Transcript:
             self.ignored += 1
         else:
             handler(self, message, change)
+            self._turn.observe(message)
         return change
 
     def feed_all(self, messages: Iterable[m.Message]) -> Change:
@@ -182,6 +193,7 @@ class Transcript:
             item = ErrorItem(key=self._fresh_key("error"), error_type="stream_dropped",
                              message=message)
         self._add(item, change)
+        self._end_live_turn(change)
         return change
 
     # --- history --------------------------------------------------------------------------
@@ -199,15 +211,59 @@ class Transcript:
     def _load(self, messages: Iterable[m.Message], *, prepend: bool) -> Change:
         change = Change()
         live_open, self._open = self._open, []
+        newest_turn = self._turn
+        if prepend:
+            self._turn = TurnStats()
+        page_head = self._turn
         self._loading, self._prepend_at = True, 0 if prepend else None
         try:
             for message in messages:
                 if self._first_sight(message):
                     _merge(change, self.feed(message))
             self._close_open(change)
+            if prepend:
+                self._join_page_turns(page_head, change)
+                self._turn = newest_turn
+            elif self._turn_looks_finished():
+                self._end_turn(change)
         finally:
             self._loading, self._prepend_at, self._open = False, None, live_open
         return change
+
+    # --- turn footers ---------------------------------------------------------------------
+
+    def _end_turn(self, change: Change) -> None:
+        """Put (or refresh) the footer under the current turn, if it has an answer."""
+        turn = self._turn
+        if not self._footers or not turn.answered:
+            return
+        if turn.footer is None:
+            turn.footer = TurnFooterItem(key=self._fresh_key("footer"))
+            turn.fill(turn.footer)
+            self._add(turn.footer, change)
+        else:
+            turn.fill(turn.footer)
+            change.touch(turn.footer)
+
+    def _end_live_turn(self, change: Change) -> None:
+        if self._turn.live_started is not None:
+            self._turn.live_seconds = self._clock() - self._turn.live_started
+        self._end_turn(change)
+
+    def _join_page_turns(self, page_head: TurnStats, change: Change) -> None:
+        """An older page's last turn goes on in the oldest turn shown so far: join them."""
+        head = self._head_turn
+        head.absorb_earlier(self._turn)
+        if head.footer is not None:
+            head.fill(head.footer)
+            change.touch(head.footer)
+        if page_head is not self._turn:
+            self._head_turn = page_head
+
+    def _turn_looks_finished(self) -> bool:
+        """History gives no stop reasons: a turn that ends with a complete reply is over."""
+        last = self.items[-1] if self.items else None
+        return isinstance(last, AssistantItem) and last.done and not self.awaiting_approval
 
     # --- handlers -------------------------------------------------------------------------
 
@@ -300,6 +356,8 @@ class Transcript:
         subtype, text = unpack_user_content(message.content)
         item: Item
         if subtype == "user_message":
+            self._end_turn(change)
+            self._turn = TurnStats(started=message.date)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)
         else:
             item = SystemItem(key=key, date=message.date, text=text, subtype=subtype)
@@ -325,6 +383,8 @@ class Transcript:
         self.stop_reason = message.stop_reason
         self._close_open(change)
         self._settle_calls(message.stop_reason, change)
+        if message.stop_reason not in _CALLS_STAY_PENDING:
+            self._end_live_turn(change)
 
     def _on_usage(self, message: m.UsageStatistics, change: Change) -> None:
         self.usage = Usage(
@@ -336,6 +396,9 @@ class Transcript:
             cached_input_tokens=message.cached_input_tokens,
             context_tokens=message.context_tokens,
         )
+        self._turn.add_usage(message)
+        if self._turn.footer is not None:
+            self._end_turn(change)
 
     def _on_error(self, message: m.ErrorMessage, change: Change) -> None:
         self.run_id = message.run_id or self.run_id
@@ -345,6 +408,7 @@ class Transcript:
         self._settle_calls(self.stop_reason, change)
         self._add(ErrorItem(key=self._fresh_key("error"), error_type=message.error_type,
                             message=message.message, detail=message.detail), change)
+        self._end_live_turn(change)
 
     # --- helpers --------------------------------------------------------------------------
 

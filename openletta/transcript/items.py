@@ -196,3 +196,18 @@ class Usage:
             "reasoning_tokens": self.reasoning_tokens,
             "cached_input_tokens": self.cached_input_tokens,
         }
+
+
+@dataclass(eq=False)
+class TurnFooterItem(Item):
+    """The quiet line under a finished turn; ``date`` is when the turn's last message came."""
+
+    kind: ClassVar[str] = "footer"
+    #: Seconds from the user's message to the end of the turn, when known.
+    duration: float | None = None
+    tokens: int | None = None
+    steps: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "duration": self.duration, "tokens": self.tokens,
+                "steps": self.steps}

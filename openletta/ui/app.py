@@ -111,7 +111,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         if self.demo and self._demo_server is None:
             from openletta.demo import DemoServer
 
-            server = DemoServer(speed=self._demo_speed)
+            server = DemoServer(speed=self._demo_speed, clock=self._clock)
             self.base_url = await server.start()
             self._demo_server = server
         if self.client is None:

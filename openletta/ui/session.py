@@ -45,7 +45,7 @@ class ChatSession:
         self.client = client
         self.agent = agent
         self.conversation_id = conversation_id
-        self.transcript = Transcript()
+        self.transcript = Transcript(footers=True)
         #: Messages typed while a turn runs, sent one by one when it ends.
         self.queue: deque[str] = deque()
         #: Whether the server holds history older than what is loaded.

@@ -11,6 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from openletta.transcript import Usage
+from openletta.ui.formatting import format_tokens
 from openletta.ui.sanitize import plain_text
 
 GAUGE_CELLS = 5
@@ -37,15 +38,6 @@ class StatusInfo:
     context_window: int | None = None
     #: Why the last turn stopped; shown unless it ended normally.
     stop_reason: str | None = None
-
-
-def format_tokens(count: int) -> str:
-    """A token count in a few characters: ``999``, ``12.3k``, ``1.2M``."""
-    if count < 1000:
-        return str(count)
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k".replace(".0k", "k")
-    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
 
 
 def context_gauge(tokens: int, window: int) -> str:

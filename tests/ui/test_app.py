@@ -13,6 +13,7 @@ from openletta.transcript import (
     EventItem,
     ReasoningItem,
     ToolCallItem,
+    TurnFooterItem,
     UserItem,
 )
 from openletta.ui.app import OpenLettaApp
@@ -162,10 +163,12 @@ async def test_escape_interrupts_a_slow_turn(make_app, wait_until) -> None:
             assert not screen.busy
             partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
             assert partial[-1].text and partial[-1].done
-            assert isinstance(transcript.items[-1], EventItem)
-            assert transcript.items[-1].event_type == "interrupted"
+            interrupted, footer = transcript.items[-2:]
+            assert isinstance(interrupted, EventItem)
+            assert interrupted.event_type == "interrupted"
+            assert isinstance(footer, TurnFooterItem)
             await wait_until(pilot, lambda: server.cancelled, what="cancel on the server")
-            assert screen.view.widget_for(transcript.items[-1]) is not None
+            assert screen.view.widget_for(interrupted) is not None
     finally:
         await server.stop()
 
@@ -284,8 +287,9 @@ async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until) -> None
         await wait_until(pilot, lambda: not screen.busy, what="turn ended", timeout=10)
         partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
         assert partial and partial[-1].text
-        assert isinstance(transcript.items[-1], ErrorItem)
-        assert screen.view.widget_for(transcript.items[-1]) is not None
+        dropped, footer = transcript.items[-2:]
+        assert isinstance(dropped, ErrorItem) and isinstance(footer, TurnFooterItem)
+        assert screen.view.widget_for(dropped) is not None
 
 
 async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_app,
@@ -315,9 +319,12 @@ async def test_scrolling_to_the_top_loads_the_previous_page(make_app, wait_until
             screen = await open_chat(pilot, wait_until)
             await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
             loaded = len(screen.session.transcript.items)
-            screen.view.scroll.scroll_home(animate=False)
-            await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
-                             what="previous page")
+
+            def previous_page_loaded() -> bool:
+                screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
+                return len(screen.session.transcript.items) > loaded
+
+            await wait_until(pilot, previous_page_loaded, what="previous page")
             await pilot.pause(SETTLE_SECONDS + 0.2)
             assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
     finally:

@@ -98,7 +98,7 @@ async def test_approve_runs_the_tool_on_the_same_card(demo_server, make_app, wai
         assert calls(screen) == [call]
         assert call.status is ToolStatus.SUCCESS and call.approved is True
         assert "removed directory" in (call.result or "") + "".join(call.stdout)
-        assert isinstance(screen.session.transcript.items[-1], AssistantItem)
+        assert isinstance(screen.session.transcript.items[-2], AssistantItem)
         assert asking(screen) is None and app.focused is screen.prompt
         assert screen.status.info.state == "connected"
         stored = await server_history(demo_server.base_url, screen.session.agent.id)
@@ -115,7 +115,7 @@ async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
         assert call.status is ToolStatus.DENIED and call.reason == "keep the build"
-        reply = screen.session.transcript.items[-1]
+        reply = screen.session.transcript.items[-2]
         assert isinstance(reply, AssistantItem) and "keep the build" in reply.text
         stored = await server_history(demo_server.base_url, screen.session.agent.id)
         assert stored_call(stored, call).reason == "keep the build"

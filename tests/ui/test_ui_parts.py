@@ -10,10 +10,11 @@ from textual.app import App, ComposeResult
 from openletta.settings import Settings
 from openletta.transcript import Usage
 from openletta.ui.app import default_export_name
+from openletta.ui.formatting import format_tokens
 from openletta.ui.launch import port_open, should_use_demo
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
-from openletta.ui.status_bar import StatusInfo, context_gauge, format_tokens, status_text
+from openletta.ui.status_bar import StatusInfo, context_gauge, status_text
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 

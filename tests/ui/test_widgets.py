@@ -20,6 +20,7 @@ from openletta.transcript import (
     ToolStatus,
     UserItem,
 )
+from openletta.ui.formatting import format_elapsed
 from openletta.ui.widgets import (
     AssistantMessage,
     ErrorBlock,
@@ -33,7 +34,7 @@ from openletta.ui.widgets import (
 )
 from openletta.ui.widgets.error import error_title
 from openletta.ui.widgets.reasoning import summary_line
-from openletta.ui.widgets.tool_card import denial_reason, format_elapsed
+from openletta.ui.widgets.tool_card import denial_reason
 
 SIZE = (100, 40)
 

@@ -16,12 +16,14 @@ from openletta.transcript import (
     ReasoningItem,
     SystemItem,
     ToolCallItem,
+    TurnFooterItem,
     UserItem,
 )
 from openletta.ui.widgets.assistant import AssistantMessage
 from openletta.ui.widgets.base import ItemWidget
 from openletta.ui.widgets.error import ErrorBlock
 from openletta.ui.widgets.event import EventDivider
+from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.reasoning import ReasoningBlock
 from openletta.ui.widgets.system import SystemNote
 from openletta.ui.widgets.tool_card import ToolCallCard
@@ -29,7 +31,8 @@ from openletta.ui.widgets.user import UserMessage
 
 __all__ = [
     "WIDGETS_CSS_PATH", "AssistantMessage", "ErrorBlock", "EventDivider", "ItemWidget",
-    "ReasoningBlock", "SystemNote", "ToolCallCard", "UserMessage", "make_item_widget",
+    "ReasoningBlock", "SystemNote", "ToolCallCard", "TurnFooter", "UserMessage",
+    "make_item_widget",
 ]
 
 WIDGETS_CSS_PATH = Path(__file__).parent.parent / "styles" / "widgets.tcss"
@@ -42,6 +45,7 @@ _WIDGET_CLASSES: dict[type[Item], type[ItemWidget]] = {
     ErrorItem: ErrorBlock,
     EventItem: EventDivider,
     SystemItem: SystemNote,
+    TurnFooterItem: TurnFooter,
 }
 
 

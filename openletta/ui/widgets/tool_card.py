@@ -18,6 +18,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.formatting import format_elapsed
 from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import BAD, MUTED, finished_output, output_block
 from openletta.ui.sanitize import clean_text
@@ -37,12 +38,6 @@ STATUS_LABELS = {
 #: Seconds for the elapsed-time display; tests replace it with a frozen clock.
 clock: Callable[[], float] = time.monotonic
 _DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
-
-
-def format_elapsed(seconds: float) -> str:
-    """``"7s"`` or ``"2m 05s"``."""
-    whole = int(seconds)
-    return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
 
 
 def denial_reason(item: ToolCallItem) -> str | None:

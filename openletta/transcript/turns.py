@@ -1,0 +1,72 @@
+"""Per-turn figures for the footer under each turn: when it ended, how long, tokens, steps.
+
+A turn runs from a user message to the next one. Live, the figures come from the clock and
+``usage_statistics`` (summed over the requests of a turn that paused for approval); from
+history, from the messages' dates and distinct ``step_id`` values (history has no usage).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from openletta.api import models as m
+from openletta.transcript.items import TurnFooterItem
+
+_NOT_THE_AGENTS = (m.UserMessage, m.SystemMessage, m.Ping)
+
+
+@dataclass
+class TurnStats:
+    """What is known about one turn so far."""
+
+    #: Date of the user's message, when it came from history.
+    started: datetime | None = None
+    #: Date of the turn's latest message.
+    ended: datetime | None = None
+    #: Monotonic clock reading when the user sent the message live.
+    live_started: float | None = None
+    live_seconds: float | None = None
+    step_ids: set[str] = field(default_factory=set)
+    tokens: int | None = None
+    steps: int | None = None
+    #: Whether any message other than the user's belongs to the turn.
+    answered: bool = False
+    footer: TurnFooterItem | None = None
+
+    def observe(self, message: m.Message) -> None:
+        """Take the date and step of a message of the agent's that belongs to this turn."""
+        if not isinstance(message, m.LettaMessage) or isinstance(message, _NOT_THE_AGENTS):
+            return
+        self.answered = True
+        if message.date is not None and (self.ended is None or message.date > self.ended):
+            self.ended = message.date
+        if message.step_id:
+            self.step_ids.add(message.step_id)
+
+    def add_usage(self, usage: m.UsageStatistics) -> None:
+        """Count one request's usage (a turn that paused for approval makes several)."""
+        self.tokens = (self.tokens or 0) + usage.total_tokens
+        self.steps = (self.steps or 0) + usage.step_count
+
+    def absorb_earlier(self, earlier: TurnStats) -> None:
+        """Join the start of this turn, found on an older history page."""
+        self.started = earlier.started or self.started
+        self.ended = self.ended or earlier.ended
+        self.step_ids |= earlier.step_ids
+        self.answered = self.answered or earlier.answered
+
+    @property
+    def duration(self) -> float | None:
+        if self.live_seconds is not None:
+            return self.live_seconds
+        if self.started is not None and self.ended is not None:
+            return max(0.0, (self.ended - self.started).total_seconds())
+        return None
+
+    def fill(self, footer: TurnFooterItem) -> None:
+        """Write the figures into the turn's footer item."""
+        footer.date = self.ended
+        footer.duration = self.duration
+        footer.tokens = self.tokens
+        footer.steps = self.steps if self.steps is not None else len(self.step_ids) or None

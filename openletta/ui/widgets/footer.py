@@ -1,0 +1,45 @@
+"""The quiet line under a finished turn: ``14:32 · 6s · 1.2k tokens · 2 steps``."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from openletta.transcript import TurnFooterItem
+from openletta.ui.formatting import format_elapsed, format_tokens
+from openletta.ui.widgets.base import ItemWidget
+
+
+def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
+    """When the turn ended (local time; with the day when not today), how long, what it cost."""
+    parts: list[str] = []
+    if item.date is not None:
+        local = item.date.astimezone()
+        today = today or datetime.now().astimezone()
+        same_day = local.date() == today.date()
+        parts.append(local.strftime("%H:%M" if same_day else "%b %d %H:%M"))
+    if item.duration is not None:
+        parts.append("<1s" if item.duration < 1 else format_elapsed(item.duration))
+    if item.tokens:
+        parts.append(f"{format_tokens(item.tokens)} tokens")
+    if item.steps:
+        parts.append(f"{item.steps} step" + ("s" if item.steps > 1 else ""))
+    return " · ".join(parts)
+
+
+class TurnFooter(ItemWidget):
+    """A :class:`TurnFooterItem`."""
+
+    item: TurnFooterItem
+
+    def __init__(self, item: TurnFooterItem) -> None:
+        super().__init__(item)
+        self._line = Static(classes="footer-line")
+
+    def compose(self) -> ComposeResult:
+        yield self._line
+
+    def sync(self) -> None:
+        self._line.update(footer_text(self.item))

@@ -1,0 +1,151 @@
+"""Turn footers: one quiet item under each finished turn, live and from history."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from itertools import count
+from pathlib import Path
+
+from openletta.api.models import parse_message
+from openletta.api.sse import parse_sse_text
+from openletta.transcript import Transcript, TurnFooterItem, UserItem
+from openletta.ui.widgets.footer import footer_text
+
+FIXTURES = Path(__file__).parent / "fixtures"
+START = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+_ids = count()
+
+
+def stream(name: str):
+    return parse_sse_text((FIXTURES / name).read_text()).messages
+
+
+def stored(message_type: str, seconds: int, step: str | None = None, **fields):
+    return parse_message({"message_type": message_type, "id": f"message-{next(_ids)}",
+                          "date": (START + timedelta(seconds=seconds)).isoformat(),
+                          "step_id": step, **fields})
+
+
+def turn(question: str, at: int, steps: int) -> list:
+    """A stored turn: the question, then one assistant line per step, a second apart."""
+    messages = [stored("user_message", at, content=question)]
+    for step in range(steps):
+        messages.append(stored("assistant_message", at + step + 1, f"step-{at}-{step}",
+                               content=f"answer {step}"))
+    return messages
+
+
+def footers(transcript: Transcript) -> list[TurnFooterItem]:
+    return [item for item in transcript.items if isinstance(item, TurnFooterItem)]
+
+
+def kinds(transcript: Transcript) -> list[str]:
+    return [item.kind for item in transcript.items]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_no_footers_unless_asked() -> None:
+    transcript = Transcript()
+    transcript.load_history(turn("one", 0, 1) + turn("two", 60, 1))
+    assert footers(transcript) == []
+
+
+def test_history_turns_end_with_their_time_and_steps() -> None:
+    transcript = Transcript(footers=True)
+    transcript.load_history(turn("one", 0, 2) + turn("two", 60, 1))
+
+    assert kinds(transcript) == ["user", "assistant", "assistant", "footer",
+                                 "user", "assistant", "footer"]
+    first, second = footers(transcript)
+    assert (first.date, first.duration, first.steps, first.tokens) == (
+        START + timedelta(seconds=2), 2.0, 2, None)
+    assert (second.date, second.duration, second.steps) == (START + timedelta(seconds=61), 1.0, 1)
+
+
+def test_an_unfinished_last_turn_has_no_footer_yet() -> None:
+    transcript = Transcript(footers=True)
+    pending = stored("approval_request_message", 5, "step-x",
+                     tool_call={"name": "bash", "arguments": "{}", "tool_call_id": "call-1"})
+    transcript.load_history([*turn("one", 0, 1), stored("user_message", 4, content="two"),
+                             pending])
+    assert kinds(transcript) == ["user", "assistant", "footer", "user", "tool_call"]
+
+
+def test_a_turn_split_across_pages_gets_one_footer_with_the_whole_turn() -> None:
+    older, newer = turn("one", 0, 3)[:2], turn("one", 0, 3)[2:] + turn("two", 60, 1)
+    transcript = Transcript(footers=True)
+    transcript.load_history(newer)
+    (split, _) = footers(transcript)
+    assert split.duration is None and split.steps == 2  # its start is on the older page
+
+    change = transcript.prepend_history(older)
+
+    assert split in change.changed
+    assert kinds(transcript) == ["user", "assistant", "assistant", "assistant", "footer",
+                                 "user", "assistant", "footer"]
+    assert footers(transcript)[0] is split
+    assert (split.duration, split.steps) == (3.0, 3)
+
+
+def test_a_live_turn_footer_has_its_clock_time_tokens_and_steps() -> None:
+    clock = FakeClock()
+    transcript = Transcript(clock, footers=True)
+    transcript.add_user("hello")
+    clock.now += 4.5
+    transcript.feed_all(stream("hello_tokens.sse"))
+
+    (footer,) = footers(transcript)
+    assert transcript.items[-1] is footer
+    assert footer.duration == 4.5
+    assert footer.tokens == transcript.usage.total_tokens > 0
+    assert footer.steps == transcript.usage.step_count == 1
+
+
+def test_a_turn_that_waits_for_approval_sums_both_requests() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("run ls")
+    transcript.feed_all(stream("approval_request_tokens.sse"))
+    assert footers(transcript) == []  # the turn waits for the user
+    first_tokens = transcript.usage.total_tokens
+    call = transcript.pending_approvals[0]
+    transcript.record_decisions({call.tool_call_id: (True, None)})
+    transcript.feed_all(stream("approval_approve_tokens.sse"))
+
+    (footer,) = footers(transcript)
+    assert footer.tokens == first_tokens + transcript.usage.total_tokens
+    assert footer.steps == 2
+
+
+def test_an_interrupted_turn_gets_a_footer_after_the_notice() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("slow")
+    transcript.feed_all(stream("hello_tokens.sse")[:5])
+    transcript.end_stream("interrupted", "interrupted by you")
+    assert kinds(transcript)[-2:] == ["event", "footer"]
+
+
+def test_sending_after_history_closes_the_last_history_turn_first() -> None:
+    transcript = Transcript(footers=True)
+    history = turn("one", 0, 1)
+    history.append(stored("tool_return_message", 3, "step-z", tool_return="ok",
+                          status="success", tool_call_id="call-9"))
+    transcript.load_history(history)
+    assert footers(transcript) == []  # ends with a tool return: maybe not finished
+    transcript.add_user("next")
+    assert kinds(transcript)[-2:] == ["footer", "user"]
+    assert isinstance(transcript.items[-1], UserItem)
+
+
+def test_footer_text() -> None:
+    footer = TurnFooterItem(key="f", date=START, duration=75.2, tokens=12_345, steps=3)
+    assert footer_text(footer, today=START) == "12:00 · 1m 15s · 12.3k tokens · 3 steps"
+    assert footer_text(footer, today=START + timedelta(days=2)).startswith("Jan 01 12:00 · ")
+    quick = TurnFooterItem(key="g", duration=0.3, steps=1)
+    assert footer_text(quick) == "<1s · 1 step"
