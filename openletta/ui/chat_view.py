@@ -18,10 +18,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from openletta.transcript import Change, Item
+from openletta.transcript import Change, Item, UserItem
 from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets import ItemWidget, make_item_widget
 
@@ -173,11 +173,42 @@ class ChatView(Vertical):
 
     def reveal(self, item: Item) -> ItemWidget | None:
         """The widget of ``item``, mounting the earlier items down to it if they were pruned."""
+        self._mount_down_to(item)
+        return self._widgets.get(item.key)
+
+    def _mount_down_to(self, item: Item) -> AwaitMount | None:
+        """Mount the pruned items down to ``item`` if it is one of them."""
+        if item.key in self._widgets or item not in self._items[:self._hidden_above]:
+            return None
+        return self._show_earlier(count=self._hidden_above - self._items.index(item))
+
+    def prompt_near(self, direction: int) -> UserItem | None:
+        """The user message above (``-1``) or below (``+1``) the top line of the view."""
+        top = self._scroll.scroll_y
+        shown = [item for item in self.mounted_items if self._widgets[item.key].display]
+
+        def starts_below(item: Item) -> bool:
+            y = self._widgets[item.key].virtual_region.y
+            return y > top if direction > 0 else y >= top
+
+        first = next((item for item in shown if starts_below(item)), None)
+        split = self._items.index(first) if first is not None else len(self._items)
+        candidates = self._items[split:] if direction > 0 else reversed(self._items[:split])
+        return next((item for item in candidates if isinstance(item, UserItem)), None)
+
+    async def scroll_to(self, item: Item) -> ItemWidget | None:
+        """Bring ``item`` to the top of the view, mounting pruned items down to it first."""
+        mounting = self._mount_down_to(item)
+        if mounting is not None:
+            await mounting
         widget = self._widgets.get(item.key)
-        if widget is None and item in self._items[:self._hidden_above]:
-            self._show_earlier(count=self._hidden_above - self._items.index(item))
-            widget = self._widgets.get(item.key)
+        if widget is not None:
+            self.call_after_refresh(self._bring_to_top, widget)
         return widget
+
+    def _bring_to_top(self, widget: ItemWidget) -> None:
+        self._scroll.scroll_to(y=widget.virtual_region.y, animate=False, immediate=True)
+        self._scroll.hold_in_place(widget)  # Markdown mounted above may still grow
 
     # --- applying changes ------------------------------------------------------------------
 
@@ -195,8 +226,8 @@ class ChatView(Vertical):
                 self._dirty[item.key] = widget
         if self._dirty and self._flush_timer is None:
             self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
-        if (change.added or change.changed) and not self._indicator.display \
-                and not self.following:
+        if (change.added or change.changed) and not change.prepended \
+                and not self._indicator.display and not self.following:
             self._indicator.display = True
 
     def flush(self) -> None:
@@ -260,22 +291,23 @@ class ChatView(Vertical):
         self._scroll.mount_all([self._make(item) for item in items])
 
     def _prepend(self, items: list[Item]) -> None:
+        """An older page: its newest items go on screen (when the top is), the rest wait."""
         self._items[0:0] = items
         self._loading_earlier = False
-        if self._hidden_above:
-            self._hidden_above += len(items)
-        else:
-            self._mount_above([self._make(item) for item in items])
+        at_top = not self._hidden_above
+        self._hidden_above += len(items)
+        if at_top:
+            self._show_earlier()
         self._update_earlier_row()
 
-    def _mount_above(self, widgets: list[ItemWidget]) -> None:
+    def _mount_above(self, widgets: list[ItemWidget]) -> AwaitMount:
         """Mount ``widgets`` at the top without moving what the user is looking at."""
         scroll = self._scroll
         anchor = next((child for child in scroll.children
                        if isinstance(child, ItemWidget) and child.display), None)
         if anchor is not None and not self.following:
             scroll.hold_in_place(anchor)
-        scroll.mount_all(widgets, after=0)
+        return scroll.mount_all(widgets, after=0)
 
     def _remove(self, item: Item) -> None:
         index = self._items.index(item)
@@ -296,13 +328,13 @@ class ChatView(Vertical):
         self._hidden_above += count
         self._update_earlier_row()
 
-    def _show_earlier(self, count: int = EARLIER_BATCH) -> None:
+    def _show_earlier(self, count: int = EARLIER_BATCH) -> AwaitMount:
         count = min(count, self._hidden_above)
         start = self._hidden_above - count
         widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
         self._hidden_above = start
-        self._mount_above(widgets)
         self._update_earlier_row()
+        return self._mount_above(widgets)
 
     def _update_earlier_row(self) -> None:
         row = self._earlier

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from chat_helpers import mounted_items, open_chat, send
 from textual.color import Color
-from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
 from openletta.demo import DemoServer
@@ -17,7 +17,7 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.chat_view import SETTLE_SECONDS, ChatView
+from openletta.ui.chat_view import SETTLE_SECONDS
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -31,15 +31,6 @@ def screen_lines(app: OpenLettaApp) -> list[str]:
     return [strip.text for strip in app.screen._compositor.render_strips()]
 
 
-def chat(app: OpenLettaApp) -> ChatScreen:
-    assert isinstance(app.screen, ChatScreen), type(app.screen).__name__
-    return app.screen
-
-
-def mounted_items(view: ChatView) -> list[object]:
-    return [child.item for child in view.scroll.children if hasattr(child, "item")]
-
-
 async def first_agent_name(base_url: str) -> str:
     client = LettaClient(base_url)
     try:
@@ -47,31 +38,6 @@ async def first_agent_name(base_url: str) -> str:
     finally:
         await client.aclose()
     return agents[0].name
-
-
-async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
-    """Wait for the chat screen and its history."""
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
-    screen = chat(app)  # type: ignore[arg-type]
-    await wait_until(pilot, lambda: app.focused is screen.prompt, what="prompt focused")
-    await wait_until(pilot, lambda: not screen.workers or all(
-        w.group != "history" or w.is_finished for w in screen.workers), what="history")
-    return screen
-
-
-async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:
-    """Type ``text``, press Enter and wait for the turn to end."""
-    transcript = screen.session.transcript
-
-    def turn_ended() -> bool:
-        users = [item for item in transcript.items if isinstance(item, UserItem)]
-        return (bool(users) and users[-1].text == text and not screen.busy
-                and transcript.stop_reason is not None)
-
-    await pilot.press(*text, "enter")
-    await wait_until(pilot, turn_ended, what=f"turn {text!r} ended")
-    await pilot.pause()
 
 
 async def test_chooser_opens_an_agent_with_its_history(demo_server, make_app, wait_until) -> None:

@@ -6,7 +6,8 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
-from test_app import SIZE, chat, open_chat, send
+from chat_helpers import chat, open_chat, send
+from test_app import SIZE
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient

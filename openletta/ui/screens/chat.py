@@ -20,6 +20,7 @@ from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
+from openletta.ui.search_bar import SearchBar
 from openletta.ui.session import ChatSession, TurnOutcome
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
@@ -43,6 +44,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Stop", id="chat.interrupt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
+        Binding("ctrl+f", "find", "Find", id="chat.find"),
+        Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
+        Binding("alt+down", "jump_prompt(1)", "Next prompt", show=False, id="chat.next"),
     ]
 
     AUTO_FOCUS = "#prompt"
@@ -67,10 +71,13 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
                              menu=self.menu)
         self.status = StatusBar(id="status")
+        self.search = SearchBar(self.view, lambda: self.session.transcript.items,
+                                self._load_earlier_page, id="search-bar")
 
     def compose(self) -> ComposeResult:
         yield self.view
         yield self.menu
+        yield self.search
         yield self.prompt
         yield self.status
         yield Footer()
@@ -104,6 +111,13 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     @on(ChatView.EarlierRequested)
     def _earlier_requested(self) -> None:
         self.load_earlier()
+
+    async def _load_earlier_page(self) -> bool:
+        """Load the next older page now (for search); ``False`` at the beginning."""
+        if not self.session.has_more_history:
+            return False
+        await self._load(self.session.load_earlier)
+        return True
 
     async def _load(self, load: Callable[[], Awaitable[Change]]) -> None:
         try:
@@ -354,6 +368,24 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                         title="Interrupt", severity="warning", markup=False)
 
     # --- other actions ----------------------------------------------------------------------
+
+    def action_find(self) -> None:
+        """Open the find bar."""
+        self.search.open()
+
+    @on(SearchBar.Closed)
+    def _search_closed(self) -> None:
+        self.prompt.focus()
+
+    async def action_jump_prompt(self, direction: int) -> None:
+        """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
+        target = self.view.prompt_near(direction)
+        if target is not None:
+            await self.view.scroll_to(target)
+        elif direction > 0:
+            self.view.action_jump_to_bottom()
+        else:
+            self.view.show_earlier()
 
     def action_toggle_internal(self) -> None:
         """Show or hide internal items (system prompt, system notes)."""

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from contextlib import suppress
+from typing import ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widget import MountError
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
 from openletta.transcript import AssistantItem
+from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.sanitize import clean_text
 from openletta.ui.widgets.base import ItemWidget
 
@@ -17,7 +20,27 @@ from openletta.ui.widgets.base import ItemWidget
 OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
 
 
-class AssistantMessage(ItemWidget):
+class CodeBlock(MarkdownFence, can_focus=True):
+    """A fenced code block that Tab can reach and ``c`` copies."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy code", id="code.copy"),
+    ]
+
+    def action_copy(self) -> None:
+        """Copy the code (without the fence) to the clipboard."""
+        copy_to_clipboard(self, "the code block", self.code)
+
+
+class ReplyMarkdown(Markdown):
+    """Markdown whose code blocks can be focused and copied on their own."""
+
+    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
+        **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
+    }
+
+
+class AssistantMessage(ItemWidget, can_focus=True):
     """An :class:`AssistantItem` as Markdown.
 
     While the item streams, :meth:`sync` schedules a write of the new suffix to a
@@ -31,7 +54,7 @@ class AssistantMessage(ItemWidget):
 
     def __init__(self, item: AssistantItem) -> None:
         super().__init__(item)
-        self._markdown = Markdown(open_links=False)
+        self._markdown = ReplyMarkdown(open_links=False)
         self._stream: MarkdownStream | None = None
         #: Clean text handed to the Markdown widget so far.
         self._written = ""

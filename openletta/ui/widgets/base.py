@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 from openletta.transcript import Item
+from openletta.ui.clipboard import copy_text, copy_to_clipboard
 
 
 class ItemWidget(Widget):
@@ -16,6 +20,9 @@ class ItemWidget(Widget):
     """
 
     DEFAULT_CSS = "ItemWidget { height: auto; }"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "Copy", id="item.copy"),
+    ]
 
     def __init__(self, item: Item, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -26,3 +33,11 @@ class ItemWidget(Widget):
 
     def sync(self) -> None:
         """Re-read ``self.item`` and update what is shown (only what changed)."""
+
+    def action_copy(self) -> None:
+        """Copy what this item says (the reply, the tool output, …) to the clipboard."""
+        found = copy_text(self.item)
+        if found is None:
+            self.notify("Nothing to copy here yet.", title="Copy", severity="warning")
+        else:
+            copy_to_clipboard(self, *found)

@@ -21,7 +21,7 @@ def error_title(error_type: str) -> str:
     return " ".join([words[0][:1].upper() + words[0][1:], *words[1:]])
 
 
-class ErrorBlock(ItemWidget):
+class ErrorBlock(ItemWidget, can_focus=True):
     """An :class:`ErrorItem`; the detail (often a traceback) is collapsed."""
 
     item: ErrorItem

@@ -10,7 +10,7 @@ from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets.base import ItemWidget
 
 
-class UserMessage(ItemWidget):
+class UserMessage(ItemWidget, can_focus=True):
     """A :class:`UserItem`."""
 
     item: UserItem

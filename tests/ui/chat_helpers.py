@@ -1,0 +1,44 @@
+"""Driving the chat screen from Pilot tests: wait for it, send a message and wait for the end."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from openletta.transcript import UserItem
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.chat_view import ChatView
+from openletta.ui.screens.chat import ChatScreen
+
+
+def chat(app: OpenLettaApp) -> ChatScreen:
+    assert isinstance(app.screen, ChatScreen), type(app.screen).__name__
+    return app.screen
+
+
+def mounted_items(view: ChatView) -> list[object]:
+    return [child.item for child in view.scroll.children if hasattr(child, "item")]
+
+
+async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
+    """Wait for the chat screen and its history."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
+    screen = chat(app)  # type: ignore[arg-type]
+    await wait_until(pilot, lambda: app.focused is screen.prompt, what="prompt focused")
+    await wait_until(pilot, lambda: not screen.workers or all(
+        w.group != "history" or w.is_finished for w in screen.workers), what="history")
+    return screen
+
+
+async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:
+    """Type ``text``, press Enter and wait for the turn to end."""
+    transcript = screen.session.transcript
+
+    def turn_ended() -> bool:
+        users = [item for item in transcript.items if isinstance(item, UserItem)]
+        return (bool(users) and users[-1].text == text and not screen.busy
+                and transcript.stop_reason is not None)
+
+    await pilot.press(*text, "enter")
+    await wait_until(pilot, turn_ended, what=f"turn {text!r} ended")
+    await pilot.pause()

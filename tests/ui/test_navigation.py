@@ -1,0 +1,122 @@
+"""Finding things in a long conversation: Ctrl+F, prompt jumps and copying (demo server)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from chat_helpers import open_chat
+
+from openletta.demo import DemoServer
+from openletta.transcript import AssistantItem, ToolCallItem, UserItem
+from openletta.ui.search_bar import MATCH_CLASS
+from openletta.ui.widgets.assistant import CodeBlock
+
+SIZE = (100, 30)
+HISTORY = 300  # six pages of 50; rounds 0 (newest) … 29 (oldest)
+
+
+@pytest.fixture
+async def history_server() -> AsyncIterator[str]:
+    server = DemoServer(speed=0, history_messages=HISTORY)
+    try:
+        yield await server.start()
+    finally:
+        await server.stop()
+
+
+def top_item(screen):
+    """The item whose widget starts at the top line of the chat view."""
+    view = screen.view
+    for item in view.mounted_items:
+        widget = view.widget_for(item)
+        if widget is not None and widget.display and \
+                widget.virtual_region.y >= view.scroll.scroll_y:
+            return item
+    return None
+
+
+def marked(screen) -> list[object]:
+    return [widget.item for widget in screen.view.scroll.query(f".{MATCH_CLASS}")]
+
+
+async def test_find_steps_through_matches_and_loads_older_pages(
+        history_server, make_app, wait_until) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("ctrl+f", *"ROUND 2?")
+        assert screen.search.display and app.focused is screen.search.query_one("#search-input")
+        newest, older = screen.search.matches[-1], screen.search.matches[-2]
+        assert all("round 2?" in item.text for item in screen.search.matches)
+
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: marked(screen) == [newest], what="newest match")
+        await wait_until(pilot, lambda: top_item(screen) is newest, what="match at the top")
+        await pilot.press("up")
+        await wait_until(pilot, lambda: marked(screen) == [older], what="older match")
+        await wait_until(pilot, lambda: top_item(screen) is older, what="match at the top")
+        await pilot.press("down")
+        await wait_until(pilot, lambda: marked(screen) == [newest], what="newer again")
+
+        await pilot.press("ctrl+a", "ctrl+k", *"round 25?")  # only on an older page
+        assert screen.search.matches == []
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(marked(screen)) == 1, what="match on an older page",
+                         timeout=10)
+        (found,) = marked(screen)
+        assert isinstance(found, UserItem) and "round 25?" in found.text
+        await wait_until(pilot, lambda: top_item(screen) is found, what="scrolled to it")
+
+        await pilot.press("escape")
+        assert not screen.search.display and app.focused is screen.prompt
+        assert marked(screen) == []
+
+
+async def test_alt_arrows_jump_between_prompts(history_server, make_app, wait_until) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        prompts = [item for item in screen.session.transcript.items if isinstance(item, UserItem)]
+        visited = []
+        for _ in range(3):
+            await pilot.press("alt+up")
+            await pilot.pause(0.1)
+            visited.append(top_item(screen))
+        assert all(isinstance(item, UserItem) for item in visited)
+        assert [prompts.index(item) for item in visited] == sorted(
+            (prompts.index(item) for item in visited), reverse=True)
+        assert len(set(visited)) == 3
+        await pilot.press("alt+down")
+        await pilot.pause(0.1)
+        assert top_item(screen) is visited[1]
+        for _ in range(5):
+            await pilot.press("alt+down")
+        await wait_until(pilot, lambda: screen.view.following, what="back at the bottom")
+
+
+async def test_c_copies_the_focused_message_code_block_or_tool_output(
+        history_server, make_app, wait_until) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        items = screen.session.transcript.items
+        user = next(item for item in reversed(items) if isinstance(item, UserItem))
+        reply = next(item for item in reversed(items) if isinstance(item, AssistantItem))
+        call = next(item for item in reversed(items)
+                    if isinstance(item, ToolCallItem) and item.result)
+
+        for item, expected in [(user, user.text), (reply, reply.text),
+                               (call, "\n".join(call.stdout) or call.result)]:
+            widget = await screen.view.scroll_to(item)
+            assert widget is not None
+            widget.focus()
+            await pilot.press("c")
+            assert app.clipboard == expected
+
+        fence = screen.view.scroll.query(CodeBlock).last()
+        fence.focus()
+        await pilot.press("c")
+        assert app.clipboard.startswith("./build.sh --round ")
+        await pilot.pause()
+        assert any("code block" in str(toast.message) for toast in app._notifications)
