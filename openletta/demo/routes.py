@@ -89,6 +89,7 @@ class Api:
         dated.sort(key=key, reverse=request.param("order", "desc") == "desc")  # type: ignore
         agents = dated + [agent for agent in agents if key(agent) is None]  # nulls last
         page = _between(agents, [agent.id for agent in agents], request)
+        page = page[:request.int_param("limit", 50)]
         include = _includes(request)
         return JSONResponse([resources.agent_json(agent, include=include)
                              for agent in page[:request.int_param("limit", 50)]])

@@ -23,6 +23,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
 from openletta.settings import Settings, load_settings, save_settings
+from openletta.transcript import Transcript
 from openletta.transcript.export import to_markdown
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.sanitize import clean_text
@@ -286,24 +287,38 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         if isinstance(self.screen, ChatScreen):
             self.screen.view.clear()
 
-    async def action_export(self, path: str = "") -> None:
-        """Write the conversation as Markdown to ``path`` (default: a new file in cwd)."""
+    def action_export(self, path: str = "") -> None:
+        """Write the whole conversation (every page) as Markdown to ``path`` (default: cwd)."""
         screen = self.screen
         if not isinstance(screen, ChatScreen):
             self.notify("Open a chat to export it.", severity="warning")
             return
-        session = screen.session
-        name = session.agent.name or session.agent.id
+        name = screen.session.agent.name or screen.session.agent.id
         target = Path(path).expanduser() if path else Path.cwd() / default_export_name(
             name, self._clock())
-        markdown = to_markdown(session.transcript.visible_items(), name)
+        self.export_conversation(screen.session, name, target)
+
+    @work(group="export", exclusive=True, exit_on_error=False)
+    async def export_conversation(self, session: ChatSession, name: str, target: Path) -> None:
+        """Read every page of the thread from the server and write it as Markdown."""
+        self.notify(f"Exporting {name}…", title="Export", markup=False)
+        try:
+            messages = await session.all_messages()
+        except LettaError as error:
+            self.notify(f"Could not read the conversation: {error.message}", title="Export",
+                        severity="error", markup=False)
+            return
+        transcript = Transcript()
+        transcript.load_history(messages)
+        markdown = to_markdown(transcript.visible_items(), name)
         try:
             await asyncio.to_thread(target.write_text, markdown, encoding="utf-8")
         except OSError as error:
             self.notify(f"Could not write {target}: {error.strerror}", severity="error",
                         markup=False)
             return
-        self.notify(f"Exported to {target}", title="Export", markup=False)
+        self.notify(f"Exported {len(messages):,} messages to {target}", title="Export",
+                    markup=False)
 
     def _next_theme(self) -> str:
         names = self._theme_names or sorted(self.available_themes)

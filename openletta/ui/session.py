@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import LettaError
-from openletta.api.models import Agent
+from openletta.api.models import Agent, Message
 from openletta.transcript import Change, Transcript
 from openletta.ui.approvals import ApprovalRound, Decision
 
 PAGE_SIZE = 50
+#: Rows per request when reading a whole thread (export).
+EXPORT_PAGE_SIZE = 200
 INTERRUPTED = "Interrupted by you"
 
 OnChange = Callable[[Change], None]
@@ -86,6 +88,19 @@ class ChatSession:
             limit=PAGE_SIZE)
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
+
+    async def all_messages(self) -> list[Message]:
+        """Every stored message of this thread, oldest first (reads all pages)."""
+        pages: list[list[Message]] = []
+        before: str | None = None
+        while True:
+            page = await self.client.list_messages(
+                self.agent.id, conversation_id=self.conversation_id, before=before,
+                limit=EXPORT_PAGE_SIZE)
+            pages.append(list(page.messages))
+            if not page.has_more or page.before_cursor is None:
+                return [message for older in reversed(pages) for message in older]
+            before = page.before_cursor
 
     async def stream_turn(self, text: str, on_change: OnChange) -> TurnOutcome:
         """Send ``text`` and feed the reply into the transcript as it streams.

@@ -9,6 +9,8 @@ from chat_helpers import open_chat
 
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, UserItem
+from openletta.ui.screens import agents as agents_screen
+from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.search_bar import MATCH_CLASS
 from openletta.ui.widgets.assistant import CodeBlock
 
@@ -59,7 +61,7 @@ async def test_find_steps_through_matches_and_loads_older_pages(
         await pilot.press("down")
         await wait_until(pilot, lambda: marked(screen) == [newest], what="newer again")
 
-        await pilot.press("ctrl+a", "ctrl+k", *"round 25?")  # only on an older page
+        await pilot.press("home", "ctrl+k", *"round 25?")  # only on an older page
         assert screen.search.matches == []
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(marked(screen)) == 1, what="match on an older page",
@@ -120,3 +122,37 @@ async def test_c_copies_the_focused_message_code_block_or_tool_output(
         assert app.clipboard.startswith("./build.sh --round ")
         await pilot.pause()
         assert any("code block" in str(toast.message) for toast in app._notifications)
+
+
+async def test_export_writes_every_page_of_the_conversation(
+        history_server, make_app, wait_until, tmp_path) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    target = tmp_path / "all.md"
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        assert screen.view.more_on_server  # only the newest page is loaded
+        await pilot.press(*f"/export {target}", "enter")
+        await wait_until(pilot, target.exists, what="export file", timeout=10)
+    exported = target.read_text(encoding="utf-8")
+    assert "Question 1: what changed in round 29?" in exported  # the very first message
+    assert f"Question {HISTORY - 1}: what changed in round 0?" in exported
+    assert exported.count("## You") == sum(1 for position in range(1, HISTORY + 1)
+                                           if f"Question {position}:" in exported)
+
+
+async def test_the_agent_chooser_pages_and_ctrl_a_opens_it(
+        demo_server, make_app, wait_until, monkeypatch) -> None:
+    monkeypatch.setattr(agents_screen, "LIST_LIMIT", 2)
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press("ctrl+a")
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                         and app.screen.agents, what="chooser")
+        chooser = app.screen
+        assert len(chooser.agents) == 2
+        await pilot.press("down")  # the last row of the page: the next page comes
+        await wait_until(pilot, lambda: len(chooser.agents) == 3, what="second page")
+        names = [agent.name for agent in chooser.agents]
+        assert len(set(names)) == 3
+        assert chooser.query_one("#agent-list").option_count == 3

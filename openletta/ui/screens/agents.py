@@ -91,6 +91,9 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._clock = clock
         self._can_go_back = can_go_back
         self._debounce: Timer | None = None
+        self._query = ""
+        #: The last page was full: the server may have more agents for this query.
+        self._more = False
 
     def compose(self) -> ComposeResult:
         yield Static("Choose an agent", id="agents-title")
@@ -122,6 +125,11 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         if highlighted is not None and highlighted < len(self.agents):
             self._on_choose(self.agents[highlighted])
 
+    @on(OptionList.OptionHighlighted, "#agent-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self._more and event.option_index >= len(self.agents) - 1:
+            self.load_more()
+
     @on(OptionList.OptionSelected, "#agent-list")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         self._on_choose(self.agents[event.option_index])
@@ -140,7 +148,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     @work(exclusive=True, group="agents", exit_on_error=False)
     async def search(self, query: str) -> None:
-        """Fetch the agents matching ``query`` (all when empty) and list them."""
+        """Fetch the first page of agents matching ``query`` (all when empty) and list them."""
+        self._query, self._more = query, False
         try:
             agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
         except LettaError as error:
@@ -151,7 +160,25 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
             empty = f"No agent name contains {query!r}."
         else:
             empty = "This server has no agents yet. Create one with the Letta ADE or API."
+        self._more = len(agents) == LIST_LIMIT
         self._show_agents(list(agents), empty)
+
+    @work(exclusive=True, group="agents", exit_on_error=False)
+    async def load_more(self) -> None:
+        """Fetch the next page of the list (the user reached its end)."""
+        self._more = False
+        try:
+            agents = await self.client.list_agents(query=self._query or None, limit=LIST_LIMIT,
+                                                   after=self.agents[-1].id)
+        except LettaError as error:
+            self.notify(f"Could not list more agents: {error.message}", title="Agents",
+                        severity="error", markup=False)
+            return
+        self._more = len(agents) == LIST_LIMIT
+        self.agents.extend(agents)
+        now = self._clock()
+        self.query_one(OptionList).add_options(
+            Option(agent_row(agent, now), id=agent.id) for agent in agents)
 
     def _show_agents(self, agents: list[Agent], empty_message: str) -> None:
         self.agents = agents

@@ -45,6 +45,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         Binding("escape", "interrupt", "Stop", id="chat.interrupt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
         Binding("ctrl+f", "find", "Find", id="chat.find"),
+        Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
         Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
         Binding("alt+down", "jump_prompt(1)", "Next prompt", show=False, id="chat.next"),
     ]
