@@ -330,3 +330,21 @@ def test_reasoning_duration_uses_the_injected_clock() -> None:
         transcript.feed(parse_message({"message_type": "reasoning_message", "id": "message-1",
                                        "otid": "r", "reasoning": text}))
     assert transcript.items[0].text == "ab" and transcript.items[0].duration == 3.0
+
+
+def test_streamed_calls_the_server_does_not_hold_are_settled_as_not_run() -> None:
+    transcript = Transcript()
+    request = parse_message({
+        "message_type": "approval_request_message", "id": "message-1",
+        "tool_calls": [
+            {"name": "bash", "arguments": '{"command": "ls"}', "tool_call_id": "call-1"},
+            {"name": "bash", "arguments": '{"command": "pwd"}', "tool_call_id": "call-2"}]})
+    transcript.feed(request)
+    assert [c.tool_call_id for c in transcript.pending_approvals] == ["call-1", "call-2"]
+
+    change = transcript.settle_unheld(["call-1"])
+
+    assert [c.tool_call_id for c in transcript.pending_approvals] == ["call-1"]
+    assert transcript.call("call-2").status is ToolStatus.CANCELLED
+    assert change.changed == [transcript.call("call-2")]
+    assert transcript.settle_unheld([]).changed == [transcript.call("call-1")]

@@ -149,3 +149,17 @@ def test_footer_text() -> None:
     assert footer_text(footer, today=START + timedelta(days=2)).startswith("Jan 01 12:00 · ")
     quick = TurnFooterItem(key="g", duration=0.3, steps=1)
     assert footer_text(quick) == "<1s · 1 step"
+
+
+def test_a_turn_wholly_on_the_older_page_gets_its_footer_at_the_page_end() -> None:
+    older, newer = turn("one", 0, 2), turn("two", 60, 1)
+    transcript = Transcript(footers=True)
+    transcript.load_history(newer)
+    assert kinds(transcript) == ["user", "assistant", "footer"]
+
+    change = transcript.prepend_history(older)
+
+    assert kinds(transcript) == ["user", "assistant", "assistant", "footer",
+                                 "user", "assistant", "footer"]
+    assert transcript.items[3] in change.prepended
+    assert footers(transcript)[0].duration == 2.0

@@ -180,6 +180,19 @@ class Transcript:
                 item.auto_approved = approve and tool_call_id in auto
         return change
 
+    def settle_unheld(self, held: Collection[str]) -> Change:
+        """Calls shown as awaiting approval that the server does not hold will never run.
+
+        A model may stream several calls in one step while the agent runs one
+        (``parallel_tool_calls: false``): only the ``held`` ids wait for an answer.
+        """
+        change = Change()
+        for item in self.pending_approvals:
+            if item.tool_call_id not in held:
+                item.status = ToolStatus.CANCELLED
+                change.touch(item)
+        return change
+
     def end_stream(self, reason: str, message: str) -> Change:
         """Close a turn that ended without a stop reason: ``interrupted`` or ``dropped``."""
         change = Change()
@@ -222,7 +235,7 @@ class Transcript:
                     _merge(change, self.feed(message))
             self._close_open(change)
             if prepend:
-                self._join_page_turns(page_head, change)
+                self._join_page_turns(page_head, newest_turn, change)
                 self._turn = newest_turn
             elif self._turn_looks_finished():
                 self._end_turn(change)
@@ -232,9 +245,9 @@ class Transcript:
 
     # --- turn footers ---------------------------------------------------------------------
 
-    def _end_turn(self, change: Change) -> None:
-        """Put (or refresh) the footer under the current turn, if it has an answer."""
-        turn = self._turn
+    def _end_turn(self, change: Change, turn: TurnStats | None = None) -> None:
+        """Put (or refresh) the footer under ``turn`` (the current one), if it has an answer."""
+        turn = turn or self._turn
         if not self._footers or not turn.answered:
             return
         if turn.footer is None:
@@ -250,13 +263,15 @@ class Transcript:
             self._turn.live_seconds = self._clock() - self._turn.live_started
         self._end_turn(change)
 
-    def _join_page_turns(self, page_head: TurnStats, change: Change) -> None:
-        """An older page's last turn goes on in the oldest turn shown so far: join them."""
+    def _join_page_turns(self, page_head: TurnStats, newest: TurnStats, change: Change) -> None:
+        """An older page's last turn goes on in the oldest turn shown so far: join them.
+
+        When that turn had nothing on the newer pages, it ends where the older page ends.
+        """
         head = self._head_turn
         head.absorb_earlier(self._turn)
-        if head.footer is not None:
-            head.fill(head.footer)
-            change.touch(head.footer)
+        if head.footer is not None or head is not newest:
+            self._end_turn(change, head)
         if page_head is not self._turn:
             self._head_turn = page_head
 

@@ -117,11 +117,13 @@ class ChatSession:
     async def pending_round(self, on_change: OnChange) -> ApprovalRound | None:
         """The calls the server holds pending (the authority, not what the stream showed)."""
         request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
+        held = [call.tool_call_id for call in request.tool_calls] if request else []
+        on_change(self.transcript.settle_unheld(held))
         if request is None:
             return None
-        if any(self.transcript.call(call.tool_call_id) is None for call in request.tool_calls):
+        if any(self.transcript.call(call_id) is None for call_id in held):
             on_change(self.transcript.feed(request))
-        calls = [self.transcript.call(call.tool_call_id) for call in request.tool_calls]
+        calls = [self.transcript.call(call_id) for call_id in held]
         round_ = ApprovalRound([call for call in calls if call is not None])
         for call in round_.calls:
             if call.name in self.auto_approve:

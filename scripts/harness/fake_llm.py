@@ -10,6 +10,7 @@ keyword    reply
 llmerror   HTTP 500 (Letta reports ``llm_api_error``)
 stall      silence for ``--stall-seconds`` (default 12), then a short answer
 slow       ~40 words streamed 0.3 s apart (for cancel and resume tests)
+twice      two ``bash`` calls in one response (both need approval)
 parallel   two ``read_file`` calls in one response
 multi      some text and a ``bash`` call in one response
 error      ``read_file`` of a missing file (the tool fails)
@@ -104,7 +105,7 @@ SLOW_TEXT = " ".join(
 ) + " and that is all."
 
 HELP_TEXT = ("I am a scripted fake model. Try one of: hello, long, read, run ls, write, edit, "
-             "error, parallel, multi, slow, stall, llmerror.")
+             "error, parallel, twice, multi, slow, stall, llmerror.")
 
 
 @dataclass
@@ -177,6 +178,9 @@ def user_reply(text: str, stall_seconds: float) -> Reply:
                      stall_seconds=stall_seconds)
     if "slow" in lowered:
         return Reply("Answering slowly on purpose.", SLOW_TEXT, word_delay=SLOW_WORD_DELAY)
+    if "twice" in lowered:
+        return Reply("Running two commands at once.", tool_calls=[
+            ToolCall("bash", {"command": "ls -la"}), ToolCall("bash", {"command": "pwd"})])
     if "parallel" in lowered:
         return Reply("Reading two files at once.", tool_calls=[
             ToolCall("read_file", {"path": DEFAULT_FILE}),

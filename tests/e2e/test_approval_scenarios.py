@@ -1,0 +1,135 @@
+"""Approvals against a real Letta 0.16.8 (client + accumulator, as the app drives them)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from e2e_turns import answer, calls, history_transcript, read, send
+
+from openletta.api.client import ApprovalAnswer, LettaClient
+from openletta.api.errors import LettaError
+from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript
+from openletta.ui.approvals import Decision
+from openletta.ui.session import ChatSession
+from openletta.ui.widgets.tool_card import denial_reason
+
+
+@pytest.fixture
+async def client(letta_base_url: str) -> AsyncIterator[LettaClient]:
+    async with LettaClient(letta_base_url) as client:
+        yield client
+
+
+def ignore(_change: Change) -> None:
+    """A UI that shows nothing (the transcript is checked instead)."""
+
+
+async def pending_ids(client: LettaClient, agent_id: str) -> list[str]:
+    """The calls the server holds for approval (its word is the authority)."""
+    request = await client.get_pending_approval(agent_id)
+    return [] if request is None else [call.tool_call_id for call in request.tool_calls]
+
+
+async def test_approve_attaches_the_return_to_the_same_call(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    live = Transcript()
+    turn = await send(client, fresh_agent_id, "run ls", live)
+    assert turn.stop_reason == "requires_approval"
+    (call,) = live.pending_approvals
+    assert call.name == "bash" and call.arguments == {"command": "ls -la"}
+    assert await pending_ids(client, fresh_agent_id) == [call.tool_call_id]
+
+    turn = await answer(client, fresh_agent_id, live, {call.tool_call_id: (True, None)})
+
+    assert turn.stop_reason == "end_turn"
+    assert calls(live) == [call] and call.status is ToolStatus.SUCCESS
+    assert "notes.txt" in (call.result or "") + "".join(call.stdout)
+    assert isinstance(live.items[-1], AssistantItem) and "bash" in live.items[-1].text
+    (stored,) = calls(await history_transcript(client, fresh_agent_id))
+    assert stored.status is ToolStatus.SUCCESS and stored.approved is True
+    assert await pending_ids(client, fresh_agent_id) == []
+
+
+async def test_deny_with_a_reason_keeps_the_reason_in_history(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    live = Transcript()
+    await send(client, fresh_agent_id, "run ls", live)
+    (call,) = live.pending_approvals
+
+    turn = await answer(client, fresh_agent_id, live,
+                        {call.tool_call_id: (False, "not on this machine")})
+
+    assert turn.stop_reason == "end_turn"
+    assert call.status is ToolStatus.DENIED and call.reason == "not on this machine"
+    assert isinstance(live.items[-1], AssistantItem)
+    (stored,) = calls(await history_transcript(client, fresh_agent_id))
+    assert stored.status is ToolStatus.DENIED
+    assert denial_reason(stored) == "not on this machine"
+
+
+async def test_two_calls_in_one_step_the_server_holds_what_it_runs(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    session = ChatSession(client, await client.get_agent(fresh_agent_id))
+    outcome = await session.stream_turn("run two commands twice", ignore)
+    assert outcome.stop_reason == "requires_approval"
+    streamed = [call.tool_call_id for call in session.transcript.pending_approvals]
+    held = await pending_ids(client, fresh_agent_id)
+    assert len(streamed) == 2 and held and set(held) <= set(streamed)
+    if len(held) > 1:  # a reply must cover every held call: one short is refused
+        with pytest.raises(LettaError):
+            turn = await read(client.send_approvals(fresh_agent_id, [
+                ApprovalAnswer(tool_call_id=held[0], approve=True)]), Transcript())
+            if turn.error is not None:
+                raise turn.error
+
+    round_ = await session.pending_round(ignore)  # as the app asks: the server's word wins
+    assert round_ is not None and [call.tool_call_id for call in round_.calls] == held
+    for call_id in set(streamed) - set(held):  # streamed, but the agent will not run it
+        assert session.transcript.call(call_id).status is ToolStatus.CANCELLED
+    round_.decide(round_.calls[0], Decision(approve=True))
+    round_.decide_rest(Decision(approve=False, reason="one is enough"))
+    outcome = await session.answer_round(round_, ignore)
+
+    assert outcome.stop_reason == "end_turn"
+    assert await pending_ids(client, fresh_agent_id) == []
+    assert session.transcript.call(held[0]).status is ToolStatus.SUCCESS
+    assert not session.transcript.awaiting_approval  # the user can write again
+
+
+async def test_an_approval_left_pending_is_found_by_a_new_client(
+        client: LettaClient, letta_base_url: str, fresh_agent_id: str) -> None:
+    await send(client, fresh_agent_id, "run ls", Transcript())
+
+    async with LettaClient(letta_base_url) as later:
+        agent = await later.get_agent(fresh_agent_id)
+        assert agent.pending_approval is not None
+        opened = await history_transcript(later, fresh_agent_id)
+        (waiting,) = opened.pending_approvals
+        assert [c.tool_call_id for c in agent.pending_approval.tool_calls] == [
+            waiting.tool_call_id]
+        turn = await answer(later, fresh_agent_id, opened, {waiting.tool_call_id: (False, None)})
+        assert turn.stop_reason == "end_turn"
+        turn = await send(later, fresh_agent_id, "hello", opened)
+        assert turn.stop_reason == "end_turn"
+
+
+async def test_always_allow_round_trip_leaves_the_rules_as_they_were(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    before = (await client.get_agent(fresh_agent_id)).tool_rules
+
+    await client.set_tool_approval(fresh_agent_id, "bash", False)
+    live = Transcript()
+    turn = await send(client, fresh_agent_id, "run ls", live)
+    assert turn.stop_reason == "end_turn"
+    (call,) = calls(live)
+    assert not call.needs_approval and call.status is ToolStatus.SUCCESS
+
+    await client.set_tool_approval(fresh_agent_id, "bash", True)
+    turn = await send(client, fresh_agent_id, "run ls", live)
+    assert turn.stop_reason == "requires_approval"
+    (waiting,) = live.pending_approvals
+    await answer(client, fresh_agent_id, live, {waiting.tool_call_id: (False, "done testing")})
+
+    after = (await client.get_agent(fresh_agent_id)).tool_rules
+    assert sorted(map(repr, after)) == sorted(map(repr, before))
