@@ -28,6 +28,7 @@ AGENT = "agent-fd1e74fa-5214-458e-9812-de35c03ddc23"
 CONV = "conv-0639668d-974a-4285-8fac-0059a3adbf78"
 MISSING_AGENT = "agent-00000000-0000-4000-8000-000000000000"
 ROUTE_MISSING = {"detail": "Not Found"}
+BUSY_RUN = "run-adf1416f-af2c-4f87-a300-040cc3bde7d4"
 
 
 def only_request(server):
@@ -314,7 +315,26 @@ async def test_a_busy_conversation_raises_before_streaming(replay_server, replay
     with pytest.raises(ConversationBusyError) as raised:
         async with replay_client.send_message(AGENT, "hello", conversation_id=CONV):
             pass
-    assert raised.value.run_id == "run-adf1416f-af2c-4f87-a300-040cc3bde7d4"
+    assert raised.value.run_id == BUSY_RUN
+
+
+@pytest.mark.parametrize(("status", "goes_through"), [
+    ("cancelled", True), ("completed", True), ("running", False)])
+async def test_a_stale_default_thread_lock_is_sent_around(
+        replay_server, replay_client, status: str, goes_through: bool) -> None:
+    replay_server.reply_capture("conv_busy_second_request.json")
+    replay_server.reply_json({"id": BUSY_RUN, "status": status})
+    replay_server.reply_capture("hello_tokens.sse")
+    if goes_through:
+        async with replay_client.send_message(AGENT, "hello") as stream:
+            assert len([m async for m in stream]) == 23
+    else:
+        with pytest.raises(ConversationBusyError):
+            async with replay_client.send_message(AGENT, "hello"):
+                pass
+    paths = [request.path for request in replay_server.requests]
+    expected = ["/v1/conversations/default/messages", f"/v1/runs/{BUSY_RUN}"]
+    assert paths == expected + ([f"/v1/agents/{AGENT}/messages/stream"] if goes_through else [])
 
 
 async def test_send_approvals(replay_server, replay_client) -> None:

@@ -22,6 +22,7 @@ from openletta.api.errors import (
     APIConnectionError,
     ConflictError,
     ConnectError,
+    ConversationBusyError,
     LettaError,
     RequestTimeout,
     ServerError,
@@ -46,6 +47,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 #: from this version on; older servers get the deprecated agent stream endpoint.
 AGENT_DIRECT_VERSION = (0, 16, 6)
 DEFAULT_THREAD = "default"
+FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
@@ -267,11 +269,29 @@ class LettaClient:
         path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/messages"
         try:
             return await self._open_stream(path, body)
+        except ConversationBusyError as error:
+            if conversation_id is not None or not await self._lock_is_stale(error):
+                raise
+            return await self._open_stream(*agent_stream)
         except LettaError as error:
             if conversation_id is not None or not _route_missing(error):
                 raise
         self._agent_stream_only = True
         return await self._open_stream(*agent_stream)
+
+    async def _lock_is_stale(self, error: ConversationBusyError) -> bool:
+        """True when the run holding the default thread's lock has already ended.
+
+        Letta 0.16.8 keeps the default thread's lock for minutes after a cancelled run; the
+        agent stream route takes no lock, so a send can go that way once the run is over.
+        """
+        if error.run_id is None:
+            return False
+        try:
+            run = await self.get_run(error.run_id)
+        except LettaError:
+            return False
+        return run.status in FINISHED_RUN_STATES
 
     def _agent_stream_needed(self) -> bool:
         old = self.server_version is not None and self.server_version < AGENT_DIRECT_VERSION

@@ -2,8 +2,10 @@
 
 Cost per stream chunk does not depend on the length of the chat: a change names the items it
 touched, their widgets are marked dirty, and a timer syncs the dirty ones at most
-``FLUSH_HZ`` times a second. Only the newest ``MAX_MOUNTED`` items stay mounted while the view
-follows the bottom; older ones are unmounted and come back through the "earlier" row.
+``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
+the user: while the view follows the bottom the oldest are unmounted and come back through the
+"earlier" row; while the user scrolls back, the newest are unmounted and come back when the
+user scrolls down again or presses End.
 """
 
 from __future__ import annotations
@@ -27,13 +29,17 @@ from openletta.ui.widgets import ItemWidget, make_item_widget
 
 FLUSH_HZ = 30
 #: Items kept mounted while following the bottom, and how far beyond that before pruning.
-MAX_MOUNTED = 60
-PRUNE_SLACK = 20
+MAX_MOUNTED = 40
+PRUNE_SLACK = 10
 BEGINNING = "beginning of the conversation"
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
-#: Items mounted again per click on the "earlier" row.
-EARLIER_BATCH = 30
+#: Items mounted again per click on the "earlier" row, or per scroll past either end.
+EARLIER_BATCH = 15
+#: Items mounted when a page opens into an empty view (more follow if they do not fill it).
+OPENING_BATCH = 20
+#: Items kept above an item the view jumps to when it mounts a new window around it.
+WINDOW_LEAD = 10
 
 
 class EarlierRow(Static):
@@ -130,10 +136,13 @@ class ChatView(Vertical):
         self._items: list[Item] = []
         self._widgets: dict[str, ItemWidget] = {}
         self._hidden_above = 0
+        self._hidden_below = 0
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
         #: An older page was asked for and has not arrived yet.
         self._loading_earlier = False
+        #: A new window is being mounted: scroll positions mean nothing until it is laid out.
+        self._remounting = False
 
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
@@ -160,27 +169,37 @@ class ChatView(Vertical):
     @property
     def following(self) -> bool:
         """True while the view sticks to the bottom (the user has not scrolled up)."""
-        return self._scroll.at_bottom
+        return self._scroll.at_bottom and not self._hidden_below
 
     @property
     def mounted_items(self) -> list[Item]:
         """Items whose widgets are mounted, in display order."""
-        return self._items[self._hidden_above:]
+        return self._items[self._hidden_above:self._mounted_end]
+
+    @property
+    def _mounted_end(self) -> int:
+        """Index after the newest mounted item."""
+        return len(self._items) - self._hidden_below
 
     def widget_for(self, item: Item) -> ItemWidget | None:
         """The mounted widget of ``item``, if any."""
         return self._widgets.get(item.key)
 
     def reveal(self, item: Item) -> ItemWidget | None:
-        """The widget of ``item``, mounting the earlier items down to it if they were pruned."""
-        self._mount_down_to(item)
+        """The widget of ``item``, mounting it (and what lies between) if it was pruned."""
+        self._mount_through(item)
         return self._widgets.get(item.key)
 
-    def _mount_down_to(self, item: Item) -> AwaitMount | None:
-        """Mount the pruned items down to ``item`` if it is one of them."""
-        if item.key in self._widgets or item not in self._items[:self._hidden_above]:
+    def _mount_through(self, item: Item) -> AwaitMount | None:
+        """Mount ``item`` if it is pruned: with the items between, or in a window of its own."""
+        if item.key in self._widgets or item not in self._items:
             return None
-        return self._show_earlier(count=self._hidden_above - self._items.index(item))
+        index = self._items.index(item)
+        if self._hidden_above - MAX_MOUNTED <= index < self._hidden_above:
+            return self._show_earlier(count=self._hidden_above - index)
+        if self._mounted_end <= index < self._mounted_end + MAX_MOUNTED:
+            return self._show_later(count=index - self._mounted_end + 1)
+        return self._remount(index - WINDOW_LEAD)
 
     def prompt_near(self, direction: int) -> UserItem | None:
         """The user message above (``-1``) or below (``+1``) the top line of the view."""
@@ -197,8 +216,8 @@ class ChatView(Vertical):
         return next((item for item in candidates if isinstance(item, UserItem)), None)
 
     async def scroll_to(self, item: Item) -> ItemWidget | None:
-        """Bring ``item`` to the top of the view, mounting pruned items down to it first."""
-        mounting = self._mount_down_to(item)
+        """Bring ``item`` to the top of the view, mounting it first if it was pruned."""
+        mounting = self._mount_through(item)
         if mounting is not None:
             await mounting
         widget = self._widgets.get(item.key)
@@ -255,6 +274,7 @@ class ChatView(Vertical):
         self._widgets.clear()
         self._dirty.clear()
         self._hidden_above = len(self._items)
+        self._hidden_below = 0
         self._update_earlier_row()
 
     def set_pending(self, rows: Sequence[tuple[str, str]]) -> None:
@@ -280,15 +300,37 @@ class ChatView(Vertical):
 
     def _append(self, items: list[Item]) -> None:
         self._items.extend(items)
+        if self._hidden_below:  # the user is reading far back: these wait below
+            self._hidden_below += len(items)
+            self._update_indicator()
+            return
         excess = len(self._widgets) + len(items) - MAX_MOUNTED
-        if self.following and excess > PRUNE_SLACK:
+        opening = not self._widgets and len(items) > OPENING_BATCH
+        if opening:
+            skipped = len(items) - OPENING_BATCH
+            self._hidden_above += skipped
+            items = items[skipped:]
+            self._update_earlier_row()
+        elif self.following and excess > PRUNE_SLACK:
             pruned = min(excess, len(self._widgets))
             self._prune_oldest(pruned)
             skipped = excess - pruned  # the oldest new items go straight to "earlier"
             self._hidden_above += skipped
             items = items[skipped:]
             self._update_earlier_row()
-        self._scroll.mount_all([self._make(item) for item in items])
+        mounting = self._scroll.mount_all([self._make(item) for item in items])
+        if opening:
+            self.call_later(self._fill_view, mounting)
+
+    async def _fill_view(self, mounting: AwaitMount) -> None:
+        """Once ``mounting`` is laid out, mount earlier items while they do not fill the view."""
+        await mounting
+        self.call_after_refresh(self._show_earlier_if_short)
+
+    def _show_earlier_if_short(self) -> None:
+        room = len(self._widgets) + EARLIER_BATCH <= MAX_MOUNTED + PRUNE_SLACK
+        if room and self._scroll.max_scroll_y <= 0 and self._hidden_above:
+            self.call_later(self._fill_view, self._show_earlier())
 
     def _prepend(self, items: list[Item]) -> None:
         """An older page: its newest items go on screen (when the top is), the rest wait."""
@@ -311,6 +353,8 @@ class ChatView(Vertical):
 
     def _remove(self, item: Item) -> None:
         index = self._items.index(item)
+        if index >= self._mounted_end:
+            self._hidden_below -= 1
         del self._items[index]
         if index < self._hidden_above:
             self._hidden_above -= 1
@@ -319,14 +363,39 @@ class ChatView(Vertical):
         if widget is not None:
             widget.remove()
 
-    def _prune_oldest(self, count: int) -> None:
-        start = self._hidden_above
-        doomed = [self._widgets.pop(item.key) for item in self._items[start:start + count]]
+    def _unmount(self, items: Sequence[Item]) -> None:
+        doomed = [self._widgets.pop(item.key) for item in items]
         for widget in doomed:
             self._dirty.pop(widget.item.key, None)
         self._scroll.remove_children(doomed)
+
+    def _prune_oldest(self, count: int, *, hold: bool = False) -> None:
+        """Unmount the ``count`` oldest mounted items (``hold``: keep the view where it is)."""
+        start = self._hidden_above
+        if hold and start + count < self._mounted_end:
+            self._scroll.hold_in_place(self._widgets[self._items[start + count].key])
+        self._unmount(self._items[start:start + count])
         self._hidden_above += count
         self._update_earlier_row()
+
+    def _prune_newest(self) -> None:
+        """After mounting above: unmount the newest items beyond ``MAX_MOUNTED``.
+
+        A widget that is busy (an approval prompt is open in it) stays, with all above it.
+        """
+        excess = len(self._widgets) - MAX_MOUNTED
+        if excess <= PRUNE_SLACK:
+            return
+        end = self._mounted_end
+        doomed = self._items[end - excess:end]
+        busy = [index for index, item in enumerate(doomed) if self._widgets[item.key].busy]
+        if busy:
+            doomed = doomed[busy[-1] + 1:]
+        if doomed:
+            self._unmount(doomed)
+            self._hidden_below += len(doomed)
+            self._scroll.anchor(False)  # the bottom is no longer the end of the chat
+            self._update_indicator()
 
     def _show_earlier(self, count: int = EARLIER_BATCH) -> AwaitMount:
         count = min(count, self._hidden_above)
@@ -334,7 +403,53 @@ class ChatView(Vertical):
         widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
         self._hidden_above = start
         self._update_earlier_row()
-        return self._mount_above(widgets)
+        mounting = self._mount_above(widgets)
+        self._prune_newest()
+        return mounting
+
+    def _show_later(self, count: int = EARLIER_BATCH) -> AwaitMount:
+        """Mount the next ``count`` items below, unmounting as many of the oldest."""
+        end = self._mounted_end
+        count = min(count, self._hidden_below)
+        last = self._widgets.get(self._items[end - 1].key) if end else None
+        widgets = [self._make(item) for item in self._items[end:end + count]]
+        self._hidden_below -= count
+        self._update_indicator()
+        mounting = self._scroll.mount_all(widgets, after=last or self._earlier)
+        excess = len(self._widgets) - MAX_MOUNTED
+        if excess > PRUNE_SLACK:
+            self._prune_oldest(excess, hold=True)
+        return mounting
+
+    def _remount(self, start: int) -> AwaitMount:
+        """Unmount every item and mount ``MAX_MOUNTED`` of them from ``start`` on."""
+        start = max(0, min(start, len(self._items) - MAX_MOUNTED))
+        end = min(len(self._items), start + MAX_MOUNTED)
+        self._unmount(self.mounted_items)
+        self._hidden_above, self._hidden_below = start, len(self._items) - end
+        self._scroll.anchor(not self._hidden_below)
+        self._update_earlier_row()
+        self._update_indicator()
+        widgets = [self._make(item) for item in self._items[start:end]]
+        mounting = self._scroll.mount_all(widgets, after=self._earlier)
+        self._remounting = True
+        self.call_later(self._end_remount, mounting)
+        return mounting
+
+    async def _end_remount(self, mounting: AwaitMount) -> None:
+        await mounting
+        self.call_after_refresh(self._remount_laid_out)
+
+    def _remount_laid_out(self) -> None:
+        self._remounting = False
+
+    def _update_indicator(self) -> None:
+        """Say how many items wait below, or hide the row once none does."""
+        hidden = self._hidden_below
+        self._indicator.update(f"↓ {hidden} later items (End)" if hidden
+                               else "↓ new messages (End)")
+        if hidden:
+            self._indicator.display = True
 
     def _update_earlier_row(self) -> None:
         row = self._earlier
@@ -372,8 +487,15 @@ class ChatView(Vertical):
             self.post_message(self.EarlierRequested())
 
     def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
+        if self._remounting:
+            return
         if event.at_bottom:
-            self._indicator.display = False
+            if self._hidden_below:
+                self._show_later()
+            else:
+                self._indicator.display = False
+                if not self._scroll.is_anchored:
+                    self._scroll.anchor()
         if event.at_top:
             self.show_earlier()
 
@@ -382,6 +504,8 @@ class ChatView(Vertical):
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""
+        if self._hidden_below:
+            self._remount(len(self._items) - MAX_MOUNTED)
         self._scroll.anchor()
         self._indicator.display = False
 

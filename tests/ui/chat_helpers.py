@@ -27,7 +27,19 @@ async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
     await wait_until(pilot, lambda: app.focused is screen.prompt, what="prompt focused")
     await wait_until(pilot, lambda: not screen.workers or all(
         w.group != "history" or w.is_finished for w in screen.workers), what="history")
+    await laid_out(pilot, screen.view)
     return screen
+
+
+async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> None:
+    """Wait until the chat's height stops changing (Markdown renders after it mounts)."""
+    heights: list[int] = []
+    for _ in range(100):
+        await pilot.pause(0.05)
+        heights.append(view.scroll.virtual_size.height)
+        if len(heights) > steady and len(set(heights[-steady:])) == 1:
+            return
+    raise AssertionError(f"the chat view kept changing height: {heights[-10:]}")
 
 
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:

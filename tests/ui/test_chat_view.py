@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 import openletta.ui
@@ -14,6 +18,7 @@ from openletta.ui.chat_view import (
     BEGINNING,
     EARLIER_BATCH,
     MAX_MOUNTED,
+    OPENING_BATCH,
     PRUNE_SLACK,
     SETTLE_SECONDS,
     ChatView,
@@ -46,6 +51,17 @@ def mounted_keys(view: ChatView) -> list[str]:
     return [child.item.key for child in view.scroll.children if hasattr(child, "item")]
 
 
+@asynccontextmanager
+async def long_chat() -> AsyncIterator[tuple[ViewApp, Pilot[None], ChatView, Transcript]]:
+    """A running view at 80x24 showing the end of 200 turns."""
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 200)
+        await pilot.pause()
+        yield app, pilot, view, transcript
+
+
 async def test_items_mount_in_transcript_order() -> None:
     app = ViewApp()
     async with app.run_test() as pilot:
@@ -74,11 +90,7 @@ async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
 
 
 async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() -> None:
-    app = ViewApp()
-    async with app.run_test(size=(80, 24)) as pilot:
-        view, transcript = app.query_one(ChatView), Transcript()
-        add_turns(view, transcript, 200)
-        await pilot.pause()
+    async with long_chat() as (app, pilot, view, transcript):
         mounted = len(view.mounted_items)
         assert MAX_MOUNTED <= mounted <= MAX_MOUNTED + PRUNE_SLACK
         assert mounted_keys(view) == [item.key for item in transcript.items[-mounted:]]
@@ -88,23 +100,98 @@ async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() 
         assert first is not None
         view.scroll.scroll_home(animate=False)
         await pilot.pause(SETTLE_SECONDS + 0.1)
-        assert len(view.mounted_items) == mounted + EARLIER_BATCH
+        # A batch came back above; as many of the newest went out below.
+        assert len(view.mounted_items) == MAX_MOUNTED
+        assert view.mounted_items[EARLIER_BATCH] is first.item
         assert mounted_keys(view) == [item.key for item in view.mounted_items]
+        later = mounted + EARLIER_BATCH - MAX_MOUNTED
+        assert transcript.items[-later - 1] is view.mounted_items[-1]
+        assert f"↓ {later} later items" in str(app.query_one("#new-indicator").render())
+        assert not view.following
         # What was at the top stays in place: the new batch is above it, out of view.
         assert view.scroll.scroll_y > 0
         assert first.region.y - view.scroll.region.y == earlier.outer_size.height
 
 
-async def test_a_large_page_mounts_only_its_newest_items() -> None:
+async def read_far_back(view: ChatView, transcript: Transcript, pilot: Pilot[None]) -> None:
+    """Scroll to the top, as the mouse wheel does, until the newest item is unmounted."""
+    for _ in range(40):
+        if transcript.items[-1] not in view.mounted_items:
+            break
+        view.scroll.release_hold()
+        view.scroll.scroll_home(animate=False)
+        await pilot.pause(0.1)
+    await pilot.pause(SETTLE_SECONDS)
+    assert transcript.items[-1] not in view.mounted_items
+
+
+async def test_scrolling_down_again_brings_the_newest_back_and_follows() -> None:
+    async with long_chat() as (_app, pilot, view, transcript):
+        await read_far_back(view, transcript, pilot)
+        for _ in range(20):
+            view.scroll.release_hold()  # as the mouse wheel does
+            view.scroll.scroll_end(animate=False)
+            await pilot.pause(0.1)
+            assert len(view.mounted_items) <= MAX_MOUNTED + PRUNE_SLACK
+            if view.following:
+                break
+        assert view.following
+        assert view.mounted_items[-1] is transcript.items[-1]
+        assert mounted_keys(view) == [item.key for item in view.mounted_items]
+        add_turns(view, transcript, 1)  # followed again: new content mounts at the bottom
+        await pilot.pause()
+        assert view.mounted_items[-1] is transcript.items[-1]
+        assert view.widget_for(transcript.items[-1]) is not None
+
+
+async def test_new_items_wait_below_while_reading_far_back_and_end_brings_them() -> None:
+    async with long_chat() as (app, pilot, view, transcript):
+        await read_far_back(view, transcript, pilot)
+        shown = list(view.mounted_items)
+        add_turns(view, transcript, 2)
+        await pilot.pause()
+        assert view.mounted_items == shown  # nothing moved under the reader
+        indicator = app.query_one("#new-indicator")
+        assert indicator.display
+        waiting = len(transcript.items) - transcript.items.index(shown[-1]) - 1
+        assert f"↓ {waiting} later items" in str(indicator.render())
+        view.action_jump_to_bottom()
+        await pilot.pause()
+        assert view.mounted_items == transcript.items[-MAX_MOUNTED:]
+        assert mounted_keys(view) == [item.key for item in transcript.items[-MAX_MOUNTED:]]
+        assert not indicator.display
+        assert view.following
+
+
+async def test_jumping_far_away_mounts_a_window_around_the_target() -> None:
+    async with long_chat() as (_app, pilot, view, transcript):
+        target = transcript.items[50]
+        widget = await view.scroll_to(target)
+        await pilot.pause()
+        assert widget is not None and widget.is_mounted
+        assert view.mounted_items == transcript.items[40:40 + MAX_MOUNTED]
+        assert mounted_keys(view) == [item.key for item in view.mounted_items]
+        assert view.scroll.scroll_y == widget.virtual_region.y
+        newest = transcript.items[-1]
+        assert await view.scroll_to(newest) is not None
+        await pilot.pause()
+        assert view.mounted_items[-1] is newest
+        assert len(view.mounted_items) == MAX_MOUNTED
+
+
+@pytest.mark.parametrize(("height", "batches"), [(24, 0), (60, 1)])
+async def test_a_large_page_mounts_its_newest_items_until_the_view_is_full(
+        height: int, batches: int) -> None:
     app = ViewApp()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, height)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         history = [reply(f"a{number}", f"answer {number}") for number in range(500)]
         view.apply(transcript.load_history(history))
-        await pilot.pause()
-        assert len(view.scroll.children) <= MAX_MOUNTED + 1  # the items and the earlier row
-        assert mounted_keys(view) == [item.key for item in transcript.items[-MAX_MOUNTED:]]
-        assert f"{500 - MAX_MOUNTED} earlier items" in str(app.query_one("#earlier").render())
+        await pilot.pause(0.5)
+        mounted = OPENING_BATCH + batches * EARLIER_BATCH
+        assert mounted_keys(view) == [item.key for item in transcript.items[-mounted:]]
+        assert view.scroll.max_scroll_y > 0  # the view is full, so scrolling up shows more
+        assert f"{500 - mounted} earlier items" in str(app.query_one("#earlier").render())
 
 
 async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> None:

@@ -54,11 +54,11 @@ class AssistantMessage(ItemWidget, can_focus=True):
 
     def __init__(self, item: AssistantItem) -> None:
         super().__init__(item)
-        self._markdown = ReplyMarkdown(open_links=False)
+        #: Clean text handed to the Markdown widget so far (all of it for a finished reply).
+        self._written = clean_text(item.text) if item.done else ""
+        self._final = item.done
+        self._markdown = ReplyMarkdown(self._written, open_links=False)
         self._stream: MarkdownStream | None = None
-        #: Clean text handed to the Markdown widget so far.
-        self._written = ""
-        self._final = False
         self._queued = False
 
     def compose(self) -> ComposeResult:

@@ -28,6 +28,11 @@ class ItemWidget(Widget):
         super().__init__(id=id, classes=classes)
         self.item = item
 
+    @property
+    def busy(self) -> bool:
+        """True while the widget holds something the user is working with (kept mounted)."""
+        return False
+
     def on_mount(self) -> None:
         self.sync()
 

@@ -108,6 +108,11 @@ class ToolCallCard(ItemWidget, can_focus=True):
         return self._approval_slot
 
     @property
+    def busy(self) -> bool:
+        """True while an approval prompt is open in the card."""
+        return bool(self._approval_slot.children)
+
+    @property
     def wide(self) -> bool:
         """Whether the card is wide enough for side-by-side views."""
         return self._width() >= 110
