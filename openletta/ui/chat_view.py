@@ -146,7 +146,7 @@ class ChatView(Vertical):
 
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
-        self._indicator = NewIndicator("↓ new messages (End)", id="new-indicator")
+        self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
         self._pending = Static(id="pending")
 
     def compose(self) -> ComposeResult:
@@ -426,6 +426,7 @@ class ChatView(Vertical):
         start = max(0, min(start, len(self._items) - MAX_MOUNTED))
         end = min(len(self._items), start + MAX_MOUNTED)
         self._unmount(self.mounted_items)
+        self._scroll.release_hold()  # whatever it held is gone
         self._hidden_above, self._hidden_below = start, len(self._items) - end
         self._scroll.anchor(not self._hidden_below)
         self._update_earlier_row()
@@ -446,8 +447,8 @@ class ChatView(Vertical):
     def _update_indicator(self) -> None:
         """Say how many items wait below, or hide the row once none does."""
         hidden = self._hidden_below
-        self._indicator.update(f"↓ {hidden} later items (End)" if hidden
-                               else "↓ new messages (End)")
+        self._indicator.update(f"↓ {hidden} later items (Ctrl+End)" if hidden
+                               else "↓ new messages (Ctrl+End)")
         if hidden:
             self._indicator.display = True
 
@@ -501,6 +502,14 @@ class ChatView(Vertical):
 
     def on_new_indicator_pressed(self) -> None:
         self.action_jump_to_bottom()
+
+    def page(self, direction: int) -> None:
+        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do."""
+        self._scroll.release_hold()
+        if direction < 0:
+            self._scroll.scroll_page_up(animate=False)
+        else:
+            self._scroll.scroll_page_down(animate=False)
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""

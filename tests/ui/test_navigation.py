@@ -97,6 +97,33 @@ async def test_alt_arrows_jump_between_prompts(history_server, make_app, wait_un
         await wait_until(pilot, lambda: screen.view.following, what="back at the bottom")
 
 
+async def test_page_keys_scroll_the_chat_from_the_prompt_and_ctrl_end_comes_back(
+        history_server, make_app, wait_until) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        view, transcript = screen.view, screen.session.transcript
+        await pilot.press(*"draft")
+        bottom = view.scroll.scroll_y
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert view.scroll.scroll_y < bottom and not view.following
+        first_page = len(transcript.items)
+        for _ in range(40):  # on up through the loaded items and into an older page
+            await pilot.press("pageup")
+            await pilot.pause(0.05)
+            if len(transcript.items) > first_page:
+                break
+        assert len(transcript.items) > first_page
+        assert transcript.items[-1] not in view.mounted_items  # the newest went out below
+        await pilot.press("pagedown")
+        await pilot.pause()
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: view.following, what="following again")
+        assert view.mounted_items[-1] is transcript.items[-1]
+        assert app.focused is screen.prompt and screen.prompt.text == "draft"
+
+
 async def test_c_copies_the_focused_message_code_block_or_tool_output(
         history_server, make_app, wait_until) -> None:
     app = make_app(base_url=history_server, agent="demo-agent")

@@ -48,6 +48,10 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
         Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
         Binding("alt+down", "jump_prompt(1)", "Next prompt", show=False, id="chat.next"),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True, id="chat.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True,
+                id="chat.page_down"),
+        Binding("ctrl+end", "newest", "Newest", show=False, priority=True, id="chat.newest"),
     ]
 
     AUTO_FOCUS = "#prompt"
@@ -387,6 +391,14 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             self.view.action_jump_to_bottom()
         else:
             self.view.show_earlier()
+
+    def action_page(self, direction: int) -> None:
+        """Scroll the chat a page up (``-1``) or down (``+1``), wherever the focus is."""
+        self.view.page(direction)
+
+    def action_newest(self) -> None:
+        """Jump to the newest message and follow the stream again."""
+        self.view.action_jump_to_bottom()
 
     def action_toggle_internal(self) -> None:
         """Show or hide internal items (system prompt, system notes)."""
