@@ -77,7 +77,8 @@ from openletta.demo import DemoServer
 from openletta.settings import CONFIG_DIR_ENV, Settings
 from openletta.transcript import Item
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.chat_view import ChatView, EarlierRow
+from openletta.ui.chat_scroll import EarlierRow
+from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.session import PAGE_SIZE
 

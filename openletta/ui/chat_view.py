@@ -5,7 +5,7 @@ touched, their widgets are marked dirty, and a timer syncs the dirty ones at mos
 ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
 the user: while the view follows the bottom the oldest are unmounted and come back through the
 "earlier" row; while the user scrolls back, the newest are unmounted and come back when the
-user scrolls down again or presses End.
+user scrolls down again or presses Ctrl+End. The scroller is in :mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
@@ -16,14 +16,15 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import AwaitMount, Widget
+from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from openletta.transcript import Change, Item, UserItem
+from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator
 from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets import ItemWidget, make_item_widget
 
@@ -32,90 +33,12 @@ FLUSH_HZ = 30
 MAX_MOUNTED = 40
 PRUNE_SLACK = 10
 BEGINNING = "beginning of the conversation"
-#: How long the view holds still while items mounted above it take their size.
-SETTLE_SECONDS = 1.0
 #: Items mounted again per click on the "earlier" row, or per scroll past either end.
 EARLIER_BATCH = 15
 #: Items mounted when a page opens into an empty view (more follow if they do not fill it).
 OPENING_BATCH = 20
 #: Items kept above an item the view jumps to when it mounts a new window around it.
 WINDOW_LEAD = 10
-
-
-class EarlierRow(Static):
-    """The top row: shows unmounted earlier items, or asks the server for an older page."""
-
-    class Pressed(Message):
-        """The user asked for earlier items."""
-
-    def on_click(self) -> None:
-        self.post_message(self.Pressed())
-
-
-class NewIndicator(Static):
-    """``↓ new``: shown when content arrives while the user is scrolled up."""
-
-    class Pressed(Message):
-        """The user wants to jump to the bottom."""
-
-    def on_click(self) -> None:
-        self.post_message(self.Pressed())
-
-
-class ChatScroll(VerticalScroll):
-    """The scrolling part of the chat view; reports where the user scrolled to."""
-
-    class Moved(Message):
-        """The scroll position changed."""
-
-        def __init__(self, at_bottom: bool, at_top: bool) -> None:
-            super().__init__()
-            self.at_bottom = at_bottom
-            self.at_top = at_top
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._held: tuple[Widget, float] | None = None
-        self._hold_timer: Timer | None = None
-
-    @property
-    def at_bottom(self) -> bool:
-        """True when the newest line is in view (short content counts as at the bottom)."""
-        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
-
-    def hold_in_place(self, widget: Widget) -> None:
-        """Keep ``widget`` where it is on screen while the content above it grows.
-
-        Items mounted above take their height over several refreshes (Markdown renders
-        late), so the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls.
-        """
-        self._held = (widget, widget.virtual_region.y - self.scroll_y)
-        if self._hold_timer is not None:
-            self._hold_timer.stop()
-        self._hold_timer = self.set_timer(SETTLE_SECONDS, self.release_hold)
-
-    def release_hold(self) -> None:
-        """Let the view move with its content again."""
-        self._held = None
-
-    def watch_virtual_size(self) -> None:
-        if self._held is not None:
-            widget, offset = self._held
-            if widget.is_mounted:
-                self.scroll_to(y=widget.virtual_region.y - offset, animate=False,
-                               immediate=True)
-
-    def on_mouse_scroll_up(self) -> None:
-        self.release_hold()
-
-    def on_mouse_scroll_down(self) -> None:
-        self.release_hold()
-
-    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value):
-            self.post_message(self.Moved(at_bottom=self.at_bottom,
-                                         at_top=self.max_scroll_y > 0 and new_value < 1))
 
 
 class ChatView(Vertical):

@@ -17,7 +17,7 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.chat_view import SETTLE_SECONDS
+from openletta.ui.chat_scroll import SETTLE_SECONDS
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen

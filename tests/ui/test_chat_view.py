@@ -14,13 +14,13 @@ from textual.widgets import Static
 import openletta.ui
 from openletta.api.models import parse_message
 from openletta.transcript import Transcript
+from openletta.ui.chat_scroll import SETTLE_SECONDS
 from openletta.ui.chat_view import (
     BEGINNING,
     EARLIER_BATCH,
     MAX_MOUNTED,
     OPENING_BATCH,
     PRUNE_SLACK,
-    SETTLE_SECONDS,
     ChatView,
 )
 

@@ -1,0 +1,93 @@
+"""The scrolling part of the chat and the rows at its edges.
+
+:class:`ChatScroll` reports where the user scrolled to and can hold a widget still on screen
+while content above it grows; :class:`EarlierRow` and :class:`NewIndicator` are the clickable
+rows above and below the items.
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.timer import Timer
+from textual.widget import Widget
+from textual.widgets import Static
+
+#: How long the view holds still while items mounted above it take their size.
+SETTLE_SECONDS = 1.0
+
+
+class EarlierRow(Static):
+    """The top row: shows unmounted earlier items, or asks the server for an older page."""
+
+    class Pressed(Message):
+        """The user asked for earlier items."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class NewIndicator(Static):
+    """``↓ new``: shown when content arrives while the user is scrolled up."""
+
+    class Pressed(Message):
+        """The user wants to jump to the bottom."""
+
+    def on_click(self) -> None:
+        self.post_message(self.Pressed())
+
+
+class ChatScroll(VerticalScroll):
+    """The scrolling part of the chat view; reports where the user scrolled to."""
+
+    class Moved(Message):
+        """The scroll position changed."""
+
+        def __init__(self, at_bottom: bool, at_top: bool) -> None:
+            super().__init__()
+            self.at_bottom = at_bottom
+            self.at_top = at_top
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._held: tuple[Widget, float] | None = None
+        self._hold_timer: Timer | None = None
+
+    @property
+    def at_bottom(self) -> bool:
+        """True when the newest line is in view (short content counts as at the bottom)."""
+        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def hold_in_place(self, widget: Widget) -> None:
+        """Keep ``widget`` where it is on screen while the content above it grows.
+
+        Items mounted above take their height over several refreshes (Markdown renders
+        late), so the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls.
+        """
+        self._held = (widget, widget.virtual_region.y - self.scroll_y)
+        if self._hold_timer is not None:
+            self._hold_timer.stop()
+        self._hold_timer = self.set_timer(SETTLE_SECONDS, self.release_hold)
+
+    def release_hold(self) -> None:
+        """Let the view move with its content again."""
+        self._held = None
+
+    def watch_virtual_size(self) -> None:
+        if self._held is not None:
+            widget, offset = self._held
+            if widget.is_mounted:
+                self.scroll_to(y=widget.virtual_region.y - offset, animate=False,
+                               immediate=True)
+
+    def on_mouse_scroll_up(self) -> None:
+        self.release_hold()
+
+    def on_mouse_scroll_down(self) -> None:
+        self.release_hold()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self.post_message(self.Moved(at_bottom=self.at_bottom,
+                                         at_top=self.max_scroll_y > 0 and new_value < 1))
