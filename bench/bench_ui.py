@@ -238,7 +238,7 @@ async def settle(view: ChatView) -> int:
     Textual's cached list of them, which otherwise keeps pruned widgets alive (and makes
     the garbage collector walk them) until the next layout of the scroll.
     """
-    for widget in list(view.scroll.query(ItemWidget)):
+    for widget in [child for child in view.scroll.children if isinstance(child, ItemWidget)]:
         done = asyncio.Event()
         if widget.call_later(done.set):
             await done.wait()
@@ -313,7 +313,8 @@ async def run_scenario(chunk_count: int, turns: int, rate: float) -> Scenario:
         await settle(screen.view)
         figures = await stream_reply(screen, streamed_reply(chunk_count), rate)
         scroll = screen.view.scroll
-        return Scenario(figures, len(scroll.query(ItemWidget)),
+        items = [child for child in scroll.children if isinstance(child, ItemWidget)]
+        return Scenario(figures, len(items),
                         sum(1 for _ in scroll.walk_children()))
 
 

@@ -5,7 +5,10 @@ touched, their widgets are marked dirty, and a timer syncs the dirty ones at mos
 ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
 the user: while the view follows the bottom the oldest are unmounted and come back through the
 "earlier" row; while the user scrolls back, the newest are unmounted and come back when the
-user scrolls down again or presses Ctrl+End. The scroller is in :mod:`openletta.ui.chat_scroll`.
+user scrolls down again or presses Ctrl+End. An unmounted widget is hidden at once and removed
+from the DOM when the view has been idle for ``RETIRE_SECONDS`` (removal costs a layout of the
+whole screen, best not paid while the user scrolls). The scroller is in
+:mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
@@ -34,11 +37,15 @@ MAX_MOUNTED = 40
 PRUNE_SLACK = 10
 BEGINNING = "beginning of the conversation"
 #: Items mounted again per click on the "earlier" row, or per scroll past either end.
-EARLIER_BATCH = 15
+EARLIER_BATCH = 10
 #: Items mounted when a page opens into an empty view (more follow if they do not fill it).
 OPENING_BATCH = 20
 #: Items kept above an item the view jumps to when it mounts a new window around it.
 WINDOW_LEAD = 10
+#: Unmounted widgets are hidden at once and removed after this many idle seconds, or at once
+#: when more than ``RETIRED_LIMIT`` wait: removal costs a layout, best not paid mid-scroll.
+RETIRE_SECONDS = 0.5
+RETIRED_LIMIT = 40
 
 
 class ChatView(Vertical):
@@ -62,6 +69,9 @@ class ChatView(Vertical):
         self._hidden_below = 0
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
+        #: Widgets taken off screen and not removed yet (removing them costs a layout).
+        self._retired: list[ItemWidget] = []
+        self._retire_timer: Timer | None = None
         #: An older page was asked for and has not arrived yet.
         self._loading_earlier = False
         #: A new window is being mounted: scroll positions mean nothing until it is laid out.
@@ -193,6 +203,7 @@ class ChatView(Vertical):
 
     def clear(self) -> None:
         """Unmount everything shown; the "earlier" row brings it back."""
+        self._remove_retired()
         self._scroll.remove_children([*self._widgets.values(), *self._scroll.query(".notice")])
         self._widgets.clear()
         self._dirty.clear()
@@ -287,10 +298,25 @@ class ChatView(Vertical):
             widget.remove()
 
     def _unmount(self, items: Sequence[Item]) -> None:
-        doomed = [self._widgets.pop(item.key) for item in items]
-        for widget in doomed:
-            self._dirty.pop(widget.item.key, None)
-        self._scroll.remove_children(doomed)
+        """Take the widgets of ``items`` off screen now; remove them once the view is idle."""
+        for item in items:
+            widget = self._widgets.pop(item.key)
+            self._dirty.pop(item.key, None)
+            widget.add_class("-retired")
+            self._retired.append(widget)
+        if len(self._retired) > RETIRED_LIMIT:
+            self._remove_retired()
+        elif self._retire_timer is None:
+            self._retire_timer = self.set_timer(RETIRE_SECONDS, self._remove_retired)
+        else:
+            self._retire_timer.reset()
+
+    def _remove_retired(self) -> None:
+        if self._retire_timer is not None:
+            self._retire_timer.stop()
+            self._retire_timer = None
+        retired, self._retired = self._retired, []
+        self._scroll.remove_children(retired)
 
     def _prune_oldest(self, count: int, *, hold: bool = False) -> None:
         """Unmount the ``count`` oldest mounted items (``hold``: keep the view where it is)."""

@@ -16,7 +16,9 @@ def chat(app: OpenLettaApp) -> ChatScreen:
 
 
 def mounted_items(view: ChatView) -> list[object]:
-    return [child.item for child in view.scroll.children if hasattr(child, "item")]
+    """Items whose widgets are in the view (not the unmounted ones waiting to be removed)."""
+    return [child.item for child in view.scroll.children
+            if hasattr(child, "item") and not child.has_class("-retired")]
 
 
 async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:

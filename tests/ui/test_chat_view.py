@@ -21,6 +21,8 @@ from openletta.ui.chat_view import (
     MAX_MOUNTED,
     OPENING_BATCH,
     PRUNE_SLACK,
+    RETIRE_SECONDS,
+    RETIRED_LIMIT,
     ChatView,
 )
 
@@ -48,7 +50,9 @@ def add_turns(view: ChatView, transcript: Transcript, count: int) -> None:
 
 
 def mounted_keys(view: ChatView) -> list[str]:
-    return [child.item.key for child in view.scroll.children if hasattr(child, "item")]
+    """Keys of the items whose widgets are in the view (not the unmounted ones waiting to go)."""
+    return [child.item.key for child in view.scroll.children
+            if hasattr(child, "item") and not child.has_class("-retired")]
 
 
 @asynccontextmanager
@@ -123,6 +127,22 @@ async def read_far_back(view: ChatView, transcript: Transcript, pilot: Pilot[Non
         await pilot.pause(0.1)
     await pilot.pause(SETTLE_SECONDS)
     assert transcript.items[-1] not in view.mounted_items
+
+
+async def test_unmounted_widgets_leave_the_dom_once_the_view_is_idle() -> None:
+    async with long_chat() as (_app, pilot, view, _transcript):
+        for _ in range(3):
+            view.scroll.release_hold()
+            view.scroll.scroll_home(animate=False)
+            await pilot.pause(0.05)
+        waiting = [child for child in view.scroll.children if child.has_class("-retired")]
+        assert waiting, "the pruned widgets are hidden at first"
+        assert all(not child.display for child in waiting)
+        assert len(waiting) <= RETIRED_LIMIT
+        await pilot.pause(RETIRE_SECONDS + 0.3)
+        assert not any(child.has_class("-retired") for child in view.scroll.children)
+        assert not any(child.is_attached for child in waiting)
+        assert len(mounted_keys(view)) == len(view.mounted_items)
 
 
 async def test_scrolling_down_again_brings_the_newest_back_and_follows() -> None:

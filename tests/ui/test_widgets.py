@@ -289,7 +289,20 @@ async def test_denied_card_shows_the_reason() -> None:
         assert shown_text(card).split("\n")[1:] == ["▌ $ rm -rf /", "▌ ⊘ Denied: no way"]
 
 
-async def test_auto_approved_badge_and_empty_approval_slot() -> None:
+async def test_muted_parts_of_a_card_look_like_muted_text(clock: FakeClock) -> None:
+    """The call's summary (a renderer's muted style) is as dim as the elapsed time (CSS)."""
+    item = call("bash", {"command": "make"}, status=ToolStatus.RUNNING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        header = app.screen._compositor.render_strips()[card.region.y]
+        colours = {segment.text: segment.style.color for segment in header}
+        assert colours["make"] == colours["0s"]
+        assert colours["make"] != colours["bash"]
+
+
+async def test_auto_approved_badge_and_no_open_prompt() -> None:
     item = call("edit_file", {"path": "a", "old": "x", "new": "y"},
                 status=ToolStatus.AWAITING_APPROVAL, needs_approval=True)
     app = ItemsApp([item])
@@ -299,7 +312,7 @@ async def test_auto_approved_badge_and_empty_approval_slot() -> None:
         await pilot.pause()
         assert "awaiting approval" in shown_text(card).split("\n")[0]
         assert "auto-approved" not in shown_text(card)
-        assert not card.approval_slot.children
+        assert not card.busy
         item.approved, item.auto_approved, item.status = True, True, ToolStatus.RUNNING
         await synced(pilot, card)
         assert "auto-approved" in shown_text(card).split("\n")[0]

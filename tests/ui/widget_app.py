@@ -28,7 +28,8 @@ class ItemsApp(App[None]):
 
     def widget_of(self, item: Item) -> ItemWidget:
         """The widget showing ``item``."""
-        return next(widget for widget in self.query(ItemWidget) if widget.item is item)
+        return next(widget for widget in self.query("*")
+                    if isinstance(widget, ItemWidget) and widget.item is item)
 
     async def add(self, item: Item) -> ItemWidget:
         """Mount a widget for ``item`` at the end."""

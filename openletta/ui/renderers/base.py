@@ -25,7 +25,9 @@ MAX_LINES = 400
 #: Width of a summary line before it is cut with "…".
 SUMMARY_WIDTH = 80
 
-MUTED = "$text-muted"
+#: What CSS calls ``$text-muted`` (in a content style that variable does not resolve: its
+#: value is ``auto 60%``, and ``auto`` needs a background to contrast with).
+MUTED = "$text 60%"
 OK = "$text-success"
 BAD = "$text-error"
 ADDED = "$text-success on $success-muted"

@@ -231,7 +231,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             return
         prompt = ApprovalPrompt(undecided[0], waiting=len(undecided))
         self._asking = prompt
-        card.approval_slot.mount(prompt)
+        card.open_prompt(prompt)
         if error:
             prompt.show_error(error)
         self.call_after_refresh(self._focus_prompt, card, prompt)

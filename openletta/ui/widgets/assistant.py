@@ -5,7 +5,6 @@ from __future__ import annotations
 from contextlib import suppress
 from typing import ClassVar
 
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widget import MountError
 from textual.widgets import Markdown
@@ -40,34 +39,33 @@ class ReplyMarkdown(Markdown):
     }
 
 
-class AssistantMessage(ItemWidget, can_focus=True):
-    """An :class:`AssistantItem` as Markdown.
+class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
+    """An :class:`AssistantItem`: the widget is the reply's Markdown document.
 
     While the item streams, :meth:`sync` schedules a write of the new suffix to a
     :class:`MarkdownStream` (which joins fragments that arrive faster than it renders).
     Once the item is done the stream stops and the whole text is rendered again with
     ``Markdown.update``: streamed code fences can otherwise go blank (Textual issue 6518).
-    Writes run one at a time, in order, on this widget's message queue.
+    Writes run one at a time, in order, on this widget's message queue. A finished reply
+    (history) is given its text when it is made, so it renders once, as it mounts.
     """
 
     item: AssistantItem
 
     def __init__(self, item: AssistantItem) -> None:
-        super().__init__(item)
-        #: Clean text handed to the Markdown widget so far (all of it for a finished reply).
-        self._written = clean_text(item.text) if item.done else ""
+        written = clean_text(item.text) if item.done else ""
+        super().__init__(written, open_links=False)
+        self.item = item
+        #: Clean text handed to the Markdown document so far (all of it for a finished reply).
+        self._written = written
         self._final = item.done
-        self._markdown = ReplyMarkdown(self._written, open_links=False)
         self._stream: MarkdownStream | None = None
         self._queued = False
 
-    def compose(self) -> ComposeResult:
-        yield self._markdown
-
     @property
     def markdown(self) -> Markdown:
-        """The Markdown widget showing the reply."""
-        return self._markdown
+        """The Markdown document showing the reply (the widget itself)."""
+        return self
 
     def sync(self) -> None:
         if not self._final and not self._queued:
@@ -77,20 +75,20 @@ class AssistantMessage(ItemWidget, can_focus=True):
     async def _catch_up(self) -> None:
         """Bring the Markdown widget up to the item's text (runs on the message queue)."""
         self._queued = False
-        if self._final or not self._markdown.is_mounted:
+        if self._final or not self.is_mounted:
             return  # done, or being removed (on_mount syncs again if it comes back)
         text = clean_text(self.item.text)
         if self.item.done:
             self._final = True
             streamed = await self._stop_stream()
             if streamed or text != self._written:
-                await self._markdown.update(text)
+                await self.update(text)
         elif not text.startswith(self._written):
             await self._stop_stream()  # the text was rewritten: render it afresh
-            await self._markdown.update(text)
+            await self.update(text)
         elif suffix := text[len(self._written):]:
             if self._stream is None:
-                self._stream = Markdown.get_stream(self._markdown)
+                self._stream = Markdown.get_stream(self)
             await self._stream.write(suffix)
         self._written = text
 

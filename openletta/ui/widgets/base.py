@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.visual import VisualType
 from textual.widget import Widget
 
 from openletta.transcript import Item
@@ -17,16 +19,17 @@ class ItemWidget(Widget):
     The chat view mutates nothing: the accumulator mutates ``item`` and the view calls
     :meth:`sync` (coalesced, at most ~30 times a second, and once more when the item is
     final). ``sync`` must be cheap and idempotent and must never block.
+
+    A subclass sets ``item`` in its constructor. Find item widgets with ``isinstance``, not
+    a CSS type query: :class:`AssistantMessage` takes its CSS type from ``Markdown``.
     """
+
+    item: Item
 
     DEFAULT_CSS = "ItemWidget { height: auto; }"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "Copy", id="item.copy"),
     ]
-
-    def __init__(self, item: Item, *, id: str | None = None, classes: str | None = None) -> None:
-        super().__init__(id=id, classes=classes)
-        self.item = item
 
     @property
     def busy(self) -> bool:
@@ -46,3 +49,37 @@ class ItemWidget(Widget):
             self.notify("Nothing to copy here yet.", title="Copy", severity="warning")
         else:
             copy_to_clipboard(self, *found)
+
+
+class TextItemWidget(ItemWidget):
+    """An item drawn by the widget itself as one block of text, with no child widgets.
+
+    Nothing to compose, style or lay out but the widget, and its text is ready before it
+    mounts (mounting takes one layout): a long history mounts many of these. Subclasses say
+    what the text depends on (:meth:`state`) and draw it (:meth:`draw`).
+    """
+
+    def __init__(self, item: Item) -> None:
+        super().__init__()
+        self.item = item
+        self._state: Hashable = None
+        self._drawn: VisualType = ""
+        self.sync()
+
+    def state(self) -> Hashable:
+        """What the text depends on; it is drawn again only when this changes."""
+        raise NotImplementedError
+
+    def draw(self) -> VisualType:
+        """The text for the current state (server text made safe: never markup)."""
+        raise NotImplementedError
+
+    def sync(self) -> None:
+        state = self.state()
+        if state != self._state:
+            self._state = state
+            self._drawn = self.draw()
+            self.refresh(layout=True)
+
+    def render(self) -> VisualType:
+        return self._drawn

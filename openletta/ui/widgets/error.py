@@ -26,6 +26,10 @@ class ErrorBlock(ItemWidget, can_focus=True):
 
     item: ErrorItem
 
+    def __init__(self, item: ErrorItem) -> None:
+        super().__init__()
+        self.item = item
+
     def compose(self) -> ComposeResult:
         item = self.item
         yield Static(plain_text(f"✗ {error_title(item.error_type)}"), classes="error-title")

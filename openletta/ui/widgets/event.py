@@ -20,7 +20,8 @@ class EventDivider(ItemWidget):
     item: EventItem
 
     def __init__(self, item: EventItem) -> None:
-        super().__init__(item)
+        super().__init__()
+        self.item = item
         self._shown: str | None = None
         self._line = Static(classes="event-line")
         self._text = Static(classes="event-text")

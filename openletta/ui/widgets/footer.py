@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.content import Content
 
 from openletta.transcript import TurnFooterItem
 from openletta.ui.formatting import format_elapsed, format_tokens
-from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.base import TextItemWidget
 
 
 def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
@@ -29,17 +28,13 @@ def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
     return " · ".join(parts)
 
 
-class TurnFooter(ItemWidget):
+class TurnFooter(TextItemWidget):
     """A :class:`TurnFooterItem`."""
 
     item: TurnFooterItem
 
-    def __init__(self, item: TurnFooterItem) -> None:
-        super().__init__(item)
-        self._line = Static(classes="footer-line")
+    def state(self) -> str:
+        return footer_text(self.item)
 
-    def compose(self) -> ComposeResult:
-        yield self._line
-
-    def sync(self) -> None:
-        self._line.update(footer_text(self.item))
+    def draw(self) -> Content:
+        return Content(self.state())

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from rich.console import Group
+from rich.padding import Padding
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
+from textual.visual import VisualType
 
 from openletta.transcript import ReasoningItem
-from openletta.ui.sanitize import plain_text
-from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.sanitize import clean_text, plain_text
+from openletta.ui.widgets.base import TextItemWidget
 
 #: Tokens per word, for the "~N tokens" estimate.
 TOKENS_PER_WORD = 1.3
+#: Cells the expanded text is indented under the summary line.
+TEXT_INDENT = 2
 
 
 def summary_line(item: ReasoningItem, *, expanded: bool) -> str:
@@ -32,8 +36,8 @@ def summary_line(item: ReasoningItem, *, expanded: bool) -> str:
     return f"{arrow} {thought} · ~{tokens:,} token{'' if tokens == 1 else 's'}"
 
 
-class ReasoningBlock(ItemWidget, can_focus=True):
-    """A :class:`ReasoningItem`."""
+class ReasoningBlock(TextItemWidget, can_focus=True):
+    """A :class:`ReasoningItem`: its text while it streams, then a summary line."""
 
     item: ReasoningItem
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -43,29 +47,28 @@ class ReasoningBlock(ItemWidget, can_focus=True):
     expanded = reactive(False, toggle_class="-expanded")
     """Whether the finished reasoning shows its full text."""
 
-    def __init__(self, item: ReasoningItem) -> None:
-        super().__init__(item)
-        self._shown: tuple[object, ...] | None = None
-        self._summary = Static(classes="reasoning-summary")
-        self._text = Static(classes="reasoning-text")
-
-    def compose(self) -> ComposeResult:
-        yield self._summary
-        yield self._text
+    def state(self) -> tuple[object, ...]:
+        item = self.item
+        return item.text, item.done, item.hidden, item.duration, self.expanded
 
     def sync(self) -> None:
         item = self.item
-        state = (item.text, item.done, item.hidden, item.duration, self.expanded)
-        if state == self._shown:
-            return
-        text_changed = self._shown is None or self._shown[0] != item.text
-        self._shown = state
         self.set_class(not item.done, "-streaming")
         self.set_class(item.hidden, "-hidden")
         self.can_focus = item.done and not item.hidden
-        self._summary.update(plain_text(summary_line(item, expanded=self.expanded)))
-        if text_changed and not item.hidden:
-            self._text.update(plain_text(item.text.strip()))
+        super().sync()
+
+    def draw(self) -> VisualType:
+        item = self.item
+        if not item.done and not item.hidden:
+            return Content.styled(clean_text(item.text.strip()), "italic")
+        summary = summary_line(item, expanded=self.expanded)
+        if item.hidden:
+            return Content.styled(summary, "italic")
+        if not self.expanded:
+            return Content(summary)
+        text = plain_text(item.text.strip(), style="italic")
+        return Group(summary, Padding(text, (0, 0, 0, TEXT_INDENT)))
 
     def watch_expanded(self) -> None:
         if self.is_mounted:

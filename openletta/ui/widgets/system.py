@@ -18,7 +18,8 @@ class SystemNote(ItemWidget):
     item: SystemItem
 
     def __init__(self, item: SystemItem) -> None:
-        super().__init__(item)
+        super().__init__()
+        self.item = item
         self._shown: str | None = None
         self._text = Static(classes="system-text")
 

@@ -10,11 +10,10 @@ from typing import ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from openletta.transcript import ToolCallItem, ToolStatus
@@ -48,25 +47,41 @@ def denial_reason(item: ToolCallItem) -> str | None:
     return match[1].strip() if match else None
 
 
-class CardBody(Vertical):
-    """The card's body; reports its full height so the card can fold it."""
+class CardHeader(Widget):
+    """The card's title line: tool name and summary (cut with "…"), then the badges.
 
-    class Measured(Message):
-        """The body's content is ``lines`` tall."""
+    One widget drawing the whole line; the badges take their styles from the component
+    classes below, which the status classes of the card set in ``widgets.tcss``.
+    """
 
-        def __init__(self, lines: int) -> None:
-            super().__init__()
-            self.lines = lines
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "card-header--auto", "card-header--badge", "card-header--elapsed",
+    }
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.post_message(self.Measured(event.virtual_size.height))
+    def __init__(self) -> None:
+        super().__init__(classes="card-header")
+        self.title = Content()
+        self.badge = ""
+        self.elapsed = ""
+        self.auto_approved = False
+
+    def render(self) -> Content:
+        style = self.get_visual_style
+        right = Content.assemble(
+            *((" ", (" auto-approved ", style("card-header--auto"))) if self.auto_approved
+              else ()),
+            " ", (f" {self.badge} ", style("card-header--badge")),
+            *((" ", (self.elapsed, style("card-header--elapsed"))) if self.elapsed else ()),
+        )
+        room = max(0, self.content_region.width - right.cell_length)
+        return self.title.truncate(room, ellipsis=True, pad=True) + right
 
 
 class ToolCallCard(ItemWidget, can_focus=True):
-    """A :class:`ToolCallItem`: title line with status badge, body, and an approval slot.
+    """A :class:`ToolCallItem`: title line with status badge, body, and an approval prompt.
 
-    A later approval prompt mounts into :attr:`approval_slot`. Bodies longer than
-    :data:`FOLD_LINES` lines fold; Enter or a click on the hint unfolds them.
+    An approval prompt mounts at the bottom of the card (:meth:`open_prompt`). Bodies longer
+    than :data:`FOLD_LINES` lines fold; Enter or a click on the title or hint unfolds them.
     """
 
     item: ToolCallItem
@@ -78,39 +93,35 @@ class ToolCallCard(ItemWidget, can_focus=True):
     """Whether a long body is shown in full."""
 
     def __init__(self, item: ToolCallItem) -> None:
-        super().__init__(item)
+        super().__init__()
+        self.item = item
         self._renderer = renderer_for(item.name)
         self._renderer_name = item.name
         self._status: ToolStatus | None = None
         self._title_key: tuple[object, ...] | None = None
         self._body_key: tuple[object, ...] | None = None
+        self._body_content = Content()
         self._body_lines = 0
         self._started: float | None = None
         self._took: float | None = None
         self._ticker: Timer | None = None
-        self._title = Static(classes="card-title")
-        self._auto = Static("auto-approved", classes="card-auto")
-        self._badge = Static(classes="card-badge")
-        self._elapsed = Static(classes="card-elapsed")
-        self._content = Static(classes="card-content")
-        self._body = CardBody(self._content, classes="card-body")
+        self._header = CardHeader()
+        self._body = Static(classes="card-body")
         self._fold = Static(classes="card-fold")
-        self._approval_slot = Vertical(id="approval-slot")
+        self._prompt: Widget | None = None
 
     def compose(self) -> ComposeResult:
-        with Horizontal(classes="card-header"):
-            yield from (self._title, self._auto, self._badge, self._elapsed)
-        yield from (self._body, self._fold, self._approval_slot)
+        yield from (self._header, self._body, self._fold)
 
-    @property
-    def approval_slot(self) -> Vertical:
-        """The (empty) container where an approval prompt goes."""
-        return self._approval_slot
+    def open_prompt(self, prompt: Widget) -> AwaitMount:
+        """Show an approval prompt at the bottom of the card (it removes itself when done)."""
+        self._prompt = prompt
+        return self.mount(prompt)
 
     @property
     def busy(self) -> bool:
         """True while an approval prompt is open in the card."""
-        return bool(self._approval_slot.children)
+        return self._prompt is not None and self._prompt.parent is self
 
     @property
     def wide(self) -> bool:
@@ -125,19 +136,20 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._sync_status()
         self._sync_title()
         self._sync_body()
+        self._header.refresh()
 
     # --- parts ----------------------------------------------------------------------------
 
     def _sync_status(self) -> None:
         status = self.item.status
-        self._auto.display = self.item.auto_approved
+        self._header.auto_approved = self.item.auto_approved
         if status is self._status:
             return
         if self._status is not None:
             self.remove_class(_status_class(self._status))
         self._status = status
         self.add_class(_status_class(status))
-        self._badge.update(STATUS_LABELS[status])
+        self._header.badge = STATUS_LABELS[status]
         if status is ToolStatus.RUNNING and self._started is None:
             self._started = clock()
             self._ticker = self.set_interval(1.0, self._show_elapsed)
@@ -153,8 +165,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
             seconds = None
         else:
             seconds = self._took if self._took is not None else clock() - self._started
-        text = "" if seconds is None else format_elapsed(seconds)
-        self._elapsed.update(text)
+        self._header.elapsed = "" if seconds is None else format_elapsed(seconds)
+        self._header.refresh()
 
     def _sync_title(self) -> None:
         item = self.item
@@ -163,9 +175,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
             return
         self._title_key = key
         summary = self._renderer.summary(item) if item.arguments is not None else ""
-        title = Content.assemble((clean_text(item.name) or "tool", "bold"), "  ",
-                                 (summary, MUTED))
-        self._title.update(title)
+        self._header.title = Content.assemble((clean_text(item.name) or "tool", "bold"), "  ",
+                                              (summary, MUTED))
 
     def _sync_body(self) -> None:
         item = self.item
@@ -175,8 +186,10 @@ class ToolCallCard(ItemWidget, can_focus=True):
             return
         self._body_key = key
         blocks = self._blocks()
-        self._content.update(Content("\n").join(blocks))
+        self._body_content = Content("\n").join(blocks)
+        self._body.update(self._body_content)
         self._body.display = bool(blocks)
+        self._measure_body()
 
     def _blocks(self) -> list[Content]:
         item = self.item
@@ -196,6 +209,14 @@ class ToolCallCard(ItemWidget, can_focus=True):
     def _width(self) -> int:
         return self.content_region.width or self.app.size.width
 
+    def _measure_body(self) -> None:
+        """Count the lines of the whole body at its width, and fold it when it is long."""
+        width = self._body.content_region.width
+        lines = self._body_content.get_height(self._body.styles, width) if width else 0
+        if lines != self._body_lines:
+            self._body_lines = lines
+            self._update_fold()
+
     def _update_fold(self) -> None:
         foldable = self._body_lines > FOLD_LINES + 1
         self.set_class(foldable, "-foldable")
@@ -209,19 +230,14 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     # --- events and actions ---------------------------------------------------------------
 
-    def on_card_body_measured(self, event: CardBody.Measured) -> None:
-        event.stop()
-        if event.lines != self._body_lines:
-            self._body_lines = event.lines
-            self._update_fold()
-
     def on_resize(self) -> None:
         if self._body_key is not None and self._body_key[-1] != self.wide:
             self._sync_body()
+        else:
+            self._measure_body()
 
     def on_click(self, event: events.Click) -> None:
-        widget = event.widget
-        if widget is not None and (widget.has_class("card-fold") or widget.has_class("card-title")):
+        if event.widget is self._header or event.widget is self._fold:
             self.action_toggle()
 
     def watch_expanded(self) -> None:

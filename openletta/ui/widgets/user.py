@@ -2,28 +2,20 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.widgets import Static
+from textual.content import Content
 
 from openletta.transcript import UserItem
-from openletta.ui.sanitize import plain_text
-from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.sanitize import clean_text
+from openletta.ui.widgets.base import TextItemWidget
 
 
-class UserMessage(ItemWidget, can_focus=True):
+class UserMessage(TextItemWidget, can_focus=True):
     """A :class:`UserItem`."""
 
     item: UserItem
 
-    def __init__(self, item: UserItem) -> None:
-        super().__init__(item)
-        self._shown: str | None = None
-        self._text = Static(classes="user-text")
+    def state(self) -> str:
+        return self.item.text
 
-    def compose(self) -> ComposeResult:
-        yield self._text
-
-    def sync(self) -> None:
-        if self.item.text != self._shown:
-            self._shown = self.item.text
-            self._text.update(plain_text(self.item.text))
+    def draw(self) -> Content:
+        return Content(clean_text(self.item.text))
