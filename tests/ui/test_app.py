@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from chat_helpers import mounted_items, open_chat, send
 from textual.color import Color
 
@@ -198,6 +199,21 @@ async def test_connection_failure_explains_and_retry_connects(make_app, wait_unt
                              what="chooser after retry")
         finally:
             await restarted.stop()
+
+
+async def test_an_unexpected_error_while_connecting_is_shown_not_hidden(
+        make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(_self: object) -> None:
+        raise RuntimeError("something is off")
+
+    monkeypatch.setattr(LettaClient, "health", broken)
+    app = make_app(base_url="http://127.0.0.1:9")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
+                         and app.screen.failed, what="failure shown")
+        shown = "\n".join(screen_lines(app))
+        assert "unexpected RuntimeError: something is off" in shown
+        assert "Retry" in shown and "Traceback" not in shown
 
 
 async def test_demo_flag_runs_the_embedded_server(wait_until) -> None:

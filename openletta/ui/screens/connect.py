@@ -86,6 +86,9 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
             self._show_failure(error.message)
         except OSError as error:  # e.g. the demo server could not bind its port
             self._show_failure(f"{type(error).__name__}: {error}")
+        except Exception as error:  # a bug: say so rather than "Connecting…" for ever
+            self.log.error("connect failed", error)
+            self._show_failure(f"unexpected {type(error).__name__}: {error}")
 
     def _show_failure(self, reason: str) -> None:
         self.failed = True
