@@ -302,7 +302,7 @@ class ChatView(Vertical):
         for item in items:
             widget = self._widgets.pop(item.key)
             self._dirty.pop(item.key, None)
-            widget.add_class("-retired")
+            widget.display = False  # an inline style: no CSS to apply again to its subtree
             self._retired.append(widget)
         if len(self._retired) > RETIRED_LIMIT:
             self._remove_retired()

@@ -8,6 +8,7 @@ from openletta.transcript import UserItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.widgets import ItemWidget
 
 
 def chat(app: OpenLettaApp) -> ChatScreen:
@@ -18,7 +19,7 @@ def chat(app: OpenLettaApp) -> ChatScreen:
 def mounted_items(view: ChatView) -> list[object]:
     """Items whose widgets are in the view (not the unmounted ones waiting to be removed)."""
     return [child.item for child in view.scroll.children
-            if hasattr(child, "item") and not child.has_class("-retired")]
+            if isinstance(child, ItemWidget) and view.widget_for(child.item) is child]
 
 
 async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:

@@ -25,6 +25,7 @@ from openletta.ui.chat_view import (
     RETIRED_LIMIT,
     ChatView,
 )
+from openletta.ui.widgets import ItemWidget
 
 APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
@@ -52,7 +53,7 @@ def add_turns(view: ChatView, transcript: Transcript, count: int) -> None:
 def mounted_keys(view: ChatView) -> list[str]:
     """Keys of the items whose widgets are in the view (not the unmounted ones waiting to go)."""
     return [child.item.key for child in view.scroll.children
-            if hasattr(child, "item") and not child.has_class("-retired")]
+            if isinstance(child, ItemWidget) and view.widget_for(child.item) is child]
 
 
 @asynccontextmanager
@@ -135,12 +136,14 @@ async def test_unmounted_widgets_leave_the_dom_once_the_view_is_idle() -> None:
             view.scroll.release_hold()
             view.scroll.scroll_home(animate=False)
             await pilot.pause(0.05)
-        waiting = [child for child in view.scroll.children if child.has_class("-retired")]
+        waiting = [child for child in view.scroll.children
+                   if isinstance(child, ItemWidget) and view.widget_for(child.item) is not child]
         assert waiting, "the pruned widgets are hidden at first"
         assert all(not child.display for child in waiting)
         assert len(waiting) <= RETIRED_LIMIT
         await pilot.pause(RETIRE_SECONDS + 0.3)
-        assert not any(child.has_class("-retired") for child in view.scroll.children)
+        assert all(view.widget_for(child.item) is child for child in view.scroll.children
+                   if isinstance(child, ItemWidget))
         assert not any(child.is_attached for child in waiting)
         assert len(mounted_keys(view)) == len(view.mounted_items)
 

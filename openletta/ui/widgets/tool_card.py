@@ -93,7 +93,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
     """Whether a long body is shown in full."""
 
     def __init__(self, item: ToolCallItem) -> None:
-        super().__init__()
+        # Made with its status class: one added later restyles the card and all inside it.
+        super().__init__(classes=_status_class(item.status))
         self.item = item
         self._renderer = renderer_for(item.name)
         self._renderer_name = item.name
