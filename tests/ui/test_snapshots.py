@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input, TextArea
 
 from openletta.settings import Settings
 from openletta.ui.app import OpenLettaApp
@@ -37,6 +38,8 @@ async def settle(pilot: Pilot[None], ready: Callable[[], object], timeout: float
         if loop.time() > deadline:
             raise AssertionError("the screen did not settle")
         await pilot.pause(0.02)
+    if isinstance(app.focused, TextArea | Input):
+        app.focused.cursor_blink = False  # else the picture depends on when it is taken
     await pilot.pause(0.1)
 
 
