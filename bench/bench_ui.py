@@ -254,7 +254,7 @@ async def reply_rendered(view: ChatView, item: AssistantItem) -> None:
     widget.call_later(done.set)  # queued after the final sync's catch-up: runs once it is done
     await done.wait()
     await widget.wait_for_refresh()
-    if widget.markdown.source != clean_text(item.text):
+    if widget.source != clean_text(item.text):
         raise RuntimeError("the final Markdown was not rendered")
 
 

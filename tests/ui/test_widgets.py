@@ -129,11 +129,11 @@ async def test_assistant_streams_then_renders_the_final_text() -> None:
             item.text += chunk
             await synced(pilot, widget)
         await pilot.pause(0.05)
-        assert widget.markdown.source.startswith("Here is **code**")
+        assert widget.source.startswith("Here is **code**")
         item.done = True
         await synced(pilot, widget)
         await pilot.pause(0.05)
-        assert widget.markdown.source == item.text
+        assert widget.source == item.text
         text = shown_text(widget)
         assert "Here is code:" in text
         assert "print('hi')" in text
@@ -152,7 +152,7 @@ async def test_assistant_sync_is_coalesced_and_ordered() -> None:
         item.done = True
         widget.sync()
         await pilot.pause(0.1)
-        assert widget.markdown.source == "one two three four five six "
+        assert widget.source == "one two three four five six "
         assert "one two three four five six" in shown_text(widget)
 
 
@@ -163,7 +163,7 @@ async def test_assistant_escapes_never_reach_the_markdown() -> None:
         await pilot.pause(0.05)
         widget = app.widget_of(item)
         assert isinstance(widget, AssistantMessage)
-        assert widget.markdown.source == "hi there red"
+        assert widget.source == "hi there red"
 
 
 async def test_reasoning_streams_then_collapses_and_expands_on_enter() -> None:

@@ -62,11 +62,6 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
         self._stream: MarkdownStream | None = None
         self._queued = False
 
-    @property
-    def markdown(self) -> Markdown:
-        """The Markdown document showing the reply (the widget itself)."""
-        return self
-
     def sync(self) -> None:
         if not self._final and not self._queued:
             self._queued = True

@@ -58,12 +58,13 @@ class CardHeader(Widget):
         "card-header--auto", "card-header--badge", "card-header--elapsed",
     }
 
+    title: reactive[Content] = reactive(Content)
+    badge = reactive("")
+    elapsed = reactive("")
+    auto_approved = reactive(False)
+
     def __init__(self) -> None:
         super().__init__(classes="card-header")
-        self.title = Content()
-        self.badge = ""
-        self.elapsed = ""
-        self.auto_approved = False
 
     def render(self) -> Content:
         style = self.get_visual_style
@@ -137,7 +138,6 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._sync_status()
         self._sync_title()
         self._sync_body()
-        self._header.refresh()
 
     # --- parts ----------------------------------------------------------------------------
 
@@ -167,7 +167,6 @@ class ToolCallCard(ItemWidget, can_focus=True):
         else:
             seconds = self._took if self._took is not None else clock() - self._started
         self._header.elapsed = "" if seconds is None else format_elapsed(seconds)
-        self._header.refresh()
 
     def _sync_title(self) -> None:
         item = self.item
