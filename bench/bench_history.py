@@ -2,8 +2,9 @@
 
 Run: python bench/bench_history.py [--messages N] [--runs R] [--budget S] [--profile N]
 
-The app is ``OpenLettaApp(demo=True, agent="demo-agent")``, headless at 120x40, with a
-throw-away config directory (``OPENLETTA_CONFIG_DIR``). Its embedded demo server (same process,
+The app is ``OpenLettaApp(demo=True, agent="demo-agent", tune_gc=True)`` (the garbage
+collector tuned as the command line has it), headless at 120x40, with a throw-away config
+directory (``OPENLETTA_CONFIG_DIR``). Its embedded demo server (same process,
 same event loop, no streaming delays) is the one ``python -m openletta.demo
 --history-messages N`` runs: the app has no option for the history size, so the bench swaps
 ``openletta.demo.DemoServer`` (which ``OpenLettaApp`` imports when it connects) for one made
@@ -129,7 +130,8 @@ def demo_history(messages: int) -> Iterator[None]:
 
 
 def new_app() -> OpenLettaApp:
-    return OpenLettaApp(demo=True, agent=AGENT, demo_speed=0, settings=Settings())
+    return OpenLettaApp(demo=True, agent=AGENT, demo_speed=0, settings=Settings(),
+                        tune_gc=True)
 
 
 # --- waiting for the app -----------------------------------------------------------------

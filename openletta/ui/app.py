@@ -25,6 +25,7 @@ from openletta.api.models import Agent
 from openletta.settings import Settings, load_settings, save_settings
 from openletta.transcript import Transcript
 from openletta.transcript.export import to_markdown
+from openletta.ui.collector import settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
@@ -57,7 +58,11 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
     def __init__(self, *, base_url: str | None = None, api_key: str | None = None,
                  demo: bool = False, agent: str | None = None, conversation: str | None = None,
                  theme: str | None = None, settings: Settings | None = None,
-                 demo_speed: float = 1.0, clock: Clock = utc_now) -> None:
+                 demo_speed: float = 1.0, clock: Clock = utc_now,
+                 tune_gc: bool = False) -> None:
+        """``tune_gc``: once connected, tune the garbage collector for this process
+        (:func:`openletta.ui.collector.settle_after_startup`; for a process that runs one
+        app, as the command line does)."""
         super().__init__()
         self.base_url = base_url
         self.api_key = api_key
@@ -73,6 +78,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._demo_server: DemoServer | None = None
         self._clock = clock
         self._theme_names: list[str] = []
+        self._tune_gc = tune_gc
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -119,6 +125,9 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             assert self.base_url is not None
             self.client = LettaClient(self.base_url, api_key=self.api_key)
         await self.client.health()
+        if self._tune_gc:
+            self._tune_gc = False
+            settle_after_startup()
         if self._agent_ref:
             self.open_agent_ref(self._agent_ref)
         else:

@@ -1,11 +1,15 @@
 """The scrolling part of the chat and the rows at its edges.
 
-:class:`ChatScroll` reports where the user scrolled to and can hold a widget still on screen
-while content above it grows; :class:`EarlierRow` and :class:`NewIndicator` are the clickable
-rows above and below the items.
+:class:`ChatScroll` reports where the user scrolled to, can hold a widget still on screen
+while content above it grows, and mounts a batch of widgets in one layout; :class:`EarlierRow`
+and :class:`NewIndicator` are the clickable rows above and below the items.
 """
 
 from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from contextlib import ExitStack, suppress
 
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -15,6 +19,8 @@ from textual.widgets import Static
 
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
+#: The longest the screen's updates are held for widgets to mount.
+MOUNT_HOLD_SECONDS = 1.0
 
 
 class EarlierRow(Static):
@@ -41,12 +47,7 @@ class ChatScroll(VerticalScroll):
     """The scrolling part of the chat view; reports where the user scrolled to."""
 
     class Moved(Message):
-        """The scroll position changed."""
-
-        def __init__(self, at_bottom: bool, at_top: bool) -> None:
-            super().__init__()
-            self.at_bottom = at_bottom
-            self.at_top = at_top
+        """The scroll position changed (read where it is now from the scroller)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -57,6 +58,11 @@ class ChatScroll(VerticalScroll):
     def at_bottom(self) -> bool:
         """True when the newest line is in view (short content counts as at the bottom)."""
         return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    @property
+    def at_top(self) -> bool:
+        """True when the first line is in view and there is more below it."""
+        return self.max_scroll_y > 0 and self.scroll_y < 1
 
     def hold_in_place(self, widget: Widget) -> None:
         """Keep ``widget`` where it is on screen while the content above it grows.
@@ -72,6 +78,37 @@ class ChatScroll(VerticalScroll):
     def release_hold(self) -> None:
         """Let the view move with its content again."""
         self._held = None
+
+    def mount_held(self, widgets: Sequence[Widget], *, after: Widget | int | None = None,
+                   remove: Sequence[Widget] = ()) -> asyncio.Event:
+        """Mount ``widgets`` and remove ``remove``, the screen's updates held till both are done.
+
+        Each level of nesting (a reply's Markdown blocks, a list's items) mounts a step later
+        than its parent, and a removal lays out once more; without the hold the screen lays
+        out and paints after each step. With it, the change costs one layout and one paint.
+        The event returned is set when the hold ends: the screen lays out next.
+        """
+        hold = ExitStack()
+        hold.enter_context(self.app.batch_update())
+        work: list[Awaitable[None]] = [self.mount_all(widgets, after=after)]
+        if remove:
+            work.append(self.remove_children(remove))
+        released = asyncio.Event()
+        self.run_worker(self._release_when_done(work, hold, released), group="mount-hold",
+                        exit_on_error=False)
+        return released
+
+    async def _release_when_done(self, work: list[Awaitable[None]], hold: ExitStack,
+                                 released: asyncio.Event) -> None:
+        """Let the screen update once ``work`` is done (or has taken too long)."""
+        screen = self.screen
+        try:
+            with suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*work), MOUNT_HOLD_SECONDS)
+        finally:
+            hold.close()
+            released.set()
+        screen.check_idle()  # it lays out when idle, and was idle all along
 
     def watch_virtual_size(self) -> None:
         if self._held is not None:
@@ -89,5 +126,4 @@ class ChatScroll(VerticalScroll):
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         if round(old_value) != round(new_value):
-            self.post_message(self.Moved(at_bottom=self.at_bottom,
-                                         at_top=self.max_scroll_y > 0 and new_value < 1))
+            self.post_message(self.Moved())

@@ -5,14 +5,16 @@ touched, their widgets are marked dirty, and a timer syncs the dirty ones at mos
 ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
 the user: while the view follows the bottom the oldest are unmounted and come back through the
 "earlier" row; while the user scrolls back, the newest are unmounted and come back when the
-user scrolls down again or presses Ctrl+End. An unmounted widget is hidden at once and removed
-from the DOM when the view has been idle for ``RETIRE_SECONDS`` (removal costs a layout of the
-whole screen, best not paid while the user scrolls). The scroller is in
-:mod:`openletta.ui.chat_scroll`.
+user scrolls down again or presses Ctrl+End. A window move mounts its widgets and removes the
+ones it unmounts with the screen's updates held, so it costs one layout and one paint. Widgets
+unmounted otherwise (while following the bottom) are hidden at once and removed with the next
+window move or once the view has been still for ``QUIET_SECONDS``; a full garbage collection
+that is due runs then too. The scroller is in :mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -23,11 +25,12 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widget import AwaitMount
+from textual.widget import Widget
 from textual.widgets import Static
 
 from openletta.transcript import Change, Item, UserItem
 from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator
+from openletta.ui.collector import collect_if_due
 from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets import ItemWidget, make_item_widget
 
@@ -42,9 +45,10 @@ EARLIER_BATCH = 10
 OPENING_BATCH = 20
 #: Items kept above an item the view jumps to when it mounts a new window around it.
 WINDOW_LEAD = 10
-#: Unmounted widgets are hidden at once and removed after this many idle seconds, or at once
-#: when more than ``RETIRED_LIMIT`` wait: removal costs a layout, best not paid mid-scroll.
-RETIRE_SECONDS = 0.5
+#: Widgets unmounted outside a window move are hidden at once and removed with the next one,
+#: after this many seconds without one, or at once when more than ``RETIRED_LIMIT`` wait
+#: (removal on its own costs a layout). A due full garbage collection waits for the same.
+QUIET_SECONDS = 0.5
 RETIRED_LIMIT = 40
 
 
@@ -71,7 +75,7 @@ class ChatView(Vertical):
         self._flush_timer: Timer | None = None
         #: Widgets taken off screen and not removed yet (removing them costs a layout).
         self._retired: list[ItemWidget] = []
-        self._retire_timer: Timer | None = None
+        self._quiet_timer: Timer | None = None
         #: An older page was asked for and has not arrived yet.
         self._loading_earlier = False
         #: A new window is being mounted: scroll positions mean nothing until it is laid out.
@@ -123,7 +127,7 @@ class ChatView(Vertical):
         self._mount_through(item)
         return self._widgets.get(item.key)
 
-    def _mount_through(self, item: Item) -> AwaitMount | None:
+    def _mount_through(self, item: Item) -> asyncio.Event | None:
         """Mount ``item`` if it is pruned: with the items between, or in a window of its own."""
         if item.key in self._widgets or item not in self._items:
             return None
@@ -150,9 +154,9 @@ class ChatView(Vertical):
 
     async def scroll_to(self, item: Item) -> ItemWidget | None:
         """Bring ``item`` to the top of the view, mounting it first if it was pruned."""
-        mounting = self._mount_through(item)
-        if mounting is not None:
-            await mounting
+        shown = self._mount_through(item)
+        if shown is not None:
+            await shown.wait()
         widget = self._widgets.get(item.key)
         if widget is not None:
             self.call_after_refresh(self._bring_to_top, widget)
@@ -252,13 +256,15 @@ class ChatView(Vertical):
             self._hidden_above += skipped
             items = items[skipped:]
             self._update_earlier_row()
-        mounting = self._scroll.mount_all([self._make(item) for item in items])
+        widgets = [self._make(item) for item in items]
         if opening:
-            self.call_later(self._fill_view, mounting)
+            self.call_later(self._fill_view, self._mount_held(widgets))
+        else:
+            self._scroll.mount_all(widgets)
 
-    async def _fill_view(self, mounting: AwaitMount) -> None:
-        """Once ``mounting`` is laid out, mount earlier items while they do not fill the view."""
-        await mounting
+    async def _fill_view(self, shown: asyncio.Event) -> None:
+        """Once ``shown``, mount earlier items while they do not fill the view."""
+        await shown.wait()
         self.call_after_refresh(self._show_earlier_if_short)
 
     def _show_earlier_if_short(self) -> None:
@@ -276,14 +282,21 @@ class ChatView(Vertical):
             self._show_earlier()
         self._update_earlier_row()
 
-    def _mount_above(self, widgets: list[ItemWidget]) -> AwaitMount:
+    def _mount_above(self, widgets: list[ItemWidget]) -> asyncio.Event:
         """Mount ``widgets`` at the top without moving what the user is looking at."""
         scroll = self._scroll
         anchor = next((child for child in scroll.children
                        if isinstance(child, ItemWidget) and child.display), None)
         if anchor is not None and not self.following:
             scroll.hold_in_place(anchor)
-        return scroll.mount_all(widgets, after=0)
+        return self._mount_held(widgets, after=0)
+
+    def _mount_held(self, widgets: list[ItemWidget], *,
+                    after: Widget | int | None = None) -> asyncio.Event:
+        """Mount ``widgets`` and remove the retired ones in one step (one layout)."""
+        retired, self._retired = self._retired, []
+        self._await_quiet()
+        return self._scroll.mount_held(widgets, after=after, remove=retired)
 
     def _remove(self, item: Item) -> None:
         index = self._items.index(item)
@@ -306,15 +319,22 @@ class ChatView(Vertical):
             self._retired.append(widget)
         if len(self._retired) > RETIRED_LIMIT:
             self._remove_retired()
-        elif self._retire_timer is None:
-            self._retire_timer = self.set_timer(RETIRE_SECONDS, self._remove_retired)
+        self._await_quiet()
+
+    def _await_quiet(self) -> None:
+        """Count ``QUIET_SECONDS`` from now until :meth:`_on_quiet`."""
+        if self._quiet_timer is None:
+            self._quiet_timer = self.set_timer(QUIET_SECONDS, self._on_quiet)
         else:
-            self._retire_timer.reset()
+            self._quiet_timer.reset()
+
+    def _on_quiet(self) -> None:
+        """The window has not moved for a while: do the work that would have made it stutter."""
+        self._quiet_timer = None
+        self._remove_retired()
+        collect_if_due()
 
     def _remove_retired(self) -> None:
-        if self._retire_timer is not None:
-            self._retire_timer.stop()
-            self._retire_timer = None
         retired, self._retired = self._retired, []
         self._scroll.remove_children(retired)
 
@@ -346,17 +366,16 @@ class ChatView(Vertical):
             self._scroll.anchor(False)  # the bottom is no longer the end of the chat
             self._update_indicator()
 
-    def _show_earlier(self, count: int = EARLIER_BATCH) -> AwaitMount:
+    def _show_earlier(self, count: int = EARLIER_BATCH) -> asyncio.Event:
         count = min(count, self._hidden_above)
         start = self._hidden_above - count
         widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
         self._hidden_above = start
         self._update_earlier_row()
-        mounting = self._mount_above(widgets)
         self._prune_newest()
-        return mounting
+        return self._mount_above(widgets)
 
-    def _show_later(self, count: int = EARLIER_BATCH) -> AwaitMount:
+    def _show_later(self, count: int = EARLIER_BATCH) -> asyncio.Event:
         """Mount the next ``count`` items below, unmounting as many of the oldest."""
         end = self._mounted_end
         count = min(count, self._hidden_below)
@@ -364,13 +383,12 @@ class ChatView(Vertical):
         widgets = [self._make(item) for item in self._items[end:end + count]]
         self._hidden_below -= count
         self._update_indicator()
-        mounting = self._scroll.mount_all(widgets, after=last or self._earlier)
         excess = len(self._widgets) - MAX_MOUNTED
         if excess > PRUNE_SLACK:
             self._prune_oldest(excess, hold=True)
-        return mounting
+        return self._mount_held(widgets, after=last or self._earlier)
 
-    def _remount(self, start: int) -> AwaitMount:
+    def _remount(self, start: int) -> asyncio.Event:
         """Unmount every item and mount ``MAX_MOUNTED`` of them from ``start`` on."""
         start = max(0, min(start, len(self._items) - MAX_MOUNTED))
         end = min(len(self._items), start + MAX_MOUNTED)
@@ -381,13 +399,13 @@ class ChatView(Vertical):
         self._update_earlier_row()
         self._update_indicator()
         widgets = [self._make(item) for item in self._items[start:end]]
-        mounting = self._scroll.mount_all(widgets, after=self._earlier)
+        shown = self._mount_held(widgets, after=self._earlier)
         self._remounting = True
-        self.call_later(self._end_remount, mounting)
-        return mounting
+        self.call_later(self._end_remount, shown)
+        return shown
 
-    async def _end_remount(self, mounting: AwaitMount) -> None:
-        await mounting
+    async def _end_remount(self, shown: asyncio.Event) -> None:
+        await shown.wait()
         self.call_after_refresh(self._remount_laid_out)
 
     def _remount_laid_out(self) -> None:
@@ -436,17 +454,17 @@ class ChatView(Vertical):
             self._update_earlier_row()
             self.post_message(self.EarlierRequested())
 
-    def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
+    def on_chat_scroll_moved(self) -> None:
         if self._remounting:
-            return
-        if event.at_bottom:
+            return  # a new window is not laid out yet: its positions mean nothing
+        if self._scroll.at_bottom:
             if self._hidden_below:
                 self._show_later()
             else:
                 self._indicator.display = False
                 if not self._scroll.is_anchored:
                     self._scroll.anchor()
-        if event.at_top:
+        if self._scroll.at_top:
             self.show_earlier()
 
     def on_new_indicator_pressed(self) -> None:

@@ -29,7 +29,8 @@ def run(args: argparse.Namespace) -> int:
         connection = resolve_connection(base_url=flag_or_saved, env=os.environ)
         base_url, api_key = connection.base_url, connection.api_key
     app = OpenLettaApp(base_url=base_url, api_key=api_key, demo=demo, agent=args.agent,
-                       conversation=args.conversation, theme=args.theme, settings=settings)
+                       conversation=args.conversation, theme=args.theme, settings=settings,
+                       tune_gc=True)
     app.run()
     if app.resume_hint:
         print(f"Resume this chat with: {app.resume_hint}")

@@ -21,11 +21,11 @@ from openletta.ui.chat_view import (
     MAX_MOUNTED,
     OPENING_BATCH,
     PRUNE_SLACK,
-    RETIRE_SECONDS,
+    QUIET_SECONDS,
     RETIRED_LIMIT,
     ChatView,
 )
-from openletta.ui.widgets import ItemWidget
+from openletta.ui.widgets import AssistantMessage, ItemWidget
 
 APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
@@ -130,20 +130,37 @@ async def read_far_back(view: ChatView, transcript: Transcript, pilot: Pilot[Non
     assert transcript.items[-1] not in view.mounted_items
 
 
-async def test_unmounted_widgets_leave_the_dom_once_the_view_is_idle() -> None:
+def waiting_widgets(view: ChatView) -> list[ItemWidget]:
+    """Item widgets still in the DOM whose items the view no longer shows."""
+    return [child for child in view.scroll.children
+            if isinstance(child, ItemWidget) and view.widget_for(child.item) is not child]
+
+
+async def test_a_window_move_removes_what_it_unmounts_in_the_same_step() -> None:
     async with long_chat() as (_app, pilot, view, _transcript):
-        for _ in range(3):
-            view.scroll.release_hold()
-            view.scroll.scroll_home(animate=False)
-            await pilot.pause(0.05)
-        waiting = [child for child in view.scroll.children
-                   if isinstance(child, ItemWidget) and view.widget_for(child.item) is not child]
-        assert waiting, "the pruned widgets are hidden at first"
+        newest = view.widget_for(view.mounted_items[-1])
+        assert newest is not None
+        view.scroll.scroll_home(animate=False)
+        await pilot.pause(0.05)
+        assert newest.item not in view.mounted_items
+        assert not waiting_widgets(view)
+        assert not newest.is_attached
+        assert len(mounted_keys(view)) == len(view.mounted_items)
+
+
+async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_quiet() -> None:
+    async with long_chat() as (_app, pilot, view, transcript):
+        oldest = view.widget_for(view.mounted_items[0])
+        assert oldest is not None
+        add_turns(view, transcript, PRUNE_SLACK)
+        await pilot.pause(0.05)
+        assert oldest.item not in view.mounted_items
+        waiting = waiting_widgets(view)
+        assert oldest in waiting, "a pruned widget is hidden at first"
         assert all(not child.display for child in waiting)
         assert len(waiting) <= RETIRED_LIMIT
-        await pilot.pause(RETIRE_SECONDS + 0.3)
-        assert all(view.widget_for(child.item) is child for child in view.scroll.children
-                   if isinstance(child, ItemWidget))
+        await pilot.pause(QUIET_SECONDS + 0.3)
+        assert not waiting_widgets(view)
         assert not any(child.is_attached for child in waiting)
         assert len(mounted_keys(view)) == len(view.mounted_items)
 
@@ -289,3 +306,25 @@ async def test_earlier_row_tells_whether_older_history_exists() -> None:
         await pilot.pause()
         assert earlier.display and earlier.has_class("-beginning")
         assert str(earlier.render()) == BEGINNING
+
+
+async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> None:
+    async with long_chat() as (app, pilot, view, _transcript):
+        view.scroll.scroll_home(animate=False)  # reading back: the next batch goes above
+        await pilot.pause(SETTLE_SECONDS + 0.1)
+        first = view.mounted_items[0]
+        view.show_earlier()
+        new = [view.widget_for(item) for item in view.mounted_items[:EARLIER_BATCH]]
+        replies = [widget for widget in new if isinstance(widget, AssistantMessage)]
+        assert replies, "replies mount their Markdown blocks a step after themselves"
+        seen_at_first_layout: list[bool] = []
+
+        def on_layout(_screen: object) -> None:
+            if not seen_at_first_layout:
+                seen_at_first_layout.append(all(reply.children for reply in replies))
+
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, on_layout,
+                                                          immediate=True)
+        await pilot.pause(0.3)
+        assert view.mounted_items[EARLIER_BATCH] is first
+        assert seen_at_first_layout == [True]

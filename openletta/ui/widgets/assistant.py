@@ -14,6 +14,7 @@ from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.sanitize import clean_text
 from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 
 #: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
 OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
@@ -32,10 +33,11 @@ class CodeBlock(MarkdownFence, can_focus=True):
 
 
 class ReplyMarkdown(Markdown):
-    """Markdown whose code blocks can be focused and copied on their own."""
+    """Markdown whose code blocks can be focused and copied on their own, with lighter lists."""
 
     BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
         **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
+        "bullet_list_open": BulletList, "ordered_list_open": OrderedList,
     }
 
 

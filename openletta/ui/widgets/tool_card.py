@@ -220,13 +220,14 @@ class ToolCallCard(ItemWidget, can_focus=True):
     def _update_fold(self) -> None:
         foldable = self._body_lines > FOLD_LINES + 1
         self.set_class(foldable, "-foldable")
-        hint = self._fold
         if not foldable:
-            hint.update("")
+            hint = ""
         elif self.expanded:
-            hint.update("▴ Enter to collapse")
+            hint = "▴ Enter to collapse"
         else:
-            hint.update(f"… {self._body_lines - FOLD_LINES} more lines — Enter to expand")
+            hint = f"… {self._body_lines - FOLD_LINES} more lines — Enter to expand"
+        if hint != self._fold.content:  # an update lays the screen out again
+            self._fold.update(hint)
 
     # --- events and actions ---------------------------------------------------------------
 

@@ -1,0 +1,65 @@
+"""The garbage collector's tuning: start-up objects frozen, full collections spaced and
+run at quiet moments."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from openletta.ui.collector import FULL_DUE, FULL_LATEST, collect_if_due, settle_after_startup
+from openletta.ui.screens.agents import AgentChooserScreen
+
+
+@pytest.fixture
+def restored_gc() -> Iterator[None]:
+    """Put the collector back as it was after the test."""
+    threshold = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+def middle_collections(count: int) -> None:
+    """Make the collector count ``count`` collections of the middle generation."""
+    gc.collect()
+    for _ in range(count):
+        gc.collect(1)
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_settling_freezes_what_exists_and_spaces_full_collections() -> None:
+    gc.unfreeze()
+    survivor = [object()]  # a container: tracked by the collector
+    settle_after_startup()
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold()[2] == FULL_LATEST
+    assert not any(tracked is survivor for tracked in gc.get_objects())
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_a_due_full_collection_runs_when_asked_and_not_before() -> None:
+    gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], FULL_LATEST)
+    middle_collections(FULL_DUE - 1)
+    assert not collect_if_due()
+    assert gc.get_count()[2] == FULL_DUE - 1
+    middle_collections(FULL_DUE)
+    assert collect_if_due()
+    assert gc.get_count()[2] == 0
+
+
+@pytest.mark.usefixtures("restored_gc")
+@pytest.mark.parametrize("tune", [True, False])
+async def test_the_app_tunes_the_collector_once_connected_only_when_asked(
+        tune: bool, demo_server, make_app, wait_until) -> None:
+    gc.unfreeze()
+    threshold = gc.get_threshold()
+    app = make_app(base_url=demo_server.base_url, tune_gc=tune)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="connected")
+        assert (gc.get_freeze_count() > 0) is tune
+        assert gc.get_threshold() == ((*threshold[:2], FULL_LATEST) if tune else threshold)

@@ -1,0 +1,80 @@
+"""Light Markdown lists: one widget per one-paragraph item, drawn exactly as Textual draws it."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBullet
+
+from openletta.ui.widgets.assistant import ReplyMarkdown
+from openletta.ui.widgets.markdown_lists import BulletParagraph
+
+REPLY = """Intro.
+
+- tests: **green**, and a line long enough to wrap below its bullet in a narrow column
+- build: `ok` with [a link](https://example.com)
+  - nested one
+  - nested two
+- an item with code:
+
+  ```
+  x = 1
+  ```
+
+8. eighth
+9. ninth, which also runs long enough that it has to wrap under its number
+10. tenth
+
+Outro.
+"""
+
+
+class SideBySide(App[None]):
+    """Textual's Markdown on the left, the reply's on the right, same width."""
+
+    CSS = "Horizontal { height: auto; } Markdown { width: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Markdown(REPLY, id="textual")
+            yield ReplyMarkdown(REPLY, id="ours")
+
+
+def styled_lines(app: App[None], left: bool) -> list[list[tuple[str, str]]]:
+    """Each screen line of one half as (text, style) segments, blank segments dropped."""
+    half = app.size.width // 2
+    lines = []
+    for strip in app.screen._compositor.render_strips():
+        part = strip.crop(0, half) if left else strip.crop(half, app.size.width)
+        lines.append([(segment.text, str(segment.style)) for segment in part
+                      if segment.text.strip()])
+    return lines
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_lists_look_exactly_as_textual_draws_them(theme: str) -> None:
+    app = SideBySide()
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.theme = theme
+        await pilot.pause(0.3)
+        ours, textual = styled_lines(app, left=False), styled_lines(app, left=True)
+        assert any(text.startswith("•") for line in ours for text, _ in line)
+        assert any(" 9. " in text for line in ours for text, _ in line)
+        assert ours == textual
+
+
+async def test_one_paragraph_items_are_one_widget_each() -> None:
+    app = SideBySide()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause(0.3)
+        ours = app.query_one("#ours")
+        light = list(ours.query(BulletParagraph))
+        # The first bullet, the 2 nested ones and the 3 numbered items.
+        assert len(light) == 6
+        # The items holding a nested list or a code block keep Textual's bullet + column.
+        assert len(ours.query(MarkdownBullet)) == 2
+        assert len(ours.query(Horizontal)) == 2
+        textual = app.query_one("#textual")
+        assert len(list(ours.walk_children())) < len(list(textual.walk_children())) - 15
