@@ -13,6 +13,7 @@ from contextlib import ExitStack, suppress
 
 from textual.containers import VerticalScroll
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -47,22 +48,25 @@ class ChatScroll(VerticalScroll):
     """The scrolling part of the chat view; reports where the user scrolled to."""
 
     class Moved(Message):
-        """The scroll position changed (read where it is now from the scroller)."""
+        """The scroll position changed; where it was when it moved."""
+
+        def __init__(self, at_bottom: bool, at_top: bool) -> None:
+            super().__init__()
+            self.at_bottom = at_bottom
+            self.at_top = at_top
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._held: tuple[Widget, float] | None = None
         self._hold_timer: Timer | None = None
+        #: Whether moves are reported (not while a new window of items is being laid out:
+        #: positions mean nothing then, and a report could be handled after it is done).
+        self.reporting = True
 
     @property
     def at_bottom(self) -> bool:
         """True when the newest line is in view (short content counts as at the bottom)."""
         return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
-
-    @property
-    def at_top(self) -> bool:
-        """True when the first line is in view and there is more below it."""
-        return self.max_scroll_y > 0 and self.scroll_y < 1
 
     def hold_in_place(self, widget: Widget) -> None:
         """Keep ``widget`` where it is on screen while the content above it grows.
@@ -110,12 +114,19 @@ class ChatScroll(VerticalScroll):
             released.set()
         screen.check_idle()  # it lays out when idle, and was idle all along
 
-    def watch_virtual_size(self) -> None:
-        if self._held is not None:
-            widget, offset = self._held
-            if widget.is_mounted:
-                self.scroll_to(y=widget.virtual_region.y - offset, animate=False,
-                               immediate=True)
+    def on_mount(self) -> None:
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._keep_held,
+                                                           immediate=True)
+
+    def _keep_held(self, _screen: Screen[object]) -> None:
+        """After a layout, put the held widget back where it was on screen (items mounted
+        above and below can leave the total height unchanged, so every layout counts)."""
+        if self._held is None:
+            return
+        widget, offset = self._held
+        y = widget.virtual_region.y - offset
+        if widget.is_mounted and round(y) != round(self.scroll_y):
+            self.scroll_to(y=y, animate=False, immediate=True)
 
     def on_mouse_scroll_up(self) -> None:
         self.release_hold()
@@ -125,5 +136,6 @@ class ChatScroll(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if round(old_value) != round(new_value):
-            self.post_message(self.Moved())
+        if self.reporting and round(old_value) != round(new_value):
+            self.post_message(self.Moved(at_bottom=self.at_bottom,
+                                         at_top=self.max_scroll_y > 0 and new_value < 1))

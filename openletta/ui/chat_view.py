@@ -78,9 +78,6 @@ class ChatView(Vertical):
         self._quiet_timer: Timer | None = None
         #: An older page was asked for and has not arrived yet.
         self._loading_earlier = False
-        #: A new window is being mounted: scroll positions mean nothing until it is laid out.
-        self._remounting = False
-
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
@@ -392,6 +389,7 @@ class ChatView(Vertical):
         """Unmount every item and mount ``MAX_MOUNTED`` of them from ``start`` on."""
         start = max(0, min(start, len(self._items) - MAX_MOUNTED))
         end = min(len(self._items), start + MAX_MOUNTED)
+        self._scroll.reporting = False  # until the new window is laid out
         self._unmount(self.mounted_items)
         self._scroll.release_hold()  # whatever it held is gone
         self._hidden_above, self._hidden_below = start, len(self._items) - end
@@ -400,7 +398,6 @@ class ChatView(Vertical):
         self._update_indicator()
         widgets = [self._make(item) for item in self._items[start:end]]
         shown = self._mount_held(widgets, after=self._earlier)
-        self._remounting = True
         self.call_later(self._end_remount, shown)
         return shown
 
@@ -409,7 +406,7 @@ class ChatView(Vertical):
         self.call_after_refresh(self._remount_laid_out)
 
     def _remount_laid_out(self) -> None:
-        self._remounting = False
+        self._scroll.reporting = True
 
     def _update_indicator(self) -> None:
         """Say how many items wait below, or hide the row once none does."""
@@ -454,17 +451,15 @@ class ChatView(Vertical):
             self._update_earlier_row()
             self.post_message(self.EarlierRequested())
 
-    def on_chat_scroll_moved(self) -> None:
-        if self._remounting:
-            return  # a new window is not laid out yet: its positions mean nothing
-        if self._scroll.at_bottom:
+    def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
+        if event.at_bottom:
             if self._hidden_below:
                 self._show_later()
             else:
                 self._indicator.display = False
                 if not self._scroll.is_anchored:
                     self._scroll.anchor()
-        if self._scroll.at_top:
+        if event.at_top:
             self.show_earlier()
 
     def on_new_indicator_pressed(self) -> None:

@@ -14,7 +14,7 @@ from textual.widgets import Static
 import openletta.ui
 from openletta.api.models import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_scroll import SETTLE_SECONDS
+from openletta.ui.chat_scroll import SETTLE_SECONDS, ChatScroll
 from openletta.ui.chat_view import (
     BEGINNING,
     EARLIER_BATCH,
@@ -328,3 +328,34 @@ async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> N
         await pilot.pause(0.3)
         assert view.mounted_items[EARLIER_BATCH] is first
         assert seen_at_first_layout == [True]
+
+
+class ScrollApp(App[None]):
+    """A chat scroller holding an edge row and 30 rows, each 2 lines high."""
+
+    CSS = "Static { height: 2; }"
+
+    def compose(self) -> ComposeResult:
+        with ChatScroll():
+            yield Static("edge")
+            yield from (Static(f"row {number}") for number in range(30))
+
+
+async def test_a_held_widget_stays_put_when_the_height_does_not_change() -> None:
+    app = ScrollApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        scroll = app.query_one(ChatScroll)
+        scroll.scroll_to(y=20, animate=False, immediate=True)
+        await pilot.pause()
+        rows = list(scroll.query(Static))
+        held = rows[12]
+        on_screen = held.region.y
+        scroll.hold_in_place(held)
+        # Four rows go above and four go out below: the total height stays the same.
+        above = [Static(f"new {number}") for number in range(4)]
+        await scroll.mount_held(above, after=0, remove=rows[-4:]).wait()
+        await pilot.pause(0.1)
+        assert above[0].is_attached and not rows[-1].is_attached
+        assert scroll.virtual_size.height == 62
+        assert held.region.y == on_screen
+        assert scroll.scroll_y == 28
