@@ -12,8 +12,9 @@ from collections.abc import Awaitable, Sequence
 from contextlib import ExitStack, suppress
 
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.layout import DockArrangeResult
 from textual.message import Message
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
@@ -57,7 +58,8 @@ class ChatScroll(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._held: tuple[Widget, float] | None = None
+        #: The widget held in place, and where it was last arranged (in the scrolled content).
+        self._held: tuple[Widget, int] | None = None
         self._hold_timer: Timer | None = None
         #: Whether moves are reported (not while a new window of items is being laid out:
         #: positions mean nothing then, and a report could be handled after it is done).
@@ -74,7 +76,7 @@ class ChatScroll(VerticalScroll):
         Items mounted above take their height over several refreshes (Markdown renders
         late), so the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls.
         """
-        self._held = (widget, widget.virtual_region.y - self.scroll_y)
+        self._held = (widget, widget.virtual_region.y)
         if self._hold_timer is not None:
             self._hold_timer.stop()
         self._hold_timer = self.set_timer(SETTLE_SECONDS, self.release_hold)
@@ -114,19 +116,32 @@ class ChatScroll(VerticalScroll):
             released.set()
         screen.check_idle()  # it lays out when idle, and was idle all along
 
-    def on_mount(self) -> None:
-        self.screen.screen_layout_refresh_signal.subscribe(self, self._keep_held,
-                                                           immediate=True)
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        """Arrange the items, scrolled so that a held widget keeps its place on screen.
 
-    def _keep_held(self, _screen: Screen[object]) -> None:
-        """After a layout, put the held widget back where it was on screen (items mounted
-        above and below can leave the total height unchanged, so every layout counts)."""
-        if self._held is None:
+        The scroll moves here, as Textual's own bottom anchor does, so the first frame that
+        shows content added above the held widget is already scrolled right.
+        """
+        arrangement = super().arrange(size, optimal)
+        if self._held is not None and not optimal:
+            self._keep_held(arrangement, size.height)
+        return arrangement
+
+    def _keep_held(self, arrangement: DockArrangeResult, viewport: int) -> None:
+        """Scroll by as much as the held widget moved in ``arrangement`` (content above it
+        came or went); the user's own scrolling moves nothing and is left alone."""
+        assert self._held is not None
+        widget, y = self._held
+        moved_to = next((placement.region.y for placement in arrangement.placements
+                         if placement.widget is widget), y)
+        if moved_to == y:
             return
-        widget, offset = self._held
-        y = widget.virtual_region.y - offset
-        if widget.is_mounted and round(y) != round(self.scroll_y):
-            self.scroll_to(y=y, animate=False, immediate=True)
+        self._held = (widget, moved_to)
+        bottom = max(0, arrangement.total_region.bottom - viewport)
+        scroll_y = min(max(0, self.scroll_y + moved_to - y), bottom)
+        self.set_reactive(ChatScroll.scroll_y, scroll_y)
+        self.set_reactive(ChatScroll.scroll_target_y, scroll_y)
+        self.vertical_scrollbar.position = scroll_y
 
     def on_mouse_scroll_up(self) -> None:
         self.release_hold()

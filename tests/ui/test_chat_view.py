@@ -341,7 +341,7 @@ class ScrollApp(App[None]):
             yield from (Static(f"row {number}") for number in range(30))
 
 
-async def test_a_held_widget_stays_put_when_the_height_does_not_change() -> None:
+async def test_a_held_widget_stays_put_even_when_the_height_does_not_change() -> None:
     app = ScrollApp()
     async with app.run_test(size=(40, 10)) as pilot:
         scroll = app.query_one(ChatScroll)
@@ -351,11 +351,16 @@ async def test_a_held_widget_stays_put_when_the_height_does_not_change() -> None
         held = rows[12]
         on_screen = held.region.y
         scroll.hold_in_place(held)
+        first_frame: list[int] = []
+        app.screen.screen_layout_refresh_signal.subscribe(
+            app.screen, lambda _screen: first_frame or first_frame.append(held.region.y),
+            immediate=True)
         # Four rows go above and four go out below: the total height stays the same.
         above = [Static(f"new {number}") for number in range(4)]
         await scroll.mount_held(above, after=0, remove=rows[-4:]).wait()
         await pilot.pause(0.1)
         assert above[0].is_attached and not rows[-1].is_attached
+        assert first_frame == [on_screen], "the first frame with the new rows is scrolled"
         assert scroll.virtual_size.height == 62
         assert held.region.y == on_screen
         assert scroll.scroll_y == 28
