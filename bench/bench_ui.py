@@ -3,7 +3,8 @@
 Run: python bench/bench_ui.py [--starts N] [--chunks N] [--turns N] [--rate R]
 
 Everything runs headless at 120x40 with a throw-away config directory
-(``OPENLETTA_CONFIG_DIR``), so the user's settings are never read or written. Headless
+(``OPENLETTA_CONFIG_DIR``), so the user's settings are never read or written, and with the
+garbage collector tuned as the command line has it (``tune_gc=True``). Headless
 Textual does all the work of a real terminal (compose, CSS, layout, rendering the visible widgets'
 lines into the compositor's frame) except writing the frame's escape codes to a tty.
 
@@ -93,7 +94,7 @@ from openletta.ui.screens.chat import ChatScreen
 imported = time.monotonic()
 
 async def main():
-    app = OpenLettaApp(demo=True, agent="demo-agent", demo_speed=0)
+    app = OpenLettaApp(demo=True, agent="demo-agent", demo_speed=0, tune_gc=True)
     async with app.run_test(size=(120, 40)):
         first_screen = type(app.screen).__name__
         await app.screen.wait_for_refresh()
@@ -305,7 +306,8 @@ async def load_history(screen: ChatScreen, history: list[Message]) -> None:
 
 async def run_scenario(chunk_count: int, turns: int, rate: float) -> Scenario:
     """In a fresh app: open the demo agent, load ``turns`` turns, stream one reply."""
-    app = OpenLettaApp(demo=True, agent=AGENT, demo_speed=0, settings=Settings())
+    app = OpenLettaApp(demo=True, agent=AGENT, demo_speed=0, settings=Settings(),
+                       tune_gc=True)
     async with app.run_test(size=SIZE):
         screen = await open_chat(app)
         if turns:
