@@ -61,6 +61,8 @@ class ChatScroll(VerticalScroll):
         #: The widget held in place, and where it was last arranged (in the scrolled content).
         self._held: tuple[Widget, int] | None = None
         self._hold_timer: Timer | None = None
+        #: Waits for held mounts to finish (kept here so they are not garbage collected).
+        self._waiting: set[asyncio.Task[None]] = set()
         #: Whether moves are reported (not while a new window of items is being laid out:
         #: positions mean nothing then, and a report could be handled after it is done).
         self.reporting = True
@@ -94,27 +96,31 @@ class ChatScroll(VerticalScroll):
         out and paints after each step. With it, the change costs one layout and one paint.
         The event returned is set when the hold ends: the screen lays out next.
         """
-        hold = ExitStack()
-        hold.enter_context(self.app.batch_update())
         work: list[Awaitable[None]] = [self.mount_all(widgets, after=after)]
         if remove:
             work.append(self.remove_children(remove))
+        hold = ExitStack()
+        hold.enter_context(self.app.batch_update())
         released = asyncio.Event()
-        self.run_worker(self._release_when_done(work, hold, released), group="mount-hold",
-                        exit_on_error=False)
-        return released
-
-    async def _release_when_done(self, work: list[Awaitable[None]], hold: ExitStack,
-                                 released: asyncio.Event) -> None:
-        """Let the screen update once ``work`` is done (or has taken too long)."""
         screen = self.screen
-        try:
-            with suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*work), MOUNT_HOLD_SECONDS)
-        finally:
+        waiting = asyncio.create_task(self._wait_for(work))
+        self._waiting.add(waiting)
+
+        def release(task: asyncio.Task[None]) -> None:
+            """Runs however the wait ends, even cancelled before it began: never left held."""
+            self._waiting.discard(task)
             hold.close()
             released.set()
-        screen.check_idle()  # it lays out when idle, and was idle all along
+            screen.check_idle()  # it lays out when idle, and was idle all along
+
+        waiting.add_done_callback(release)
+        return released
+
+    @staticmethod
+    async def _wait_for(work: list[Awaitable[None]]) -> None:
+        """Wait until ``work`` is done, or has taken too long."""
+        with suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*work), MOUNT_HOLD_SECONDS)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange the items, scrolled so that a held widget keeps its place on screen.

@@ -14,7 +14,7 @@ from textual.widgets import Static
 import openletta.ui
 from openletta.api.models import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_scroll import SETTLE_SECONDS, ChatScroll
+from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, SETTLE_SECONDS, ChatScroll
 from openletta.ui.chat_view import (
     BEGINNING,
     EARLIER_BATCH,
@@ -364,3 +364,17 @@ async def test_a_held_widget_stays_put_even_when_the_height_does_not_change() ->
         assert scroll.virtual_size.height == 62
         assert held.region.y == on_screen
         assert scroll.scroll_y == 28
+
+
+async def test_held_updates_resume_even_when_the_scroller_goes_away_mid_mount() -> None:
+    app = ScrollApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        scroll = app.query_one(ChatScroll)
+        released = scroll.mount_held([Static("new")], after=0)
+        await scroll.remove()
+        await pilot.pause(MOUNT_HOLD_SECONDS + 0.2)
+        assert released.is_set()
+        late = Static("late")
+        await app.screen.mount(late)
+        await pilot.pause(0.1)
+        assert late.region.height == 2, "the screen lays out again"
