@@ -31,8 +31,12 @@ history over HTTP in pages of ``PAGE_SIZE`` rows, as from a real server.
    (``Transcript.prepend_history``, also shown on its own), ``ChatView.apply``, mounting,
    layout and rendering. Goal: every page < 200 ms of UI time. Scrolls that only mount a batch
    of already loaded items are reported separately, and so is the number of screen layouts
-   (each one reflows every mounted widget). A table (pages 1, 2, 4, 8, …, last) shows how the
-   UI time and RSS grow with the number of mounted item widgets. ``--budget`` seconds cap the
+   (each one reflows every mounted widget). Full garbage collections are counted where they
+   ran: the app runs a due one while a request waits for the server (``on_wait``), which is
+   inside *HTTP* here (on a real server it overlaps the server's work; the in-process demo
+   server waits for it), and any other one lands in the UI time of a page or in a batch. A
+   table (pages 1, 2, 4, 8, …, last) shows how the UI time and RSS grow with the number of
+   mounted item widgets. ``--budget`` seconds cap the
    scroll back (a partial run says how far it got; 5 scrolls in a row that change nothing end
    it as stalled); ``--profile N`` runs it under cProfile and prints the top N functions.
 
@@ -204,6 +208,8 @@ class Scroll:
     #: Screen layouts (each reflows every mounted widget) during the scroll.
     layouts: int
     mounted: int
+    #: Full garbage collections during the scroll: (while waiting for the server, ms).
+    collections: list[tuple[bool, float]]
 
 
 @dataclass
@@ -214,9 +220,24 @@ class Probe:
     http: float = 0.0
     accumulator: float = 0.0
     layouts: int = 0
+    collections: list[tuple[bool, float]] = field(default_factory=list)
+    waiting: bool = False
+    collecting_since: float = 0.0
 
     def reset(self) -> None:
         self.requested, self.http, self.accumulator, self.layouts = None, 0.0, 0.0, 0
+        self.collections = []
+
+    def on_gc(self, phase: str, info: dict[str, int]) -> None:
+        """In ``gc.callbacks``: time each full collection and note whether a page request
+        was waiting for the server meanwhile."""
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self.collecting_since = time.perf_counter()
+        else:
+            elapsed = (time.perf_counter() - self.collecting_since) * 1000
+            self.collections.append((self.waiting, elapsed))
 
     def on_layout(self, _screen: object) -> None:
         """Subscribed to the screen's layout signal."""
@@ -236,9 +257,11 @@ class Probe:
 
         async def timed_list_messages(*args: Any, **kwargs: Any) -> Any:
             started = time.perf_counter()
+            self.waiting = True
             try:
                 return await list_messages(*args, **kwargs)
             finally:
+                self.waiting = False
                 self.http += time.perf_counter() - started
 
         def timed_prepend_history(*args: Any, **kwargs: Any) -> Any:
@@ -281,7 +304,8 @@ async def scroll_to_top(screen: ChatScreen, probe: Probe) -> Scroll | None:
     page = probe.requested is not None
     ui_start = probe.requested if probe.requested is not None else started
     return Scroll(page, (ended - started) * 1000, probe.http * 1000, probe.accumulator * 1000,
-                  (ended - ui_start - probe.http) * 1000, probe.layouts, len(shown))
+                  (ended - ui_start - probe.http) * 1000, probe.layouts, len(shown),
+                  probe.collections)
 
 
 def at_beginning(view: ChatView) -> bool:
@@ -360,6 +384,7 @@ def report_scroll_back(result: ScrollBack, expected_pages: int, budget: float) -
     if batches:
         print(f"   per batch of loaded items (scroll -> painted): "
               f"{spread([batch.wall_ms for batch in batches])}")
+    report_collections(pages, batches)
     if result.growth:
         print("   how it grows:  page   items mounted   widgets in scroll   UI ms   layouts"
               "   RSS MB")
@@ -367,6 +392,19 @@ def report_scroll_back(result: ScrollBack, expected_pages: int, budget: float) -
             if page & (page - 1) == 0 or page == len(result.growth):  # 1, 2, 4, 8, …, last
                 print(f"                 {page:4}   {scroll.mounted:13,}   {widgets:17,}   "
                       f"{scroll.ui_ms:5.0f}   {scroll.layouts:7}   {rss:6.0f}")
+
+
+def report_collections(pages: list[Scroll], batches: list[Scroll]) -> None:
+    waiting = [ms for page in pages for wait, ms in page.collections if wait]
+    in_pages = [ms for page in pages for wait, ms in page.collections if not wait]
+    in_batches = [ms for batch in batches for _, ms in batch.collections]
+    print(f"   full garbage collections: {len(waiting)} while a page request waited for the "
+          f"server (in HTTP), {len(in_pages)} in the UI time of a page, {len(in_batches)} in "
+          f"a batch")
+    for where, times in (("while waiting", waiting), ("in page UI", in_pages),
+                         ("in batches", in_batches)):
+        if times:
+            print(f"     {where:14} {spread(times)}")
 
 
 def report_memory(result: ScrollBack) -> None:
@@ -401,8 +439,10 @@ async def report_history(messages: int, budget: float, profile_top: int) -> None
             probe.attach(screen)
             expected_pages = -(-messages // PAGE_SIZE)
             gc.collect()
+            gc.callbacks.append(probe.on_gc)
             with profiler or contextlib.nullcontext():
                 result = await scroll_back(screen, probe, budget)
+            gc.callbacks.remove(probe.on_gc)
             report_scroll_back(result, expected_pages, budget)
             report_memory(result)
             await report_bottom(screen)

@@ -475,6 +475,35 @@ async def test_redirects_are_not_followed(replay_server, replay_client) -> None:
     assert len(replay_server.requests) == 1
 
 
+async def test_on_wait_is_called_once_for_each_request_that_went_out(replay_server) -> None:
+    waits: list[int] = []
+    replay_server.reply_capture("agents_list.json")
+    replay_server.reply_capture("conv_default_agent_direct_tokens.sse")
+    replay_server.reply_json({"detail": "no such run"}, 404)
+    async with LettaClient(replay_server.base_url,
+                           on_wait=lambda: waits.append(len(waits))) as client:
+        await client.list_agents()
+        async with client.send_message(AGENT, "hello") as stream:
+            assert len(waits) == 2  # the stream's answer is awaited once, before it starts
+            assert [message async for message in stream]
+        with pytest.raises(LettaError):
+            await client.get_run("run-1")
+    assert waits == [0, 1, 2]
+    assert len(replay_server.requests) == 3
+
+
+async def test_on_wait_is_not_called_when_nothing_went_out() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    waits: list[None] = []
+    base_url = f"http://127.0.0.1:{port}"
+    async with LettaClient(base_url, on_wait=lambda: waits.append(None)) as client:
+        with pytest.raises(ConnectError):
+            await client.health()
+    assert waits == []
+
+
 async def test_connection_refused() -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -71,11 +71,17 @@ def parse_version(version: str) -> tuple[int, ...] | None:
 
 
 class LettaClient:
-    """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`)."""
+    """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`).
+
+    ``on_wait`` is called each time a request has gone out and the client starts waiting for
+    the server's answer: time the server takes anyway, in which the caller may do work of its
+    own (it is called from the event loop, so the answer waits while it runs).
+    """
 
     def __init__(self, base_url: str, api_key: str | None = None, *,
                  transport: httpx.AsyncBaseTransport | None = None,
-                 timeout: httpx.Timeout = DEFAULT_TIMEOUT) -> None:
+                 timeout: httpx.Timeout = DEFAULT_TIMEOUT,
+                 on_wait: Callable[[], object] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         headers = {"User-Agent": f"openletta/{__version__}"}
         if api_key:
@@ -86,6 +92,8 @@ class LettaClient:
         self.server_version: tuple[int, ...] | None = None
         self._agent_stream_only = False
         self._history_filter = True
+        self._on_wait = on_wait
+        self._extensions = {"trace": self._trace} if on_wait else {}
 
     @classmethod
     def from_settings(cls, base_url: str | None = None, api_key: str | None = None, *,
@@ -303,7 +311,8 @@ class LettaClient:
                        json: Any = None) -> Any:
         """Send a request and return its decoded JSON body (``None`` when empty)."""
         try:
-            response = await self._http.request(method, path, params=params, json=json)
+            response = await self._http.request(method, path, params=params, json=json,
+                                                extensions=self._extensions)
         except httpx.TransportError as error:
             raise self._network_error(error) from error
         if response.status_code >= 300:
@@ -320,7 +329,8 @@ class LettaClient:
     async def _open_stream(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """POST ``body`` and return the open event-stream response (errors raised typed)."""
         request = self._http.build_request("POST", path, json=body,
-                                           headers={"Accept": "text/event-stream"})
+                                           headers={"Accept": "text/event-stream"},
+                                           extensions=self._extensions)
         try:
             response = await self._http.send(request, stream=True)
             if response.status_code < 300 and _is_event_stream(response):
@@ -336,6 +346,11 @@ class LettaClient:
         raise ServerError("The Letta server did not answer with an event stream. "
                           "Check that openletta supports this server version.",
                           status_code=response.status_code, body=response.text)
+
+    async def _trace(self, event: str, _info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` extension: the request is sent when the answer is awaited."""
+        if event.endswith(".receive_response_headers.started") and self._on_wait:
+            self._on_wait()
 
     def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
         if isinstance(error, httpx.ConnectError):

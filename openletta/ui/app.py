@@ -25,7 +25,7 @@ from openletta.api.models import Agent
 from openletta.settings import Settings, load_settings, save_settings
 from openletta.transcript import Transcript
 from openletta.transcript.export import to_markdown
-from openletta.ui.collector import settle_after_startup
+from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
@@ -60,9 +60,9 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
                  theme: str | None = None, settings: Settings | None = None,
                  demo_speed: float = 1.0, clock: Clock = utc_now,
                  tune_gc: bool = False) -> None:
-        """``tune_gc``: once connected, tune the garbage collector for this process
-        (:func:`openletta.ui.collector.settle_after_startup`; for a process that runs one
-        app, as the command line does)."""
+        """``tune_gc``: once connected, tune the garbage collector for this process and let it
+        work while requests wait for the server (:mod:`openletta.ui.collector`; for a process
+        that runs one app, as the command line does)."""
         super().__init__()
         self.base_url = base_url
         self.api_key = api_key
@@ -79,6 +79,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._clock = clock
         self._theme_names: list[str] = []
         self._tune_gc = tune_gc
+        self._gc_settled = False
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -123,10 +124,11 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self._demo_server = server
         if self.client is None:
             assert self.base_url is not None
-            self.client = LettaClient(self.base_url, api_key=self.api_key)
+            self.client = LettaClient(self.base_url, api_key=self.api_key,
+                                      on_wait=collect_while_waiting if self._tune_gc else None)
         await self.client.health()
-        if self._tune_gc:
-            self._tune_gc = False
+        if self._tune_gc and not self._gc_settled:
+            self._gc_settled = True
             settle_after_startup()
         if self._agent_ref:
             self.open_agent_ref(self._agent_ref)

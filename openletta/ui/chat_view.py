@@ -40,7 +40,7 @@ MAX_MOUNTED = 40
 PRUNE_SLACK = 10
 BEGINNING = "beginning of the conversation"
 #: Items mounted again per click on the "earlier" row, or per scroll past either end.
-EARLIER_BATCH = 10
+EARLIER_BATCH = 6
 #: Items mounted when a page opens into an empty view (more follow if they do not fill it).
 OPENING_BATCH = 20
 #: Items kept above an item the view jumps to when it mounts a new window around it.
@@ -412,20 +412,22 @@ class ChatView(Vertical):
         """Say how many items wait below, or hide the row once none does."""
         hidden = self._hidden_below
         self._indicator.update(f"↓ {hidden} later items (Ctrl+End)" if hidden
-                               else "↓ new messages (Ctrl+End)")
+                               else "↓ new messages (Ctrl+End)", layout=False)
         if hidden:
             self._indicator.display = True
 
     def _update_earlier_row(self) -> None:
+        """Say what is above; the row is one line whatever it says, so no layout is needed."""
         row = self._earlier
         if self._hidden_above:
-            row.update(f"↑ {self._hidden_above} earlier items (click to show)")
+            text = f"↑ {self._hidden_above} earlier items (click to show)"
         elif self._loading_earlier:
-            row.update("loading earlier messages…")
+            text = "loading earlier messages…"
         elif self.more_on_server:
-            row.update("↑ load earlier messages (click)")
+            text = "↑ load earlier messages (click)"
         else:
-            row.update(BEGINNING)
+            text = BEGINNING
+        row.update(text, layout=False)
         row.set_class(not self._hidden_above and self.more_on_server is False, "-beginning")
         row.display = bool(self._hidden_above) or self.more_on_server is not None
 

@@ -219,7 +219,7 @@ async def test_jumping_far_away_mounts_a_window_around_the_target() -> None:
         assert len(view.mounted_items) == MAX_MOUNTED
 
 
-@pytest.mark.parametrize(("height", "batches"), [(24, 0), (60, 1)])
+@pytest.mark.parametrize(("height", "batches"), [(24, 0), (60, 2)])
 async def test_a_large_page_mounts_its_newest_items_until_the_view_is_full(
         height: int, batches: int) -> None:
     app = ViewApp()
@@ -306,6 +306,22 @@ async def test_earlier_row_tells_whether_older_history_exists() -> None:
         await pilot.pause()
         assert earlier.display and earlier.has_class("-beginning")
         assert str(earlier.render()) == BEGINNING
+
+
+async def test_asking_for_an_older_page_repaints_the_row_without_a_layout() -> None:
+    async with long_chat() as (app, pilot, view, transcript):
+        view.more_on_server = True
+        await view.scroll_to(transcript.items[0])  # every known item above is mounted
+        await pilot.pause(SETTLE_SECONDS + 0.1)
+        earlier = app.query_one("#earlier", Static)
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append,
+                                                          immediate=True)
+        view.show_earlier()
+        await pilot.pause(0.2)
+        assert str(earlier.render()) == "loading earlier messages…"
+        assert earlier.region.height == 1
+        assert layouts == []
 
 
 async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> None:

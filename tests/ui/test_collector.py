@@ -1,5 +1,5 @@
 """The garbage collector's tuning: start-up objects frozen, full collections spaced and
-run at quiet moments."""
+run at quiet moments or while a request waits for the server."""
 
 from __future__ import annotations
 
@@ -8,7 +8,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from openletta.ui.collector import FULL_DUE, FULL_LATEST, collect_if_due, settle_after_startup
+from openletta.ui.collector import (
+    FULL_DUE,
+    FULL_LATEST,
+    WAIT_DUE,
+    collect_if_due,
+    collect_while_waiting,
+    settle_after_startup,
+)
 from openletta.ui.screens.agents import AgentChooserScreen
 
 
@@ -52,6 +59,18 @@ def test_a_due_full_collection_runs_when_asked_and_not_before() -> None:
 
 
 @pytest.mark.usefixtures("restored_gc")
+def test_a_wait_for_the_server_runs_a_full_collection_that_is_nearly_due() -> None:
+    assert FULL_DUE < WAIT_DUE < FULL_LATEST
+    gc.set_threshold(gc.get_threshold()[0], gc.get_threshold()[1], FULL_LATEST)
+    middle_collections(WAIT_DUE - 1)
+    collect_while_waiting()
+    assert gc.get_count()[2] == WAIT_DUE - 1
+    middle_collections(WAIT_DUE)
+    collect_while_waiting()
+    assert gc.get_count()[2] == 0
+
+
+@pytest.mark.usefixtures("restored_gc")
 @pytest.mark.parametrize("tune", [True, False])
 async def test_the_app_tunes_the_collector_once_connected_only_when_asked(
         tune: bool, demo_server, make_app, wait_until) -> None:
@@ -63,3 +82,6 @@ async def test_the_app_tunes_the_collector_once_connected_only_when_asked(
                          what="connected")
         assert (gc.get_freeze_count() > 0) is tune
         assert gc.get_threshold() == ((*threshold[:2], FULL_LATEST) if tune else threshold)
+        middle_collections(WAIT_DUE)
+        await app.client.list_agents()
+        assert (gc.get_count()[2] == 0) is tune
