@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -70,6 +70,17 @@ def parse_version(version: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
 
+def _trace_calling(on_wait: Callable[[], object]) -> Callable[..., Awaitable[None]]:
+    """httpcore's ``trace`` extension calling ``on_wait`` once the request is sent and its
+    answer is awaited."""
+
+    async def trace(event: str, _info: dict[str, Any]) -> None:
+        if event.endswith(".receive_response_headers.started"):
+            on_wait()
+
+    return trace
+
+
 class LettaClient:
     """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`).
 
@@ -92,8 +103,7 @@ class LettaClient:
         self.server_version: tuple[int, ...] | None = None
         self._agent_stream_only = False
         self._history_filter = True
-        self._on_wait = on_wait
-        self._extensions = {"trace": self._trace} if on_wait else {}
+        self._extensions = {"trace": _trace_calling(on_wait)} if on_wait else {}
 
     @classmethod
     def from_settings(cls, base_url: str | None = None, api_key: str | None = None, *,
@@ -346,11 +356,6 @@ class LettaClient:
         raise ServerError("The Letta server did not answer with an event stream. "
                           "Check that openletta supports this server version.",
                           status_code=response.status_code, body=response.text)
-
-    async def _trace(self, event: str, _info: dict[str, Any]) -> None:
-        """httpcore's ``trace`` extension: the request is sent when the answer is awaited."""
-        if event.endswith(".receive_response_headers.started") and self._on_wait:
-            self._on_wait()
 
     def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
         if isinstance(error, httpx.ConnectError):

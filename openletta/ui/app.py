@@ -79,7 +79,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._clock = clock
         self._theme_names: list[str] = []
         self._tune_gc = tune_gc
-        self._gc_settled = False
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -127,8 +126,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.client = LettaClient(self.base_url, api_key=self.api_key,
                                       on_wait=collect_while_waiting if self._tune_gc else None)
         await self.client.health()
-        if self._tune_gc and not self._gc_settled:
-            self._gc_settled = True
+        if self._tune_gc:  # the client above was made first, with ``on_wait``
+            self._tune_gc = False
             settle_after_startup()
         if self._agent_ref:
             self.open_agent_ref(self._agent_ref)
