@@ -23,8 +23,11 @@ history over HTTP in pages of ``PAGE_SIZE`` rows, as from a real server.
    wheel does) and scroll the chat to the top, again and again, until the top row reads
    "beginning of the conversation". At the top the chat view mounts the next batch of items it
    had pruned or, once every known item is mounted, posts ``EarlierRequested`` and the chat
-   screen loads the previous page from the server. Each scroll ends when the items it put on
-   screen are done with their start-up work and the screen has been painted. For every page
+   screen loads the previous page from the server. Each scroll ends with the last paint once
+   the items it put on screen are done with their start-up work, the view has released the
+   screen and nothing more was painted for ``QUIET_MS`` (so the layout Textual runs when new
+   widgets get their size counts in the scroll that caused it; the prompt's cursor does not
+   blink, so its paints do not count). For every page
    load: *HTTP* is the page request (``LettaClient.list_messages``; the demo server answers in
    this process, so its work is in there too); *UI time* is everything else from the
    ``EarlierRequested`` message being handled until painted: the accumulator
@@ -94,6 +97,8 @@ PAGE_GOAL_MS = 200
 MEMORY_GOAL_MB = 300
 #: Scrolls in a row that change nothing before the scroll back gives up.
 STALL_LIMIT = 5
+#: How long the screen paints nothing before a scroll counts as done.
+QUIET_MS = 40
 
 
 # --- measuring helpers -------------------------------------------------------------------
@@ -148,26 +153,58 @@ async def drained(pump: MessagePump) -> None:
         await done.wait()
 
 
-async def painted(screen: ChatScreen, items: Sequence[Item]) -> None:
-    """Wait until the widgets of ``items`` finished their start-up work and were painted.
+class Paints:
+    """Counts the screen's paints and notes when the last one ended (by wrapping its
+    compositor refresh on this instance; a layout paints through it too)."""
+
+    def __init__(self, screen: ChatScreen) -> None:
+        self.count = 0
+        self.last = time.perf_counter()
+        refresh = screen._compositor_refresh
+
+        def counted() -> None:
+            refresh()
+            self.count += 1
+            self.last = time.perf_counter()
+
+        screen._compositor_refresh = counted  # type: ignore[method-assign]
+
+
+async def painted(screen: ChatScreen, paints: Paints, items: Sequence[Item]) -> float:
+    """Wait until the widgets of ``items`` finished their start-up work and the screen stopped
+    painting; the time the last paint ended.
 
     A widget mounts, and its ``on_mount`` queues the first sync (an assistant reply renders its
-    Markdown there); a callback queued once the first one ran comes after all of that.
+    Markdown there); a callback queued once the first one ran comes after all of that. The
+    chat view may still hold the screen's updates for them (one layout for the batch), and
+    the screen may lay out again once new widgets have their size: the screen is done when it
+    has painted nothing for ``QUIET_MS``.
     """
     widgets = [widget for item in items if (widget := screen.view.widget_for(item))]
     for _ in range(2):
         await asyncio.gather(*(drained(widget) for widget in widgets))
+    await screen.view.scroll.wait_for_mounts()
     await screen.wait_for_refresh()
+    while True:
+        count = paints.count
+        await asyncio.sleep(QUIET_MS / 1000)
+        if paints.count == count:
+            return paints.last
 
 
-async def chat_shown(app: OpenLettaApp) -> ChatScreen:
-    """Wait for the chat screen with the newest page loaded, the prompt focused, painted."""
+async def chat_shown(app: OpenLettaApp) -> tuple[ChatScreen, Paints, float]:
+    """Wait for the chat screen with the newest page loaded, the prompt focused, painted; the
+    screen, its paint counter and when it was painted.
+
+    The prompt's cursor stops blinking (its paints would be taken for the chat's).
+    """
     while not (isinstance(app.screen, ChatScreen) and app.screen.view.more_on_server is not None
                and app.screen.prompt.has_focus):
         await asyncio.sleep(0.002)
     screen = app.screen
-    await painted(screen, screen.view.mounted_items)
-    return screen
+    screen.prompt.cursor_blink = False
+    paints = Paints(screen)
+    return screen, paints, await painted(screen, paints, screen.view.mounted_items)
 
 
 # --- 1. latest page ----------------------------------------------------------------------
@@ -178,8 +215,8 @@ async def open_once() -> float:
     app = new_app()
     started = time.perf_counter()
     async with app.run_test(size=SIZE):
-        await chat_shown(app)
-        return time.perf_counter() - started
+        _, _, shown = await chat_shown(app)
+        return shown - started
 
 
 async def report_open(messages: int, runs: int) -> None:
@@ -223,6 +260,7 @@ class Probe:
     collections: list[tuple[bool, float]] = field(default_factory=list)
     waiting: bool = False
     collecting_since: float = 0.0
+    paints: Paints | None = None
 
     def reset(self) -> None:
         self.requested, self.http, self.accumulator, self.layouts = None, 0.0, 0.0, 0
@@ -248,9 +286,10 @@ class Probe:
         if isinstance(message, ChatView.EarlierRequested) and self.requested is None:
             self.requested = time.perf_counter()
 
-    def attach(self, screen: ChatScreen) -> None:
+    def attach(self, screen: ChatScreen, paints: Paints) -> None:
         """Count the screen's layouts; time the session's page requests and accumulator calls
-        (by wrapping them on these instances)."""
+        (by wrapping them on these instances); ``paints`` tells when a scroll was painted."""
+        self.paints = paints
         screen.screen_layout_refresh_signal.subscribe(screen, self.on_layout, immediate=True)
         client, transcript = screen.session.client, screen.session.transcript
         list_messages, prepend_history = client.list_messages, transcript.prepend_history
@@ -286,6 +325,7 @@ async def page_loaded(screen: ChatScreen) -> None:
 
 async def scroll_to_top(screen: ChatScreen, probe: Probe) -> Scroll | None:
     """Scroll to the top as a user does; ``None`` if that changed nothing."""
+    assert probe.paints is not None, "attach the probe first"
     view, scroll = screen.view, screen.view.scroll
     top, known = view.mounted_items[0], len(screen.session.transcript.items)
     probe.reset()
@@ -299,8 +339,8 @@ async def scroll_to_top(screen: ChatScreen, probe: Probe) -> Scroll | None:
     shown = view.mounted_items
     if shown[0] is top and len(screen.session.transcript.items) == known:
         return None
-    await painted(screen, shown[:shown.index(top)] if top in shown else shown)
-    ended = time.perf_counter()
+    ended = await painted(screen, probe.paints, shown[:shown.index(top)] if top in shown
+                          else shown)
     page = probe.requested is not None
     ui_start = probe.requested if probe.requested is not None else started
     return Scroll(page, (ended - started) * 1000, probe.http * 1000, probe.accumulator * 1000,
@@ -435,8 +475,8 @@ async def report_history(messages: int, budget: float, profile_top: int) -> None
     with demo_history(messages):
         app = new_app()
         async with app.run_test(size=SIZE, message_hook=probe.on_message):
-            screen = await chat_shown(app)
-            probe.attach(screen)
+            screen, paints, _ = await chat_shown(app)
+            probe.attach(screen, paints)
             expected_pages = -(-messages // PAGE_SIZE)
             gc.collect()
             gc.callbacks.append(probe.on_gc)

@@ -116,6 +116,10 @@ class ChatScroll(VerticalScroll):
         waiting.add_done_callback(release)
         return released
 
+    async def wait_for_mounts(self) -> None:
+        """Wait until every held mount has ended (its hold released)."""
+        await asyncio.gather(*self._waiting, return_exceptions=True)
+
     @staticmethod
     async def _wait_for(work: list[Awaitable[None]]) -> None:
         """Wait until ``work`` is done, or has taken too long."""
@@ -151,6 +155,8 @@ class ChatScroll(VerticalScroll):
 
     def on_mouse_scroll_up(self) -> None:
         self.release_hold()
+        if self.scroll_y < 1:  # the wheel cannot move the view: it asks for what is above
+            self.post_message(self.Moved(at_bottom=self.at_bottom, at_top=True))
 
     def on_mouse_scroll_down(self) -> None:
         self.release_hold()

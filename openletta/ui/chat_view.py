@@ -431,6 +431,11 @@ class ChatView(Vertical):
         row.set_class(not self._hidden_above and self.more_on_server is False, "-beginning")
         row.display = bool(self._hidden_above) or self.more_on_server is not None
 
+    def earlier_failed(self) -> None:
+        """The older page asked for did not come: the row offers to ask again."""
+        self._loading_earlier = False
+        self._update_earlier_row()
+
     def watch_more_on_server(self) -> None:
         self._loading_earlier = False
         if self.is_mounted:
@@ -468,9 +473,12 @@ class ChatView(Vertical):
         self.action_jump_to_bottom()
 
     def page(self, direction: int) -> None:
-        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do."""
+        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do; at the top,
+        a page up asks for what is above."""
         self._scroll.release_hold()
-        if direction < 0:
+        if direction < 0 and self._scroll.scroll_y < 1:
+            self.show_earlier()
+        elif direction < 0:
             self._scroll.scroll_page_up(animate=False)
         else:
             self._scroll.scroll_page_down(animate=False)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from chat_helpers import mounted_items, open_chat, send
 from textual.color import Color
+from textual.widgets import Static
 
 from openletta.api.client import LettaClient
+from openletta.api.errors import APIConnectionError
 from openletta.demo import DemoServer
 from openletta.transcript import (
     AssistantItem,
@@ -309,6 +311,49 @@ async def test_scrolling_to_the_top_loads_the_previous_page(make_app, wait_until
             await wait_until(pilot, previous_page_loaded, what="previous page")
             await pilot.pause(SETTLE_SECONDS + 0.2)
             assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
+    finally:
+        await server.stop()
+
+
+async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(make_app,
+                                                                       wait_until) -> None:
+    server = DemoServer(speed=0, history_messages=300)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
+            client, loaded = screen.session.client, len(screen.session.transcript.items)
+            list_messages = client.list_messages
+            failures: list[str] = []
+
+            async def down_once(*args: object, **kwargs: object) -> object:
+                if not failures:
+                    failures.append("down")
+                    raise APIConnectionError("Could not reach the server.")
+                return await list_messages(*args, **kwargs)
+
+            client.list_messages = down_once  # type: ignore[method-assign]
+            earlier = screen.view.query_one("#earlier", Static)
+
+            def asked() -> bool:
+                if not failures:
+                    screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
+                return bool(failures)
+
+            await wait_until(pilot, asked, what="a request for an older page")
+            await wait_until(pilot, lambda: "load earlier messages" in str(earlier.render()),
+                             what="the row offering to ask again")
+            assert len(screen.session.transcript.items) == loaded
+            said = "Could not load history: Could not reach the server."
+            await wait_until(pilot, lambda: any(said in str(note.message)
+                                                for note in app._notifications),
+                             what="the error said")
+
+            await pilot.press("pageup")  # at the top: asks again
+            await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
+                             what="the page on the second try")
     finally:
         await server.stop()
 

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -322,6 +323,24 @@ async def test_asking_for_an_older_page_repaints_the_row_without_a_layout() -> N
         assert str(earlier.render()) == "loading earlier messages…"
         assert earlier.region.height == 1
         assert layouts == []
+
+
+async def test_the_wheel_at_the_top_asks_again_for_an_older_page() -> None:
+    async with long_chat() as (app, pilot, view, transcript):
+        view.more_on_server = True
+        await view.scroll_to(transcript.items[0])  # every known item above is mounted
+        await pilot.pause(SETTLE_SECONDS + 0.1)
+        view.scroll.scroll_home(animate=False, immediate=True)  # at the top: asks
+        await pilot.pause()
+        earlier = app.query_one("#earlier", Static)
+        assert str(earlier.render()) == "loading earlier messages…"
+        view.earlier_failed()  # the page did not come; the view stays at the top
+        await pilot.pause()
+        assert "load earlier" in str(earlier.render()) and view.scroll.scroll_y == 0
+        scroll = view.scroll
+        scroll.post_message(events.MouseScrollUp(scroll, 1, 1, 0, -1, 0, False, False, False))
+        await pilot.pause()
+        assert str(earlier.render()) == "loading earlier messages…"
 
 
 async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> None:

@@ -111,30 +111,31 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     @work(group="history", exclusive=True, exit_on_error=False)
     async def load_earlier(self) -> None:
         """Load and show the next older page of history."""
-        await self._load(self.session.load_earlier)
+        if not await self._load(self.session.load_earlier):
+            self.view.earlier_failed()
 
     @on(ChatView.EarlierRequested)
     def _earlier_requested(self) -> None:
         self.load_earlier()
 
     async def _load_earlier_page(self) -> bool:
-        """Load the next older page now (for search); ``False`` at the beginning."""
-        if not self.session.has_more_history:
-            return False
-        await self._load(self.session.load_earlier)
-        return True
+        """Load the next older page now (for search); ``False`` at the beginning or if the
+        page could not be loaded."""
+        return self.session.has_more_history and await self._load(self.session.load_earlier)
 
-    async def _load(self, load: Callable[[], Awaitable[Change]]) -> None:
+    async def _load(self, load: Callable[[], Awaitable[Change]]) -> bool:
+        """Load a page of history and show it; ``False`` (and the error shown) if it failed."""
         try:
             change = await load()
         except LettaError as error:
             self._report(f"Could not load history: {error.message}")
-            return
+            return False
         self.view.apply(change)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
         if self.session.transcript.awaiting_approval and self._round is None:
             self.start_approvals()
+        return True
 
     # --- sending ----------------------------------------------------------------------------
 
