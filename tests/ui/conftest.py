@@ -39,15 +39,26 @@ def isolated_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-async def demo_server() -> AsyncIterator[RunningDemo]:
-    """The embedded demo server at full speed (no artificial delays) on a free port."""
-    server = DemoServer(speed=0)
+async def _running(server: DemoServer) -> AsyncIterator[RunningDemo]:
     base_url = await server.start()
     try:
         yield RunningDemo(server, base_url)
     finally:
         await server.stop()
+
+
+@pytest.fixture
+async def demo_server() -> AsyncIterator[RunningDemo]:
+    """The embedded demo server at full speed (no artificial delays) on a free port."""
+    async for running in _running(DemoServer(speed=0)):
+        yield running
+
+
+@pytest.fixture
+async def long_history() -> AsyncIterator[RunningDemo]:
+    """The demo server with 300 messages of history for its demo agent (several pages)."""
+    async for running in _running(DemoServer(speed=0, history_messages=300)):
+        yield running
 
 
 AppFactory = Callable[..., OpenLettaApp]

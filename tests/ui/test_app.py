@@ -294,68 +294,59 @@ async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until)
         assert screen.rich_style.color.triplet.hex == Color.parse(theme.foreground).hex.lower()
 
 
-async def test_scrolling_to_the_top_loads_the_previous_page(make_app, wait_until) -> None:
-    server = DemoServer(speed=0, history_messages=300)
-    base_url = await server.start()
-    try:
-        app = make_app(base_url=base_url, agent="demo-agent")
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await open_chat(pilot, wait_until)
-            await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
-            loaded = len(screen.session.transcript.items)
+async def test_scrolling_to_the_top_loads_the_previous_page(long_history, make_app,
+                                                            wait_until) -> None:
+    app = make_app(base_url=long_history.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
+        loaded = len(screen.session.transcript.items)
 
-            def previous_page_loaded() -> bool:
+        def previous_page_loaded() -> bool:
+            screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
+            return len(screen.session.transcript.items) > loaded
+
+        await wait_until(pilot, previous_page_loaded, what="previous page")
+        await pilot.pause(SETTLE_SECONDS + 0.2)
+        assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
+
+
+async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(
+        long_history, make_app, wait_until) -> None:
+    app = make_app(base_url=long_history.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
+        client, loaded = screen.session.client, len(screen.session.transcript.items)
+        list_messages = client.list_messages
+        failures: list[str] = []
+
+        async def down_once(*args: object, **kwargs: object) -> object:
+            if not failures:
+                failures.append("down")
+                raise APIConnectionError("Could not reach the server.")
+            return await list_messages(*args, **kwargs)
+
+        client.list_messages = down_once  # type: ignore[method-assign]
+        earlier = screen.view.query_one("#earlier", Static)
+
+        def asked() -> bool:
+            if not failures:
                 screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
-                return len(screen.session.transcript.items) > loaded
+            return bool(failures)
 
-            await wait_until(pilot, previous_page_loaded, what="previous page")
-            await pilot.pause(SETTLE_SECONDS + 0.2)
-            assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
-    finally:
-        await server.stop()
+        await wait_until(pilot, asked, what="a request for an older page")
+        await wait_until(pilot, lambda: "load earlier messages" in str(earlier.render()),
+                         what="the row offering to ask again")
+        assert len(screen.session.transcript.items) == loaded
+        said = "Could not load history: Could not reach the server."
+        await wait_until(pilot, lambda: any(said in str(note.message)
+                                            for note in app._notifications),
+                         what="the error said")
 
-
-async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(make_app,
-                                                                       wait_until) -> None:
-    server = DemoServer(speed=0, history_messages=300)
-    base_url = await server.start()
-    try:
-        app = make_app(base_url=base_url, agent="demo-agent")
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await open_chat(pilot, wait_until)
-            await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
-            client, loaded = screen.session.client, len(screen.session.transcript.items)
-            list_messages = client.list_messages
-            failures: list[str] = []
-
-            async def down_once(*args: object, **kwargs: object) -> object:
-                if not failures:
-                    failures.append("down")
-                    raise APIConnectionError("Could not reach the server.")
-                return await list_messages(*args, **kwargs)
-
-            client.list_messages = down_once  # type: ignore[method-assign]
-            earlier = screen.view.query_one("#earlier", Static)
-
-            def asked() -> bool:
-                if not failures:
-                    screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
-                return bool(failures)
-
-            await wait_until(pilot, asked, what="a request for an older page")
-            await wait_until(pilot, lambda: "load earlier messages" in str(earlier.render()),
-                             what="the row offering to ask again")
-            assert len(screen.session.transcript.items) == loaded
-            said = "Could not load history: Could not reach the server."
-            await wait_until(pilot, lambda: any(said in str(note.message)
-                                                for note in app._notifications),
-                             what="the error said")
-
-            await pilot.press("pageup")  # at the top: asks again
-            await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
-                             what="the page on the second try")
-    finally:
-        await server.stop()
+        await pilot.press("pageup")  # at the top: asks again
+        await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
+                         what="the page on the second try")
 
 
 async def test_new_conversation_and_switching_back(demo_server, make_app, wait_until) -> None:
