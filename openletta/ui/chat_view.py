@@ -78,6 +78,8 @@ class ChatView(Vertical):
         self._quiet_timer: Timer | None = None
         #: An older page was asked for and has not arrived yet.
         self._loading_earlier = False
+        #: The last older page asked for could not be loaded.
+        self._earlier_failed = False
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
@@ -419,21 +421,26 @@ class ChatView(Vertical):
     def _update_earlier_row(self) -> None:
         """Say what is above; the row is one line whatever it says, so no layout is needed."""
         row = self._earlier
+        failed = beginning = False
         if self._hidden_above:
             text = f"↑ {self._hidden_above} earlier items (click to show)"
         elif self._loading_earlier:
             text = "loading earlier messages…"
+        elif self._earlier_failed:
+            text, failed = "↑ could not load earlier messages: click or PageUp to try again", True
         elif self.more_on_server:
             text = "↑ load earlier messages (click)"
         else:
-            text = BEGINNING
+            text, beginning = BEGINNING, self.more_on_server is False
         row.update(text, layout=False)
-        row.set_class(not self._hidden_above and self.more_on_server is False, "-beginning")
+        row.set_class(beginning, "-beginning")
+        row.set_class(failed, "-failed")
         row.display = bool(self._hidden_above) or self.more_on_server is not None
 
     def earlier_failed(self) -> None:
         """The older page asked for did not come: the row offers to ask again."""
         self._loading_earlier = False
+        self._earlier_failed = True
         self._update_earlier_row()
 
     def watch_more_on_server(self) -> None:
@@ -454,7 +461,7 @@ class ChatView(Vertical):
         if self._hidden_above:
             self._show_earlier()
         elif self.more_on_server and not self._loading_earlier:
-            self._loading_earlier = True
+            self._loading_earlier, self._earlier_failed = True, False
             self._update_earlier_row()
             self.post_message(self.EarlierRequested())
 

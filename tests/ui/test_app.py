@@ -321,13 +321,13 @@ async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(
         list_messages = client.list_messages
         failures: list[str] = []
 
-        async def down_once(*args: object, **kwargs: object) -> object:
-            if not failures:
+        async def down_twice(*args: object, **kwargs: object) -> object:
+            if len(failures) < 2:
                 failures.append("down")
                 raise APIConnectionError("Could not reach the server.")
             return await list_messages(*args, **kwargs)
 
-        client.list_messages = down_once  # type: ignore[method-assign]
+        client.list_messages = down_twice  # type: ignore[method-assign]
         earlier = screen.view.query_one("#earlier", Static)
 
         def asked() -> bool:
@@ -335,18 +335,32 @@ async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(
                 screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
             return bool(failures)
 
+        def offers_again() -> bool:
+            return "could not load earlier messages" in str(earlier.render())
+
         await wait_until(pilot, asked, what="a request for an older page")
-        await wait_until(pilot, lambda: "load earlier messages" in str(earlier.render()),
-                         what="the row offering to ask again")
+        await wait_until(pilot, offers_again, what="the row offering to ask again")
+        assert earlier.has_class("-failed")
         assert len(screen.session.transcript.items) == loaded
         said = "Could not load history: Could not reach the server."
-        await wait_until(pilot, lambda: any(said in str(note.message)
-                                            for note in app._notifications),
-                         what="the error said")
 
-        await pilot.press("pageup")  # at the top: asks again
+        def times_said() -> tuple[int, int]:
+            toasts = sum(said in str(note.message) for note in app._notifications)
+            notices = sum(said in str(note.render()) for note in screen.query(".notice"))
+            return toasts, notices
+
+        await wait_until(pilot, lambda: times_said() == (1, 1), what="the error said")
+
+        await pilot.press("pageup")  # at the top: asks again, and fails the same way
+        await wait_until(pilot, lambda: len(failures) == 2 and offers_again(),
+                         what="the second failure")
+        await pilot.pause()
+        assert times_said() == (1, 1)  # said once, not once per try
+
+        await pilot.press("pageup")
         await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
-                         what="the page on the second try")
+                         what="the page on the third try")
+        assert not earlier.has_class("-failed")
 
 
 async def test_new_conversation_and_switching_back(demo_server, make_app, wait_until) -> None:

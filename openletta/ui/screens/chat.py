@@ -71,6 +71,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self._round: ApprovalRound | None = None
         self._asking: ApprovalPrompt | None = None
         self._quit_when_answered = False
+        #: The last history load error shown, until a load succeeds (the same one is not
+        #: shown again each time the user asks).
+        self._history_error: str | None = None
         self.view = ChatView(id="chat")
         self.menu = SlashMenu(id="slash-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
@@ -128,8 +131,12 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         try:
             change = await load()
         except LettaError as error:
-            self._report(f"Could not load history: {error.message}")
+            message = f"Could not load history: {error.message}"
+            if message != self._history_error:
+                self._report(message)
+            self._history_error = message
             return False
+        self._history_error = None
         self.view.apply(change)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
