@@ -41,7 +41,8 @@ PRUNE_SLACK = 10
 BEGINNING = "beginning of the conversation"
 #: Items mounted again per click on the "earlier" row, or per scroll past either end.
 EARLIER_BATCH = 6
-#: Items mounted when a page opens into an empty view (more follow if they do not fill it).
+#: Items mounted when a page opens into an empty view, or on a jump to the bottom (more follow
+#: if they do not fill the view).
 OPENING_BATCH = 20
 #: Items kept above an item the view jumps to when it mounts a new window around it.
 WINDOW_LEAD = 10
@@ -387,10 +388,10 @@ class ChatView(Vertical):
             self._prune_oldest(excess, hold=True)
         return self._mount_held(widgets, after=last or self._earlier)
 
-    def _remount(self, start: int) -> asyncio.Event:
-        """Unmount every item and mount ``MAX_MOUNTED`` of them from ``start`` on."""
-        start = max(0, min(start, len(self._items) - MAX_MOUNTED))
-        end = min(len(self._items), start + MAX_MOUNTED)
+    def _remount(self, start: int, count: int = MAX_MOUNTED) -> asyncio.Event:
+        """Unmount every item and mount ``count`` of them from ``start`` on."""
+        start = max(0, min(start, len(self._items) - count))
+        end = min(len(self._items), start + count)
         self._scroll.reporting = False  # until the new window is laid out
         self._unmount(self.mounted_items)
         self._scroll.release_hold()  # whatever it held is gone
@@ -492,8 +493,9 @@ class ChatView(Vertical):
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""
-        if self._hidden_below:
-            self._remount(len(self._items) - MAX_MOUNTED)
+        if self._hidden_below:  # a screenful is enough; more follow if it is short
+            shown = self._remount(len(self._items) - OPENING_BATCH, OPENING_BATCH)
+            self.call_later(self._fill_view, shown)
         self._scroll.anchor()
         self._indicator.display = False
 
