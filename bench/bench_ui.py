@@ -71,11 +71,11 @@ from openletta.demo.ids import (
     part_otid,
     utc_now,
 )
+from openletta.display import DisplayText
 from openletta.settings import CONFIG_DIR_ENV, Settings
 from openletta.transcript import AssistantItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_view import ChatView
-from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.widgets import AssistantMessage, ItemWidget
 
@@ -255,7 +255,7 @@ async def reply_rendered(view: ChatView, item: AssistantItem) -> None:
     widget.call_later(done.set)  # queued after the final sync's catch-up: runs once it is done
     await done.wait()
     await widget.wait_for_refresh()
-    if widget.source != clean_text(item.text):
+    if widget.source != DisplayText(item.text):
         raise RuntimeError("the final Markdown was not rendered")
 
 

@@ -18,8 +18,10 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.text import Text
 
+from openletta.api import json_text
 from openletta.api.models import Message, parse_message
 from openletta.api.sse import parse_sse_text
+from openletta.display import DisplayText, json_for_terminal, literal_text, plain_text
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -32,7 +34,6 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
-from openletta.ui.sanitize import clean_text
 
 
 class ReplayError(Exception):
@@ -63,8 +64,8 @@ def load_recording(path: Path) -> Recording:
 
 def _load_json(path: Path, text: str) -> Recording:
     try:
-        data: Any = json.loads(text)
-    except ValueError as error:
+        data: Any = json_text.loads(text)
+    except json_text.JSONTextError as error:
         raise ReplayError(f"{path} is not valid JSON: {error}") from None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]  # a non-streaming LettaResponse
@@ -108,39 +109,39 @@ _STATUS_STYLE = {
 
 
 def render_item(item: Item) -> RenderableType:
-    """A Rich renderable for one item; server text is never read as markup."""
+    """A Rich renderable for one item; every piece of server text goes through
+    :class:`DisplayText` (tool names and arguments through :func:`literal_text`)."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), clean_text(item.text))
+        return Text.assemble(("› ", "bold cyan"), DisplayText(item.text))
     if isinstance(item, ReasoningItem):
-        text = clean_text(item.text) or f"(reasoning {item.state or 'hidden'})"
-        return Text(text, style="dim italic")
+        return plain_text(item.text or f"(reasoning {item.state or 'hidden'})", "dim italic")
     if isinstance(item, AssistantItem):
-        return Markdown(clean_text(item.text))
+        return Markdown(DisplayText(item.text), hyperlinks=False)
     if isinstance(item, ToolCallItem):
         return _render_call(item)
     if isinstance(item, ErrorItem):
-        body = Text(clean_text(item.message), style="bold red")
+        body = plain_text(item.message, style="bold red")
         if item.detail:
-            body.append("\n" + clean_text(item.detail), style="red")
-        return Panel(body, title=Text(item.error_type), border_style="red")
+            body.append("\n" + DisplayText(item.detail), style="red")
+        return Panel(body, title=plain_text(item.error_type), border_style="red")
     if isinstance(item, EventItem):
-        return Text(f"── {clean_text(item.text)} ──", style="dim")
+        return plain_text(f"── {item.text} ──", style="dim")
     if isinstance(item, SystemItem):
-        return Text(f"[{item.subtype}] {clean_text(item.text)[:200]}", style="dim")
+        return plain_text(f"[{item.subtype}] {item.text[:200]}", style="dim")
     return Text(item.kind)
 
 
 def _render_call(item: ToolCallItem) -> RenderableType:
     arguments = (json.dumps(item.arguments, indent=2, ensure_ascii=False)
                  if item.arguments is not None else item.arguments_text)
-    parts: list[RenderableType] = [Text(clean_text(arguments))]
+    parts: list[RenderableType] = [Text(literal_text(arguments))]
     if item.result is not None:
-        parts.append(Text("→ " + clean_text(item.result)))
+        parts.append(plain_text("→ " + item.result))
     if item.stderr:
-        parts.append(Text(clean_text("".join(item.stderr)), style="red"))
+        parts.append(plain_text("".join(item.stderr), style="red"))
     if item.reason:
-        parts.append(Text("reason: " + clean_text(item.reason), style="italic"))
-    title = Text.assemble((clean_text(item.name) or "tool", "bold"), "  ",
+        parts.append(plain_text("reason: " + item.reason, style="italic"))
+    title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                           (str(item.status), _STATUS_STYLE.get(item.status, "cyan")))
     return Panel(Group(*parts), title=title, title_align="left",
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
@@ -150,7 +151,7 @@ def print_transcript(transcript: Transcript, console: Console, include_internal:
     for item in transcript.visible_items(include_internal):
         console.print(render_item(item))
     usage = transcript.usage
-    console.print(Text(
+    console.print(plain_text(
         f"stop: {transcript.stop_reason or '—'} · tokens in {usage.prompt_tokens:,} / out "
         f"{usage.completion_tokens:,} · steps {usage.step_count}", style="dim"))
 
@@ -164,9 +165,7 @@ def run_replay(file: str, *, as_json: bool = False, include_internal: bool = Fal
         return 2
     transcript = build_transcript(recording)
     if as_json:
-        json.dump(transcript_json(transcript, include_internal), sys.stdout, indent=2,
-                  ensure_ascii=False)
-        sys.stdout.write("\n")
+        print(json_for_terminal(transcript_json(transcript, include_internal)))
     else:
         print_transcript(transcript, Console(), include_internal)
     if recording.problem:

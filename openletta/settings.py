@@ -90,15 +90,16 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
     known = {name: getattr(settings, name) for name in _FIELDS}
     others = {key: value for key, value in current.items() if key not in known}
     data = {key: value for key, value in known.items() if value is not None} | others
-    _write_atomically(path, to_toml(data))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_private_file(path, to_toml(data))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+def write_private_file(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically, as a file only the user can read (0600)."""
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:

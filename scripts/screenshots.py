@@ -50,6 +50,7 @@ SHOTS = (
     Shot("tool-write-file", "write"),
     Shot("tool-error", "error"),
     Shot("hostile-output", "hostile"),
+    Shot("approval-spoof", "spoof"),
 )
 
 

@@ -141,6 +141,10 @@ class ReplayServer:
         """Queue a capture with its real status and content type."""
         self.replies.append(Reply.capture(name, **options))
 
+    def reply_bytes(self, body: bytes, status: int = 200) -> None:
+        """Queue a body exactly as given (labelled JSON)."""
+        self.replies.append(Reply(status=status, body=body))
+
     def reply_json(self, data: Any, status: int = 200) -> None:
         self.replies.append(Reply.json(data, status))
 

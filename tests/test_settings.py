@@ -17,6 +17,7 @@ from openletta.settings import (
     load_settings,
     save_settings,
     to_toml,
+    write_private_file,
 )
 
 FULL = Settings(theme="openletta-light", base_url="http://localhost:8283",
@@ -148,3 +149,15 @@ def test_toml_writer_escapes_quotes_controls_and_delete() -> None:
     text = to_toml({"theme": 'a"b\\c\n\x1b[31m\x7f'})
     assert "\x1b" not in text and "\x7f" not in text
     assert tomllib.loads(text)["theme"] == 'a"b\\c\n\x1b[31m\x7f'
+
+
+def test_the_settings_file_and_private_files_are_the_users_alone(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "settings.toml"
+    save_settings(Settings(theme="openletta-light"), path)
+    assert path.stat().st_mode & 0o777 == 0o600
+    export = tmp_path / "chat.md"
+    export.write_text("old, readable by all")
+    export.chmod(0o644)
+    write_private_file(export, "# chat\n")
+    assert export.read_text() == "# chat\n"
+    assert export.stat().st_mode & 0o777 == 0o600

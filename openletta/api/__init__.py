@@ -4,6 +4,7 @@ from openletta.api.client import ApprovalAnswer, LettaClient, parse_version
 from openletta.api.errors import (
     APIConnectionError,
     AuthError,
+    ConfigurationError,
     ConflictError,
     ConnectError,
     ConversationBusyError,
@@ -24,6 +25,7 @@ __all__ = [
     "APIConnectionError",
     "ApprovalAnswer",
     "AuthError",
+    "ConfigurationError",
     "ConflictError",
     "ConnectError",
     "ConversationBusyError",

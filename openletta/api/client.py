@@ -18,8 +18,10 @@ import httpx
 import pydantic
 
 from openletta import __version__
+from openletta.api import json_text
 from openletta.api.errors import (
     APIConnectionError,
+    ConfigurationError,
     ConflictError,
     ConnectError,
     ConversationBusyError,
@@ -41,6 +43,7 @@ from openletta.api.models import (
 )
 from openletta.api.sse import MessageStream
 from openletta.config import resolve_connection
+from openletta.display import redact, register_secret
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 #: The conversations API addresses an agent's default thread (``default`` + ``agent_id``)
@@ -94,11 +97,8 @@ class LettaClient:
                  timeout: httpx.Timeout = DEFAULT_TIMEOUT,
                  on_wait: Callable[[], object] | None = None) -> None:
         self.base_url = base_url.rstrip("/")
-        headers = {"User-Agent": f"openletta/{__version__}"}
-        if api_key:
-            headers["Authorization"] = f"Bearer {api_key}"
-        self._http = httpx.AsyncClient(base_url=self.base_url, headers=headers, timeout=timeout,
-                                       transport=transport, follow_redirects=False)
+        register_secret(api_key.strip() if api_key else None)
+        self._http = _http_client(self.base_url, api_key, transport, timeout)
         #: The server's version as numbers, known after :meth:`health`.
         self.server_version: tuple[int, ...] | None = None
         self._agent_stream_only = False
@@ -330,9 +330,9 @@ class LettaClient:
         if not response.content:
             return None
         try:
-            return response.json()
-        except ValueError:
-            raise ServerError("The Letta server sent an answer that is not JSON. "
+            return json_text.loads(response.content)
+        except json_text.JSONTextError as problem:
+            raise ServerError(f"The Letta server sent an answer openletta cannot read: {problem}. "
                               "Check the base URL.", status_code=response.status_code,
                               body=response.text) from None
 
@@ -358,15 +358,46 @@ class LettaClient:
                           status_code=response.status_code, body=response.text)
 
     def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
+        shown_url = redact(self.base_url)
         if isinstance(error, httpx.ConnectError):
-            return ConnectError(self.base_url)
+            return ConnectError(shown_url)
         if isinstance(error, httpx.ConnectTimeout):
-            return RequestTimeout(self.base_url, "accept the connection")
+            return RequestTimeout(shown_url, "accept the connection")
         if isinstance(error, httpx.TimeoutException):
-            return RequestTimeout(self.base_url)
+            return RequestTimeout(shown_url)
         return APIConnectionError(
-            f"The connection to the Letta server at {self.base_url} failed "
+            f"The connection to the Letta server at {shown_url} failed "
             f"({type(error).__name__}). Check the server and the network, then try again.")
+
+
+def _http_client(base_url: str, api_key: str | None,
+                 transport: httpx.AsyncBaseTransport | None,
+                 timeout: httpx.Timeout) -> httpx.AsyncClient:
+    """The HTTP client for ``base_url``; a :class:`ConfigurationError` when the URL or the
+    key cannot work."""
+    headers = {"User-Agent": f"openletta/{__version__}"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {_header_safe_key(api_key)}"
+    problem = "it does not start with http:// or https://"
+    if base_url.lower().startswith(("http://", "https://")):
+        try:
+            return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
+                                     transport=transport, follow_redirects=False)
+        except httpx.InvalidURL as error:
+            problem = str(error)
+    raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "
+                             f"{problem}. Check --base-url or LETTA_BASE_URL.")
+
+
+def _header_safe_key(api_key: str) -> str:
+    """The key without surrounding whitespace; a :class:`ConfigurationError` (which never
+    holds the key) when it has characters an HTTP header cannot carry."""
+    key = api_key.strip()
+    if not key.isascii() or not key.isprintable() or any(char.isspace() for char in key):
+        raise ConfigurationError("LETTA_API_KEY holds characters an HTTP header cannot carry "
+                                 "(spaces, line breaks or non-ASCII letters). Copy the key "
+                                 "again, without quotes.")
+    return key
 
 
 def _route_missing(error: LettaError) -> bool:

@@ -14,6 +14,7 @@ import re
 from http import HTTPStatus
 from typing import Any
 
+from openletta.api import json_text
 from openletta.api.models import ErrorMessage
 
 #: Letta prefixes its own error texts with a code, e.g. ``"INVALID_ARGUMENT: …"``.
@@ -37,6 +38,10 @@ class LettaError(Exception):
         self.body = body
         #: The server's own text (``detail``, ``detail.message`` or ``error.message``).
         self.server_message = server_message
+
+
+class ConfigurationError(LettaError):
+    """openletta's own settings cannot work: a malformed base URL or API key."""
 
 
 class APIConnectionError(LettaError):
@@ -113,7 +118,7 @@ class ServerError(LettaError):
 def error_from_response(status: int, body: bytes | str | Any) -> LettaError:
     """The typed error for a non-2xx answer with status ``status`` and body ``body``."""
     raw = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
-    data = _json_or_none(raw) if isinstance(raw, str) else raw
+    data = json_text.loads_or_none(raw) if isinstance(raw, str) else raw
     text = raw if isinstance(raw, str) else json.dumps(raw)
     server_message, error_type = _server_message(data)
     details: dict[str, Any] = {"status_code": status, "body": text,
@@ -186,13 +191,6 @@ def _status_phrase(status: int) -> str:
         return "no details"
 
 
-def _json_or_none(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
-
-
 def _server_message(data: Any) -> tuple[str | None, str | None]:
     """The server's message and error type from any of its body shapes."""
     if not isinstance(data, dict):
@@ -226,7 +224,7 @@ def _validation_summary(detail: str) -> str:
         try:
             loc = ast.literal_eval(loc_match.group(1))
             msg = ast.literal_eval(msg_match.group(1))
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):  # hostile nesting
             continue
         msg = str(msg).removeprefix("Value error, ")
         path = ".".join(str(part) for part in loc[1:] if not any(c in str(part) for c in "[("))

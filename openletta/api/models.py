@@ -14,15 +14,30 @@ validators so the rest of openletta reads one shape only:
 
 :func:`parse_message` turns any dict into one of these models, falling back to
 :class:`UnknownMessage` for types we do not know. It never raises on a dict.
+
+Two rules hold for every model read from the server (:class:`WireModel`):
+
+* a field whose value has the wrong type (a string of tokens, a list for a name) gets its
+  default, "unknown", instead of failing the whole model;
+* every date (:data:`WireDatetime`) is an aware datetime in UTC, or ``None`` when the
+  value is not a date, so dates from anywhere can be compared.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
-from typing import Any, ClassVar, Literal
+from datetime import UTC, datetime
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 
 def content_text(content: Any) -> str:
@@ -54,10 +69,53 @@ def _arguments_text(arguments: Any) -> str | None:
     return json.dumps(arguments)
 
 
+def utc_datetime(value: Any) -> datetime | None:
+    """A date from the wire as an aware UTC datetime: ISO text (with or without an offset;
+    none means UTC), epoch seconds, or a datetime. ``None`` for anything else."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, datetime):
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 moved past the calendar's end
+        return None
+
+
+#: A date field of a wire model (see :func:`utc_datetime`).
+WireDatetime = Annotated[datetime | None, BeforeValidator(utc_datetime)]
+
+
 class WireModel(BaseModel):
-    """Base for everything read from the server: unknown keys ignored, ``None`` tolerated."""
+    """Base for everything read from the server: unknown keys ignored, ``None`` tolerated,
+    a value of the wrong type replaced by the field's default."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _defaults_for_bad_fields(cls, data: Any, handler: ModelWrapValidatorHandler[Self]
+                                 ) -> Self:
+        try:
+            return handler(data)
+        except ValidationError as error:
+            if not isinstance(data, dict):
+                raise
+            bad = {problem["loc"][0] for problem in error.errors() if problem["loc"]}
+            if not bad or any(cls.model_fields[name].is_required()
+                              for name in bad if name in cls.model_fields):
+                raise
+            return handler({key: value for key, value in data.items() if key not in bad})
 
 
 class ToolCall(WireModel):
@@ -126,23 +184,13 @@ class LettaMessage(WireModel):
 
     message_type: str
     id: str | None = None
-    date: datetime | None = None
+    date: WireDatetime = None
     name: str | None = None
     otid: str | None = None
     step_id: str | None = None
     run_id: str | None = None
     seq_id: int | None = None
     is_err: bool | None = None
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _lenient_date(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                return None
-        return value
 
     @field_validator("seq_id", mode="before")
     @classmethod
@@ -293,6 +341,18 @@ class EventMessage(LettaMessage):
     message_type: Literal["event_message"] = "event_message"
     event_type: str | None = None
     event_data: dict[str, Any] | None = None
+
+    @property
+    def compaction(self) -> CompactionData:
+        """``event_data`` read as a compaction's figures (each ``None`` when not a number)."""
+        return CompactionData.model_validate(self.event_data or {})
+
+
+class CompactionData(WireModel):
+    """What a compaction event says about the context window."""
+
+    context_token_estimate: int | None = None
+    context_window: int | None = None
 
 
 class Ping(LettaMessage):
@@ -448,9 +508,9 @@ class Agent(WireModel):
     blocks: list[Block] = []
     tool_rules: list[ToolRule] = []
     tags: list[str] = []
-    created_at: datetime | None = None
-    updated_at: datetime | None = None
-    last_run_completion: datetime | None = None
+    created_at: WireDatetime = None
+    updated_at: WireDatetime = None
+    last_run_completion: WireDatetime = None
     last_stop_reason: str | None = None
     pending_approval: ApprovalRequestMessage | None = None
 
@@ -494,8 +554,8 @@ class Conversation(WireModel):
     summary: str | None = None
     description: str | None = None
     in_context_message_ids: list[str] = []
-    last_message_at: datetime | None = None
-    created_at: datetime | None = None
+    last_message_at: WireDatetime = None
+    created_at: WireDatetime = None
 
     @field_validator("in_context_message_ids", mode="before")
     @classmethod

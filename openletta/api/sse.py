@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections import deque
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator
@@ -31,6 +30,7 @@ from typing import Any, Literal
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
+from openletta.api import json_text
 from openletta.api.errors import LettaError, StreamDroppedError, error_from_stream
 from openletta.api.models import ErrorMessage, Message, StopReason, UnknownMessage, parse_message
 
@@ -86,9 +86,9 @@ class StreamState:
         if not data.strip():
             return []
         try:
-            payload = json.loads(data)
-        except ValueError as problem:
-            log.warning("Skipping a malformed SSE data line (%s): %.200s", problem, data)
+            payload = json_text.loads(data)
+        except json_text.JSONTextError as problem:
+            log.warning("Skipping a malformed SSE data line (%s): %.200r", problem, data)
             return [UnknownMessage(message_type="malformed",
                                    raw={"data": data, "error": str(problem)})]
         if isinstance(payload, dict) and payload.get("message_type") == "error_message":
@@ -123,15 +123,20 @@ class StreamState:
             self.run_id = run_id
 
 
+_NO_MESSAGE = ErrorMessage().message
+
+
 def _error_message(data: str) -> ErrorMessage:
     """An :class:`ErrorMessage` from any ``event: error`` payload, never raising."""
     try:
-        payload: Any = json.loads(data)
-    except ValueError:
+        payload: Any = json_text.loads(data)
+    except json_text.JSONTextError:
         payload = data.strip()
     if isinstance(payload, dict) and ("message" in payload or "error" in payload):
         with contextlib.suppress(ValueError):
-            return ErrorMessage.model_validate(payload)
+            error = ErrorMessage.model_validate(payload)
+            if error.message != _NO_MESSAGE or error.detail is not None:
+                return error
     if isinstance(payload, str) and payload:
         return ErrorMessage(message=payload)
     return ErrorMessage(detail=data.strip() or None)

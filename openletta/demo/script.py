@@ -93,6 +93,7 @@ class Script:
         self._replies: tuple[tuple[frozenset[str], Callable[[list[str]], Reply]], ...] = (
             (frozenset({"llmerror"}), self._llm_error),
             (frozenset({"hostile"}), self._hostile),
+            (frozenset({"spoof"}), self._spoof),
             (frozenset({"parallel"}), self._parallel),
             (frozenset({"approve", "danger"}), self._danger),
             (frozenset({"edit"}), self._edit),
@@ -209,6 +210,14 @@ class Script:
             summary=content.HOSTILE_TEXT)
         return Reply(Step(reasoning="Printing a file full of [bold]markup[/bold] and escapes.",
                           calls=(call,)))
+
+    def _spoof(self, _words: list[str]) -> Reply:
+        call = ScriptedCall(
+            "bash", {"command": content.SPOOF_COMMAND}, content.SPOOF_OUTPUT, always_ask=True,
+            summary="A client that interprets the carriage return shows only the `echo`; "
+                    "openletta shows it as ␍ and warns.")
+        return Reply(Step(reasoning="Asking to run a harmless-looking command.",
+                          text="May I print a greeting?", calls=(call,)))
 
     def _long(self, words: list[str]) -> Reply:
         after = words[words.index("long") + 1:][:1]

@@ -288,20 +288,20 @@ class Transcript:
     def _on_reasoning(self, message: m.ReasoningMessage, change: Change) -> None:
         item = self._text_item(message, ReasoningItem, change)
         if message.reasoning:
-            item.text += message.reasoning
+            item.append(message.reasoning)
             self._touch_text(item, change)
 
     def _on_hidden_reasoning(self, message: m.HiddenReasoningMessage, change: Change) -> None:
         item = self._text_item(message, ReasoningItem, change)
         item.hidden, item.state = True, message.state or item.state
         if message.hidden_reasoning:
-            item.text += message.hidden_reasoning
+            item.append(message.hidden_reasoning)
         self._touch_text(item, change)
 
     def _on_assistant(self, message: m.AssistantMessage, change: Change) -> None:
         item = self._text_item(message, AssistantItem, change)
         if message.content:
-            item.text += message.content
+            item.append(message.content)
             self._touch_text(item, change)
 
     def _on_tool_calls(
@@ -324,7 +324,7 @@ class Transcript:
                 item.name = call.name
             if call.arguments:
                 if message.is_delta:
-                    item.arguments_text += call.arguments
+                    item.append_arguments(call.arguments)
                 elif not item.arguments_text:
                     item.arguments_text = call.arguments
             if not message.is_delta and item.status is ToolStatus.STREAMING:
@@ -555,10 +555,9 @@ def _settled_status(item: ToolCallItem) -> ToolStatus:
 
 
 def _describe_event(message: m.EventMessage) -> str:
-    data = message.event_data or {}
     if message.event_type == "compaction":
-        tokens = data.get("context_token_estimate")
-        window = data.get("context_window")
+        data = message.compaction
+        tokens, window = data.context_token_estimate, data.context_window
         if tokens and window:
             return f"Compacting context ({tokens:,} of {window:,} tokens)"
         return "Compacting context"

@@ -7,11 +7,12 @@ accumulator reports the item as changed.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
+
+from openletta.api import json_text
 
 
 class ToolStatus(StrEnum):
@@ -31,6 +32,67 @@ class ToolStatus(StrEnum):
 
 
 _FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED}
+
+
+class GrowingText:
+    """A ``str`` field that grows while its item streams, in time linear in what arrives.
+
+    Reading it gives a plain ``str`` (the parts are joined once, when read); :meth:`append`
+    adds a part without copying what is there, so a reply of 40,000 chunks costs 40,000
+    appends, not 40,000 copies of an ever longer text; :meth:`since` reads only the end.
+    """
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = f"_{name}_parts"
+
+    @overload
+    def __get__(self, item: None, owner: type | None = None) -> str: ...
+    @overload
+    def __get__(self, item: object, owner: type | None = None) -> str: ...
+    def __get__(self, item: object | None, owner: type | None = None) -> str:
+        if item is None:
+            return ""  # the field's default
+        parts = self._parts(item)
+        if len(parts.pieces) > 1:
+            parts.pieces[:] = ["".join(parts.pieces)]
+        return parts.pieces[0]
+
+    def __set__(self, item: object, text: str) -> None:
+        item.__dict__[self._slot] = _Parts([text], len(text))
+
+    def append(self, item: object, part: str) -> None:
+        """Add ``part`` at the end of ``item``'s text."""
+        parts = self._parts(item)
+        parts.pieces.append(part)
+        parts.length += len(part)
+
+    def length(self, item: object) -> int:
+        """The length of ``item``'s text (nothing is joined)."""
+        return self._parts(item).length
+
+    def since(self, item: object, start: int) -> str:
+        """``item``'s text from ``start`` on, joining only the parts that hold it."""
+        parts = self._parts(item)
+        needed, count = parts.length - start, 0
+        while needed > 0 and count < len(parts.pieces):
+            count += 1
+            needed -= len(parts.pieces[-count])
+        tail = "".join(parts.pieces[len(parts.pieces) - count:])
+        return tail[-needed:] if needed < 0 else tail
+
+    def _parts(self, item: object) -> _Parts:
+        parts: _Parts = item.__dict__[self._slot]
+        return parts
+
+
+@dataclass
+class _Parts:
+    pieces: list[str]
+    length: int
+
+
+_TEXT = GrowingText()
+_ARGUMENTS_TEXT = GrowingText()
 
 
 @dataclass(eq=False)
@@ -72,13 +134,32 @@ class SystemItem(Item):
 
 
 @dataclass(eq=False)
-class ReasoningItem(Item):
+class StreamedTextItem(Item):
+    """An item whose text streams in: reasoning or a reply."""
+
+    text: GrowingText = _TEXT
+    #: True once no more text will come.
+    done: bool = False
+
+    def append(self, part: str) -> None:
+        """Add a streamed part to the text."""
+        _TEXT.append(self, part)
+
+    def text_since(self, start: int) -> str:
+        """The text from ``start`` on (cheap for what arrived since a reader last looked)."""
+        return _TEXT.since(self, start)
+
+    @property
+    def text_length(self) -> int:
+        return _TEXT.length(self)
+
+
+@dataclass(eq=False)
+class ReasoningItem(StreamedTextItem):
     kind: ClassVar[str] = "reasoning"
-    text: str = ""
     hidden: bool = False
     #: ``redacted`` or ``omitted`` for hidden reasoning.
     state: str | None = None
-    done: bool = False
     #: Seconds between the first and the last chunk, when streamed live.
     duration: float | None = None
 
@@ -90,10 +171,8 @@ class ReasoningItem(Item):
 
 
 @dataclass(eq=False)
-class AssistantItem(Item):
+class AssistantItem(StreamedTextItem):
     kind: ClassVar[str] = "assistant"
-    text: str = ""
-    done: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "text": self.text}
@@ -104,7 +183,7 @@ class ToolCallItem(Item):
     kind: ClassVar[str] = "tool_call"
     tool_call_id: str = ""
     name: str = ""
-    arguments_text: str = ""
+    arguments_text: GrowingText = _ARGUMENTS_TEXT
     status: ToolStatus = ToolStatus.STREAMING
     #: Whether the server asked for approval of this call.
     needs_approval: bool = False
@@ -119,15 +198,16 @@ class ToolCallItem(Item):
     _parsed: Any = field(default=None, repr=False)
     _parsed_from: str | None = field(default=None, repr=False)
 
+    def append_arguments(self, part: str) -> None:
+        """Add a streamed fragment to the arguments' JSON text."""
+        _ARGUMENTS_TEXT.append(self, part)
+
     @property
     def arguments(self) -> dict[str, Any] | None:
         """The arguments once they form a valid JSON object, else ``None`` (still streaming)."""
         if self._parsed_from != self.arguments_text:
             self._parsed_from = self.arguments_text
-            try:
-                value = json.loads(self.arguments_text) if self.arguments_text else None
-            except ValueError:
-                value = None
+            value = json_text.loads_or_none(self.arguments_text)
             self._parsed = value if isinstance(value, dict) else None
         return self._parsed
 

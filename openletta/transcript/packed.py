@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import json
+from openletta.api import json_text
+from openletta.api.models import WireModel
 
 #: Packet types the server writes into user messages; anything else is the user's own text.
 SYSTEM_PACKETS = frozenset({"system_alert", "login", "heartbeat"})
+
+
+class _Packet(WireModel):
+    type: str | None = None
+    message: str | None = None
 
 
 def unpack_user_content(content: str) -> tuple[str, str]:
@@ -18,16 +24,12 @@ def unpack_user_content(content: str) -> tuple[str, str]:
     stripped = content.lstrip()
     if not stripped.startswith("{"):
         return "user_message", content
-    try:
-        packet = json.loads(stripped)
-    except ValueError:
+    data = json_text.loads_or_none(stripped)
+    if not isinstance(data, dict):
         return "user_message", content
-    if not isinstance(packet, dict):
-        return "user_message", content
-    kind = packet.get("type")
-    text = packet.get("message")
-    if kind == "user_message" and isinstance(text, str):
-        return "user_message", text
-    if kind in SYSTEM_PACKETS:
-        return kind, text if isinstance(text, str) else content
+    packet = _Packet.model_validate(data)
+    if packet.type == "user_message" and packet.message is not None:
+        return "user_message", packet.message
+    if packet.type in SYSTEM_PACKETS:
+        return packet.type, packet.message if packet.message is not None else content
     return "user_message", content

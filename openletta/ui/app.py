@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, ClassVar
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
-from openletta.settings import Settings, load_settings, save_settings
+from openletta.display import DisplayText, single_line
+from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
 from openletta.transcript.export import to_markdown
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
-from openletta.ui.sanitize import clean_text
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -93,6 +94,13 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         if self._demo_server is not None:
             await self._demo_server.stop()
 
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast, from any widget or screen, shows its text as :class:`DisplayText`
+        (never markup: messages are built from server text)."""
+        super().notify(DisplayText(message), title=single_line(title), severity=severity,
+                       timeout=timeout, markup=False)
+
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return THEME_VARIABLE_DEFAULTS
 
@@ -101,7 +109,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             warnings.simplefilter("always")
             themes = load_themes()
         for problem in problems:
-            self.notify(str(problem.message), title="Theme", severity="warning", markup=False)
+            self.notify(str(problem.message), title="Theme", severity="warning")
         for theme in themes.values():
             self.register_theme(theme)
         self._theme_names = list(themes)
@@ -110,8 +118,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
                 self.theme = name
                 return
         if self._theme_choice:
-            self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning",
-                        markup=False)
+            self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning")
 
     async def _establish(self) -> None:
         """Start the demo server if needed, check the server's health, then go on."""
@@ -147,7 +154,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         else:
             problem = f"No agent {ref!r} on this server; choose one."
         if agent is None:
-            self.notify(problem, title="Agent", severity="warning", markup=False)
+            self.notify(problem, title="Agent", severity="warning")
             self._replace_screens(self._chooser())
             return
         await self._open(agent, self._conversation)
@@ -162,7 +169,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         try:
             full = await self.client.get_agent(agent.id)
         except LettaError as error:
-            self.notify(error.message, title="Agent", severity="error", markup=False)
+            self.notify(error.message, title="Agent", severity="error")
             return
         session = ChatSession(self.client, full, conversation)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash))
@@ -182,7 +189,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             conversation = await self.client.create_conversation(agent.id)
         except LettaError as error:
             self.notify(f"Could not start a conversation: {error.message}",
-                        title="Conversations", severity="error", markup=False)
+                        title="Conversations", severity="error")
             return
         await self._open(agent, conversation.id)
         self.notify("New conversation started.", title="Conversations")
@@ -223,7 +230,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         command = SLASH_COMMANDS.get(name)
         if command is None:
             self.notify(f"Unknown command /{name}. Type /help for the list.",
-                        severity="warning", markup=False)
+                        severity="warning")
             return True
         action = f"{command.action}({argument!r})" if argument else command.action
         self.call_later(self.run_action, action)
@@ -233,7 +240,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         """Show the title in the terminal's window title too (e.g. "approval needed")."""
         driver = self._driver  # Textual writes its own OSC sequences (clipboard) the same way
         if driver is not None and not self.is_headless:
-            title = clean_text(f"{self.title} · {sub_title}" if sub_title else self.title)
+            title = single_line(f"{self.title} · {sub_title}" if sub_title else self.title)
             driver.write(f"\x1b]2;{title}\x07")
 
     async def action_quit(self) -> None:
@@ -285,11 +292,10 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
         if name and name not in self.available_themes:
             known = ", ".join(self._theme_names)
-            self.notify(f"Unknown theme {name!r}. Known: {known}", severity="warning",
-                        markup=False)
+            self.notify(f"Unknown theme {name!r}. Known: {known}", severity="warning")
             return
         self.theme = name or self._next_theme()
-        self.notify(f"Theme: {self.theme}", markup=False)
+        self.notify(f"Theme: {self.theme}")
         await self._save_settings(theme=self.theme)
 
     def action_clear(self) -> None:
@@ -311,24 +317,22 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
     @work(group="export", exclusive=True, exit_on_error=False)
     async def export_conversation(self, session: ChatSession, name: str, target: Path) -> None:
         """Read every page of the thread from the server and write it as Markdown."""
-        self.notify(f"Exporting {name}…", title="Export", markup=False)
+        self.notify(f"Exporting {name}…", title="Export")
         try:
             messages = await session.all_messages()
         except LettaError as error:
             self.notify(f"Could not read the conversation: {error.message}", title="Export",
-                        severity="error", markup=False)
+                        severity="error")
             return
         transcript = Transcript()
         transcript.load_history(messages)
         markdown = to_markdown(transcript.visible_items(), name)
         try:
-            await asyncio.to_thread(target.write_text, markdown, encoding="utf-8")
+            await asyncio.to_thread(write_private_file, target, markdown)
         except OSError as error:
-            self.notify(f"Could not write {target}: {error.strerror}", severity="error",
-                        markup=False)
+            self.notify(f"Could not write {target}: {error.strerror}", severity="error")
             return
-        self.notify(f"Exported {len(messages):,} messages to {target}", title="Export",
-                    markup=False)
+        self.notify(f"Exported {len(messages):,} messages to {target}", title="Export")
 
     def _next_theme(self) -> str:
         names = self._theme_names or sorted(self.available_themes)
@@ -340,8 +344,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         try:
             await asyncio.to_thread(save_settings, self.settings)
         except OSError as error:
-            self.notify(f"Could not save settings: {error.strerror}", severity="warning",
-                        markup=False)
+            self.notify(f"Could not save settings: {error.strerror}", severity="warning")
 
 
 async def find_agent(client: LettaClient, ref: str) -> Agent | None:

@@ -28,11 +28,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from openletta.display import plain_text
 from openletta.transcript import Change, Item, UserItem
 from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator
 from openletta.ui.collector import collect_if_due
-from openletta.ui.sanitize import plain_text
-from openletta.ui.widgets import ItemWidget, make_item_widget
+from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
 
 FLUSH_HZ = 30
 #: Items kept mounted while following the bottom, and how far beyond that before pruning.
@@ -453,6 +453,19 @@ class ChatView(Vertical):
         self.set_class(show, "-show-internal")
 
     # --- user actions -------------------------------------------------------------------------
+
+    def on_item_widget_failed(self, event: ItemWidget.Failed) -> None:
+        """Put a "could not display this item" card where a widget failed to show its item."""
+        event.stop()
+        failed, item = event.widget, event.widget.item
+        if self._widgets.get(item.key) is not failed or isinstance(failed, UndisplayableItem):
+            return
+        stand_in = UndisplayableItem(item, event.error)
+        self._widgets[item.key] = stand_in
+        self._dirty.pop(item.key, None)
+        if failed.parent is self._scroll:
+            self._scroll.mount(stand_in, after=failed)
+        failed.remove()
 
     def on_earlier_row_pressed(self) -> None:
         self.show_earlier()

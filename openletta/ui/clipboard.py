@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from textual.widget import Widget
 
+from openletta.display import DisplayText
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -16,13 +17,12 @@ from openletta.transcript import (
     ToolCallItem,
     UserItem,
 )
-from openletta.ui.sanitize import clean_text
 
 
 def copy_text(item: Item) -> tuple[str, str] | None:
     """``(what, text)`` that copying ``item`` takes, or ``None`` when it has nothing to copy."""
     what, text = _parts(item)
-    return (what, clean_text(text)) if text else None
+    return (what, DisplayText(text)) if text else None
 
 
 def copy_to_clipboard(widget: Widget, what: str, text: str) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from openletta.config import resolve_connection
+from openletta.display import DisplayText
 from openletta.settings import Settings, load_settings
 from openletta.ui.app import OpenLettaApp
 
@@ -33,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
                        tune_gc=True)
     app.run()
     if app.resume_hint:
-        print(f"Resume this chat with: {app.resume_hint}")
+        print(DisplayText(f"Resume this chat with: {app.resume_hint}"))
     return app.return_code or 0
 
 

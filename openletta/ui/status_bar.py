@@ -10,9 +10,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from openletta.display import single_line
 from openletta.transcript import Usage
 from openletta.ui.formatting import format_tokens
-from openletta.ui.sanitize import plain_text
 
 GAUGE_CELLS = 5
 #: Stop reasons not worth showing.
@@ -26,7 +26,8 @@ STATES = {
 
 @dataclass(frozen=True)
 class StatusInfo:
-    """Everything the status bar shows."""
+    """Everything the status bar shows; its text fields hold one line of
+    :class:`~openletta.display.DisplayText` whatever they are given."""
 
     agent_name: str = ""
     #: The open conversation's label; empty for the agent's default thread.
@@ -38,6 +39,12 @@ class StatusInfo:
     context_window: int | None = None
     #: Why the last turn stopped; shown unless it ended normally.
     stop_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("agent_name", "conversation", "model", "state", "stop_reason"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, single_line(value))
 
 
 def context_gauge(tokens: int, window: int) -> str:
@@ -57,13 +64,13 @@ def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
     text.append(f"{state} · demo" if info.demo else state, style=state_style)
     if info.agent_name:
         text.append("  ")
-        text.append_text(plain_text(info.agent_name, style="bold"))
+        text.append(info.agent_name, style="bold")
     if info.conversation:
         text.append(" / ")
-        text.append_text(plain_text(info.conversation))
+        text.append(info.conversation)
     if info.model:
         text.append(" · ")
-        text.append_text(plain_text(info.model))
+        text.append(info.model)
     usage = info.usage
     if usage is not None and (usage.total_tokens or usage.step_count):
         steps = "step" if usage.step_count == 1 else "steps"

@@ -14,6 +14,7 @@ twice      two ``bash`` calls in one response (both need approval)
 parallel   two ``read_file`` calls in one response
 multi      some text and a ``bash`` call in one response
 error      ``read_file`` of a missing file (the tool fails)
+spoof      ``bash`` whose command hides behind a carriage return (``…; \\recho hi``)
 edit       ``edit_file``: "hello" -> "goodbye"
 write      ``write_file`` of "hello from the fake model"
 read       ``read_file``
@@ -137,6 +138,9 @@ class Reply:
         return "tool_calls" if self.tool_calls else "stop"
 
 
+#: A terminal shows only ``echo 'hello world'``: the carriage return hides the rest.
+SPOOF_COMMAND = "echo pwned > spoofed.txt; \recho 'hello world'"
+
 def message_text(message: dict[str, Any]) -> str:
     """The text of a chat message whose content is a string or a list of parts."""
     content = message.get("content")
@@ -192,6 +196,9 @@ def user_reply(text: str, stall_seconds: float) -> Reply:
     if "error" in lowered:
         return Reply("Reading a file that does not exist (scripted tool error).",
                      tool_calls=[ToolCall("read_file", {"path": MISSING_FILE})])
+    if "spoof" in lowered:
+        return Reply("Asking to run a harmless-looking command.",
+                     tool_calls=[ToolCall("bash", {"command": SPOOF_COMMAND})])
     if "edit" in lowered:
         return Reply("Editing a file.", tool_calls=[
             ToolCall("edit_file", {"path": write_path, "old": "hello", "new": "goodbye"})])

@@ -11,6 +11,8 @@ from openletta.api.client import ApprovalAnswer, LettaClient
 from openletta.api.errors import LettaError
 from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript
 from openletta.ui.approvals import Decision
+from openletta.ui.renderers import renderer_for
+from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.session import ChatSession
 from openletta.ui.widgets.tool_card import denial_reason
 
@@ -133,3 +135,20 @@ async def test_always_allow_round_trip_leaves_the_rules_as_they_were(
 
     after = (await client.get_agent(fresh_agent_id)).tool_rules
     assert sorted(map(repr, after)) == sorted(map(repr, before))
+
+
+async def test_a_command_hiding_behind_a_carriage_return_is_shown_as_it_will_run(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    live = Transcript()
+    await send(client, fresh_agent_id, "spoof", live)
+    (call,) = live.pending_approvals
+    (stored,) = calls(await history_transcript(client, fresh_agent_id))
+    for seen in (call, stored):  # live and read back, the server keeps the CR as it is
+        assert seen.arguments == {"command": "echo pwned > spoofed.txt; \recho 'hello world'"}
+        renderer = renderer_for(seen.name)
+        assert renderer.summary(seen) == "echo pwned > spoofed.txt; ␍echo 'hello world'"
+        body = "\n".join(block.plain for block in renderer.body(seen, 100))
+        assert "$ echo pwned > spoofed.txt; ␍echo 'hello world'" in body
+        assert has_hidden_characters_in_call(seen)
+    turn = await answer(client, fresh_agent_id, live, {call.tool_call_id: (False, "spoofed")})
+    assert turn.stop_reason == "end_turn" and call.status is ToolStatus.DENIED

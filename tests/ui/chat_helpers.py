@@ -9,6 +9,7 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.widgets import ItemWidget
+from openletta.ui.widgets.approval import ApprovalPrompt
 
 
 def chat(app: OpenLettaApp) -> ChatScreen:
@@ -27,7 +28,9 @@ async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen), what="chat screen")
     screen = chat(app)  # type: ignore[arg-type]
-    await wait_until(pilot, lambda: app.focused is screen.prompt, what="prompt focused")
+    await wait_until(pilot, lambda: app.focused is screen.prompt or (
+        app.focused is not None and isinstance(app.focused.parent, ApprovalPrompt)),
+        what="prompt (or an approval prompt) focused")
     await wait_until(pilot, lambda: not screen.workers or all(
         w.group != "history" or w.is_finished for w in screen.workers), what="history")
     await laid_out(pilot, screen.view)

@@ -242,8 +242,9 @@ async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait
         await pilot.press(*"/export", "enter")
         await wait_until(pilot, lambda: list(isolated_config.glob("openletta-*.md")),
                          what="export file")
-        exported = next(isolated_config.glob("openletta-*.md")).read_text(encoding="utf-8")
-        assert "hello" in exported
+        export = next(isolated_config.glob("openletta-*.md"))
+        assert "hello" in export.read_text(encoding="utf-8")
+        assert export.stat().st_mode & 0o777 == 0o600  # only the user may read the chat
         await pilot.press(*"/clear", "enter")
         await wait_until(pilot, lambda: not mounted_items(screen.view), what="cleared")
         assert screen.session.transcript.items

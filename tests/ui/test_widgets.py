@@ -28,6 +28,7 @@ from openletta.ui.widgets import (
     ReasoningBlock,
     SystemNote,
     ToolCallCard,
+    UndisplayableItem,
     UserMessage,
     make_item_widget,
     tool_card,
@@ -83,9 +84,10 @@ def test_one_widget_class_per_item_kind(item: Item, widget_class: type) -> None:
     assert widget.item is item
 
 
-def test_unknown_item_kind_is_refused() -> None:
-    with pytest.raises(TypeError):
-        make_item_widget(Item(key="x"))
+def test_an_unknown_item_kind_gets_the_could_not_display_card() -> None:
+    widget = make_item_widget(Item(key="x"))
+    assert isinstance(widget, UndisplayableItem)
+    assert "no widget shows Item" in str(widget.error)
 
 
 @pytest.mark.parametrize(("fields", "expected"), [

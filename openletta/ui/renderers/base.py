@@ -2,14 +2,17 @@
 
 Renderers are stateless: a tool call item in, one summary line and a list of
 :class:`~textual.content.Content` blocks out. Every piece of server text goes through
-:mod:`openletta.ui.sanitize` and into ``Content`` objects, never into markup. Styles name
-theme variables (``$text-success``), so dark and light themes both work.
+:mod:`openletta.display` and into ``Content`` objects, never into markup. Arguments, what
+the user approves, are read with :func:`arg`, which shows their control and invisible
+characters instead of interpreting them. Styles name theme variables (``$text-success``),
+so dark and light themes both work.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from pygments.lexers import get_lexer_for_filename
@@ -17,11 +20,14 @@ from pygments.util import ClassNotFound
 from textual.content import Content
 from textual.highlight import highlight
 
+from openletta.api import json_text
+from openletta.display import DisplayText, has_hidden_characters, literal_text, terminal_text
 from openletta.transcript import ToolCallItem, ToolStatus
-from openletta.ui.sanitize import ansi_text, clean_text
 
 #: Lines of one text block beyond which the rest is left out (keeps rendering cheap).
 MAX_LINES = 400
+#: Characters of one line beyond which the rest is left out.
+MAX_LINE_LENGTH = 10_000
 #: Width of a summary line before it is cut with "…".
 SUMMARY_WIDTH = 80
 
@@ -30,6 +36,7 @@ SUMMARY_WIDTH = 80
 MUTED = "$text 60%"
 OK = "$text-success"
 BAD = "$text-error"
+WARN = "$text-warning"
 ADDED = "$text-success on $success-muted"
 REMOVED = "$text-error on $error-muted"
 
@@ -55,13 +62,45 @@ class ToolRenderer:
 
 
 def arg(item: ToolCallItem, *names: str) -> str | None:
-    """The first of the arguments ``names`` that is present, as text."""
+    """The first of the arguments ``names`` that is present, as text to show: control and
+    invisible characters pictured (``␍``, ``␛``, ``⟨U+200B⟩``), so what is shown is exactly
+    what the tool gets."""
+    value = raw_arg(item, *names)
+    return None if value is None else literal_text(value)
+
+
+def raw_arg(item: ToolCallItem, *names: str) -> str | None:
+    """The first of the arguments ``names`` that is present, as the tool gets it (for sizes
+    and counts; show it with :func:`arg`)."""
     arguments = item.arguments or {}
     for name in names:
         value = arguments.get(name)
         if value is not None:
-            return value if isinstance(value, str) else json.dumps(value)
+            return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return None
+
+
+def has_hidden_characters_in_call(item: ToolCallItem) -> bool:
+    """Whether the call's name or arguments hold characters that are shown pictured: the
+    call may not be what it seems at first sight."""
+    if has_hidden_characters(item.name):
+        return True
+    if item.arguments is None:
+        return has_hidden_characters(item.arguments_text)
+    return any(has_hidden_characters(text) for text in _strings(item.arguments))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, entry in value.items():
+            yield key
+            yield from _strings(entry)
+    elif isinstance(value, list):
+        for entry in value:
+            yield from _strings(entry)
 
 
 def finished_output(item: ToolCallItem) -> str | None:
@@ -80,15 +119,12 @@ def parse_json(text: str | None) -> Any:
     """``text`` parsed as a JSON object or array, else ``None``."""
     if not text or text.lstrip()[:1] not in ("{", "["):
         return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+    return json_text.loads_or_none(text)
 
 
 def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
     """The first line of ``text`` (clean), cut to ``width`` cells with "…" when longer."""
-    lines = clean_text(text).strip().splitlines() or [""]
+    lines = DisplayText(text).strip().split("\n")
     line = lines[0]
     if len(lines) > 1 or len(line) > width:
         line = line[: width - 1].rstrip() + "…"
@@ -110,9 +146,18 @@ def language_for(path: str | None) -> str:
 
 
 def capped_lines(text: str, limit: int = MAX_LINES) -> tuple[list[str], int]:
-    """The first ``limit`` lines of ``text`` and how many were left out."""
-    lines = text.splitlines()
-    return lines[:limit], max(0, len(lines) - limit)
+    """The first ``limit`` lines of ``text`` (split at newlines only: a carriage return stays
+    in its line), each cut at :data:`MAX_LINE_LENGTH`, and how many lines were left out."""
+    lines = text.split("\n")
+    if not lines[-1]:  # a final newline ends the last line
+        lines.pop()
+    return [_capped_line(line) for line in lines[:limit]], max(0, len(lines) - limit)
+
+
+def _capped_line(line: str) -> str:
+    if len(line) <= MAX_LINE_LENGTH:
+        return line
+    return f"{line[:MAX_LINE_LENGTH]} … ({len(line) - MAX_LINE_LENGTH:,} more characters)"
 
 
 def more_note(count: int, what: str = "lines") -> Content:
@@ -123,7 +168,7 @@ def more_note(count: int, what: str = "lines") -> Content:
 def code_block(code: str, language: str, *, line_numbers: bool = False, start: int = 1,
                limit: int = MAX_LINES) -> list[Content]:
     """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter."""
-    lines, left_out = capped_lines(clean_text(code), limit)
+    lines, left_out = capped_lines(DisplayText(code), limit)
     highlighted = highlight("\n".join(lines), language=language).split("\n")
     if line_numbers:
         width = len(str(start + len(lines) - 1))
@@ -140,7 +185,7 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES) -> list[Content]:
     """Tool output with its SGR colours kept and every other escape removed."""
     lines, left_out = capped_lines(text, limit)
-    blocks = [Content.from_rich_text(ansi_text("\n".join(lines))).stylize_before(style)]
+    blocks = [Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)]
     if left_out:
         blocks.append(more_note(left_out))
     return blocks
@@ -148,14 +193,14 @@ def output_block(text: str, style: str = "", *, limit: int = MAX_LINES) -> list[
 
 def labelled(label: str, value: str, style: str = "") -> Content:
     """``label: value`` with a dim label; ``value`` shown literally."""
-    return Content.assemble((f"{label} ", MUTED), (clean_text(value), style))
+    return Content.assemble((f"{label} ", MUTED), (DisplayText(value), style))
 
 
 def error_block(message: str) -> Content:
     """An error message from the tool, in the error colour."""
-    return Content.styled(clean_text(message).rstrip(), BAD)
+    return Content.styled(DisplayText(message).rstrip(), BAD)
 
 
 def json_block(value: Any) -> list[Content]:
-    """A parsed JSON value pretty-printed and highlighted."""
-    return code_block(json.dumps(value, indent=2, ensure_ascii=False), "json")
+    """A parsed JSON value pretty-printed and highlighted, every character shown literally."""
+    return code_block(literal_text(json.dumps(value, indent=2, ensure_ascii=False)), "json")

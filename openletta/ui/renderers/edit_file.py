@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
+from openletta.display import DisplayText
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
@@ -25,7 +26,6 @@ from openletta.ui.renderers.base import (
     without_error_prefix,
 )
 from openletta.ui.renderers.read_file import PATH_ARGS
-from openletta.ui.sanitize import clean_text
 
 #: Card width from which old and new are shown side by side.
 SIDE_BY_SIDE_WIDTH = 110
@@ -131,7 +131,7 @@ def _unified(hunks: list[list[DiffLine]]) -> list[Content]:
         for row in hunk:
             gutter = f"{_number(row.old_number, width)} {_number(row.new_number, width)} "
             lines.append(Content.assemble(
-                (gutter, MUTED), (f"{row.tag} {clean_text(row.text)}", _row_style(row.tag))))
+                (gutter, MUTED), (f"{row.tag} {DisplayText(row.text)}", _row_style(row.tag))))
     return [Content("\n").join(lines)] if lines else [Content.styled("(no change)", MUTED)]
 
 
@@ -175,7 +175,7 @@ def _pair_rows(hunk: list[DiffLine]) -> Iterator[tuple[DiffLine | None, DiffLine
 def _half(row: DiffLine | None, number: int | None, number_width: int, column: int) -> Content:
     if row is None:
         return Content(" " * (number_width + 1 + column))
-    text = Content.styled(clean_text(row.text).expandtabs(), _row_style(row.tag))
+    text = Content.styled(DisplayText(row.text).expandtabs(), _row_style(row.tag))
     return Content.assemble((f"{_number(number, number_width)} ", MUTED),
                             text.truncate(column, ellipsis=True, pad=True))
 
@@ -183,5 +183,5 @@ def _half(row: DiffLine | None, number: int | None, number_width: int, column: i
 def _coloured_patch(patch: str) -> Content:
     styles = {"+": OK, "-": BAD, "@": MUTED}
     lines = [Content.styled(line, styles.get(line[:1], ""))
-             for line in clean_text(patch).splitlines()]
+             for line in DisplayText(patch).splitlines()]
     return Content("\n").join(lines)

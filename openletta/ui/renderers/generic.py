@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.content import Content
 
+from openletta.display import literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers.base import (
     MUTED,
@@ -29,7 +30,8 @@ class GenericRenderer(ToolRenderer):
 
     def summary(self, item: ToolCallItem) -> str:
         arguments = item.arguments or {}
-        return one_line(", ".join(f"{key}={_short(value)}" for key, value in arguments.items()))
+        return one_line(", ".join(f"{literal_text(key)}={_short(value)}"
+                                  for key, value in arguments.items()))
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         blocks: list[Content] = []
@@ -50,8 +52,8 @@ class GenericRenderer(ToolRenderer):
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
+    text = " ".join(literal_text(
+        value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)).split())
     if len(text) > _VALUE_WIDTH:
         text = text[: _VALUE_WIDTH - 1] + "…"
     return json.dumps(text, ensure_ascii=False) if isinstance(value, str) else text

@@ -19,6 +19,7 @@ from openletta.ui.renderers.base import (
     language_for,
     more_note,
     one_line,
+    raw_arg,
     without_error_prefix,
 )
 from openletta.ui.renderers.read_file import PATH_ARGS
@@ -31,7 +32,7 @@ _OUTCOME = re.compile(r"\b(created|overwr(?:ote|itten)|wrote)\b", re.IGNORECASE)
 
 def size_of(content: str) -> str:
     """``"26 bytes, 1 line"``: the size of ``content`` when written as UTF-8."""
-    size = len(content.encode())
+    size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     return f"{size:,} byte{'' if size == 1 else 's'}, {lines:,} line{'' if lines == 1 else 's'}"
 
@@ -51,7 +52,7 @@ class WriteFileRenderer(ToolRenderer):
     names = ("write_file", "create_file", "write")
 
     def summary(self, item: ToolCallItem) -> str:
-        content = arg(item, *_CONTENT_ARGS)
+        content = raw_arg(item, *_CONTENT_ARGS)
         path = one_line(arg(item, *PATH_ARGS) or "")
         return f"{path} ({size_of(content)})" if content is not None else path
 

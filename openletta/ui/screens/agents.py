@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
-from openletta.ui.sanitize import plain_text
+from openletta.display import plain_text
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 SEARCH_DEBOUNCE = 0.25
@@ -154,7 +154,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
             agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
         except LettaError as error:
             self._show_agents([], f"Could not list agents: {error.message}")
-            self.notify(error.message, title="Agents", severity="error", markup=False)
+            self.notify(error.message, title="Agents", severity="error")
             return
         if query:
             empty = f"No agent name contains {query!r}."
@@ -172,7 +172,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
                                                    after=self.agents[-1].id)
         except LettaError as error:
             self.notify(f"Could not list more agents: {error.message}", title="Agents",
-                        severity="error", markup=False)
+                        severity="error")
             return
         self._more = len(agents) == LIST_LIMIT
         self.agents.extend(agents)

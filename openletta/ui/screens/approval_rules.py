@@ -14,7 +14,7 @@ from textual.widgets.selection_list import Selection
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.ui.sanitize import plain_text
+from openletta.display import plain_text
 
 HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
         "server, so it holds in every client. Esc closes.")

@@ -19,4 +19,4 @@ class ReportsWorkerErrors(DOMNode):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
             self.notify(f"Unexpected error: {event.worker.error!r}", title="openletta",
-                        severity="error", markup=False)
+                        severity="error")

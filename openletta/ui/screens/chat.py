@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import Footer
 
 from openletta.api.errors import APIConnectionError, LettaError
@@ -194,7 +195,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                                                stop_reason=outcome.stop_reason)
         if outcome.error is not None:
             self.notify(f"The reply stopped early: {outcome.error.message}", title="Stream",
-                        severity="error", markup=False)
+                        severity="error")
         if outcome.stop_reason == "requires_approval":
             self.start_approvals()
         if outcome.stop_reason in CLEAN_STOPS and self.session.queue:
@@ -239,15 +240,20 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             return
         prompt = ApprovalPrompt(undecided[0], waiting=len(undecided))
         self._asking = prompt
-        card.open_prompt(prompt)
+        mounted = card.open_prompt(prompt)
         if error:
             prompt.show_error(error)
-        self.call_after_refresh(self._focus_prompt, card, prompt)
+        self.call_later(self._focus_prompt, mounted, card, prompt)
         self._show_approval_needed(True)
 
-    def _focus_prompt(self, card: ToolCallCard, prompt: ApprovalPrompt) -> None:
-        card.scroll_visible(animate=False)
-        prompt.focus_choices()
+    async def _focus_prompt(self, mounted: AwaitMount, card: ToolCallCard,
+                            prompt: ApprovalPrompt) -> None:
+        """Once the prompt is mounted (its card may still be mounting), bring it into view
+        and give it the focus."""
+        await mounted
+        if prompt.is_attached:
+            card.scroll_visible(animate=False)
+            prompt.focus_choices()
 
     def _close_prompt(self) -> None:
         if self._asking is not None:
@@ -291,7 +297,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             return
         self.notify(f"{call.name} no longer needs approval for {agent.name or agent.id}. "
                     "The rule is stored on the server, so it holds in every client.",
-                    title="Always allowed", markup=False)
+                    title="Always allowed")
         self._decide(call, Choice.ALWAYS_ALLOW)
 
     @work(exclusive=True, group="turn", exit_on_error=False)
@@ -378,7 +384,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             await self.session.cancel_run(run_id)
         except LettaError as error:
             self.notify(f"The server did not confirm the cancel: {error.message}",
-                        title="Interrupt", severity="warning", markup=False)
+                        title="Interrupt", severity="warning")
 
     # --- other actions ----------------------------------------------------------------------
 
@@ -428,5 +434,5 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
 
     def _report(self, message: str, *, title: str = "Error") -> None:
         self.view.add_notice(message, error=True)
-        self.notify(message, title=title, severity="error", markup=False)
+        self.notify(message, title=title, severity="error")
 

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from openletta.api.errors import LettaError
-from openletta.ui.sanitize import plain_text
+from openletta.display import plain_text
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 FIXES = (

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Conversation
-from openletta.ui.sanitize import plain_text
+from openletta.display import plain_text
 from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
 DEFAULT_THREAD = "default"

@@ -27,12 +27,13 @@ from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.reasoning import ReasoningBlock
 from openletta.ui.widgets.system import SystemNote
 from openletta.ui.widgets.tool_card import ToolCallCard
+from openletta.ui.widgets.undisplayable import UndisplayableItem
 from openletta.ui.widgets.user import UserMessage
 
 __all__ = [
     "WIDGETS_CSS_PATH", "AssistantMessage", "ErrorBlock", "EventDivider", "ItemWidget",
-    "ReasoningBlock", "SystemNote", "ToolCallCard", "TurnFooter", "UserMessage",
-    "make_item_widget",
+    "ReasoningBlock", "SystemNote", "ToolCallCard", "TurnFooter", "UndisplayableItem",
+    "UserMessage", "make_item_widget",
 ]
 
 WIDGETS_CSS_PATH = Path(__file__).parent.parent / "styles" / "widgets.tcss"
@@ -50,9 +51,12 @@ _WIDGET_CLASSES: dict[type[Item], type[ItemWidget]] = {
 
 
 def make_item_widget(item: Item) -> ItemWidget:
-    """A new widget showing ``item``; raises ``TypeError`` for an unknown item class."""
+    """A new widget showing ``item`` (an :class:`UndisplayableItem` when none can)."""
     for item_class in type(item).__mro__:
         widget_class = _WIDGET_CLASSES.get(item_class)
         if widget_class is not None:
-            return widget_class(item)  # type: ignore[arg-type]
-    raise TypeError(f"no widget shows {type(item).__name__}")
+            try:
+                return widget_class(item)  # type: ignore[arg-type]
+            except Exception as error:
+                return UndisplayableItem(item, error)
+    return UndisplayableItem(item, TypeError(f"no widget shows {type(item).__name__}"))

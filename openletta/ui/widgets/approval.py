@@ -22,9 +22,10 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.approvals import Choice
-from openletta.ui.sanitize import clean_text
+from openletta.ui.renderers.base import has_hidden_characters_in_call
 
 #: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
 CHOICES: tuple[tuple[Choice, str, str], ...] = (
@@ -85,7 +86,7 @@ class ApprovalPrompt(Vertical):
         self.waiting = waiting
         self._clock = clock
         self._shown_at = clock()
-        tool = clean_text(call.name) or "this tool"
+        tool = literal_text(call.name) or "this tool"
         self._choices = [(choice, keys, label.format(tool=tool, count=waiting))
                          for choice, keys, label in CHOICES
                          if choice is not Choice.APPROVE_ALL or waiting > 1]
@@ -98,10 +99,12 @@ class ApprovalPrompt(Vertical):
 
     def compose(self) -> ComposeResult:
         title = Text("⚠ Approval needed", style="bold")
-        tool = clean_text(self.call.name) or "a tool"
+        tool = literal_text(self.call.name) or "a tool"
         title.append(f": the agent wants to run {tool}")
         if self.waiting > 1:
             title.append(f" · {self.waiting} requests waiting", style="dim")
+        if has_hidden_characters_in_call(self.call):
+            title.append(" · holds hidden characters, shown pictured above", style="bold")
         yield Static(title, classes="approval-title")
         yield self._options
         yield self._reason
@@ -117,7 +120,7 @@ class ApprovalPrompt(Vertical):
 
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
-        self._error.update(Text(f"✗ {message}"))
+        self._error.update(plain_text(f"✗ {message}"))
         self._error.display = True
         self._shown_at = self._clock()
 

@@ -10,10 +10,10 @@ from textual.widget import MountError
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
+from openletta.display import StreamCleaner
 from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
-from openletta.ui.sanitize import clean_text
-from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 
 #: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
@@ -44,8 +44,9 @@ class ReplyMarkdown(Markdown):
 class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     """An :class:`AssistantItem`: the widget is the reply's Markdown document.
 
-    While the item streams, :meth:`sync` schedules a write of the new suffix to a
-    :class:`MarkdownStream` (which joins fragments that arrive faster than it renders).
+    While the item streams, :meth:`sync` schedules a write of the new suffix (made display
+    text on its own, :class:`StreamCleaner`) to a :class:`MarkdownStream` (which joins
+    fragments that arrive faster than it renders).
     Once the item is done the stream stops and the whole text is rendered again with
     ``Markdown.update``: streamed code fences can otherwise go blank (Textual issue 6518).
     Writes run one at a time, in order, on this widget's message queue. A finished reply
@@ -55,11 +56,16 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     item: AssistantItem
 
     def __init__(self, item: AssistantItem) -> None:
-        written = clean_text(item.text) if item.done else ""
-        super().__init__(written, open_links=False)
+        self._cleaner = StreamCleaner()
+        #: How much of the item's text has been read.
+        self._read = 0
+        #: Display text handed to the Markdown document so far (all of a finished reply).
+        self._written: list[str] = []
+        if item.done:
+            self._written.append(self._cleaner.feed(item.text, final=True))
+            self._read = item.text_length
+        super().__init__("".join(self._written), open_links=False)
         self.item = item
-        #: Clean text handed to the Markdown document so far (all of it for a finished reply).
-        self._written = written
         self._final = item.done
         self._stream: MarkdownStream | None = None
         self._queued = False
@@ -69,25 +75,26 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             self._queued = True
             self.call_later(self._catch_up)
 
+    @guarded
     async def _catch_up(self) -> None:
         """Bring the Markdown widget up to the item's text (runs on the message queue)."""
         self._queued = False
         if self._final or not self.is_mounted:
             return  # done, or being removed (on_mount syncs again if it comes back)
-        text = clean_text(self.item.text)
-        if self.item.done:
+        item = self.item
+        done = item.done
+        suffix = self._cleaner.feed(item.text_since(self._read), final=done)
+        self._read = item.text_length
+        if suffix:
+            self._written.append(suffix)
+        if done:
             self._final = True
-            streamed = await self._stop_stream()
-            if streamed or text != self._written:
-                await self.update(text)
-        elif not text.startswith(self._written):
-            await self._stop_stream()  # the text was rewritten: render it afresh
-            await self.update(text)
-        elif suffix := text[len(self._written):]:
+            await self._stop_stream()
+            await self.update("".join(self._written))
+        elif suffix:
             if self._stream is None:
                 self._stream = Markdown.get_stream(self)
             await self._stream.write(suffix)
-        self._written = text
 
     async def _stop_stream(self) -> bool:
         """Stop the stream after it has written everything; ``True`` if there was one."""

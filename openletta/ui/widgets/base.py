@@ -1,16 +1,61 @@
-"""The base class of the widgets that show transcript items."""
+"""The base class of the widgets that show transcript items, and the rule that an item
+which cannot be shown never takes the chat down with it."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-from typing import ClassVar
+import functools
+import inspect
+import logging
+from collections.abc import Callable, Hashable
+from typing import Any, ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.content import Content
+from textual.message import Message
 from textual.visual import VisualType
 from textual.widget import Widget
 
 from openletta.transcript import Item
 from openletta.ui.clipboard import copy_text, copy_to_clipboard
+
+log = logging.getLogger(__name__)
+
+#: The methods through which an item widget shows its item; each is guarded (see
+#: :class:`ItemWidget`), in every subclass, without the subclass doing anything.
+GUARDED_METHODS = ("compose", "render", "sync", "on_resize")
+
+
+def guarded(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of an :class:`ItemWidget`, with any exception turned into
+    :meth:`ItemWidget.fail` (works for plain, async and generator methods)."""
+    if inspect.iscoroutinefunction(method):
+        @functools.wraps(method)
+        async def guarded_coroutine(self: ItemWidget, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(self, *args, **kwargs)
+            except Exception as error:
+                self.fail(error)
+                return None
+        wrapper: Callable[..., Any] = guarded_coroutine
+    elif inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def guarded_generator(self: ItemWidget, *args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from method(self, *args, **kwargs)
+            except Exception as error:
+                self.fail(error)
+        wrapper = guarded_generator
+    else:
+        @functools.wraps(method)
+        def guarded_call(self: ItemWidget, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as error:
+                self.fail(error)
+                return Content() if method.__name__ == "render" else None
+        wrapper = guarded_call
+    wrapper._guarded = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 class ItemWidget(Widget):
@@ -19,6 +64,11 @@ class ItemWidget(Widget):
     The chat view mutates nothing: the accumulator mutates ``item`` and the view calls
     :meth:`sync` (coalesced, at most ~30 times a second, and once more when the item is
     final). ``sync`` must be cheap and idempotent and must never block.
+
+    An exception in any of :data:`GUARDED_METHODS` (or a method decorated with
+    :func:`guarded`) does not reach Textual: the widget hides, logs the error and posts
+    :class:`Failed`, and the chat view puts a "could not display this item" card in its
+    place. The rest of the chat keeps working.
 
     A subclass sets ``item`` in its constructor. Find item widgets with ``isinstance``, not
     a CSS type query: :class:`AssistantMessage` takes its CSS type from ``Markdown``.
@@ -30,6 +80,34 @@ class ItemWidget(Widget):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "Copy", id="item.copy"),
     ]
+
+    #: Set once the widget failed to show its item.
+    failed: Exception | None = None
+
+    class Failed(Message):
+        """The widget could not show its item; ``error`` says why."""
+
+        def __init__(self, widget: ItemWidget, error: Exception) -> None:
+            super().__init__()
+            self.widget = widget
+            self.error = error
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in GUARDED_METHODS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_guarded", False):
+                setattr(cls, name, guarded(method))
+
+    def fail(self, error: Exception) -> None:
+        """Give up showing the item: hide, log ``error`` and ask to be replaced."""
+        if self.failed is not None:
+            return
+        self.failed = error
+        log.error("Could not display the %s item %s", self.item.kind, self.item.key,
+                  exc_info=error)
+        self.display = False
+        self.post_message(self.Failed(self, error))
 
     @property
     def busy(self) -> bool:
@@ -83,3 +161,4 @@ class TextItemWidget(ItemWidget):
 
     def render(self) -> VisualType:
         return self._drawn
+

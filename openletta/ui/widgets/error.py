@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
+from openletta.display import plain_text
 from openletta.transcript import ErrorItem
-from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets.base import ItemWidget
 
 #: Words that stay upper case in an error title.

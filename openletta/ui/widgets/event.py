@@ -6,8 +6,8 @@ from rich.rule import Rule
 from textual.app import ComposeResult
 from textual.widgets import Static
 
+from openletta.display import DisplayText, plain_text
 from openletta.transcript import EventItem
-from openletta.ui.sanitize import clean_text, plain_text
 from openletta.ui.widgets.base import ItemWidget
 
 #: Longest text that goes on the divider itself; longer text (a summary) goes below it.
@@ -31,7 +31,7 @@ class EventDivider(ItemWidget):
         yield self._text
 
     def sync(self) -> None:
-        text = clean_text(self.item.text).strip()
+        text = DisplayText(self.item.text).strip()
         if text == self._shown:
             return
         self._shown = text

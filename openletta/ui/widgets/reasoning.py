@@ -6,13 +6,14 @@ from typing import ClassVar
 
 from rich.console import Group
 from rich.padding import Padding
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.visual import VisualType
 
+from openletta.display import StreamCleaner, single_line
 from openletta.transcript import ReasoningItem
-from openletta.ui.sanitize import clean_text, plain_text
 from openletta.ui.widgets.base import TextItemWidget
 
 #: Tokens per word, for the "~N tokens" estimate.
@@ -24,7 +25,7 @@ TEXT_INDENT = 2
 def summary_line(item: ReasoningItem, *, expanded: bool) -> str:
     """``▸ Thought for 3 s · ~120 tokens`` (or the stub of hidden reasoning)."""
     if item.hidden:
-        return f"Reasoning hidden by the provider ({item.state or 'hidden'})"
+        return f"Reasoning hidden by the provider ({single_line(item.state or 'hidden')})"
     arrow = "▾" if expanded else "▸"
     tokens = round(len(item.text.split()) * TOKENS_PER_WORD)
     if item.duration is None:
@@ -47,9 +48,18 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
     expanded = reactive(False, toggle_class="-expanded")
     """Whether the finished reasoning shows its full text."""
 
+    def __init__(self, item: ReasoningItem) -> None:
+        self._cleaner = StreamCleaner()
+        self._read = 0
+        self._shown: list[str] = []
+        super().__init__(item)
+
     def state(self) -> tuple[object, ...]:
         item = self.item
-        return item.text, item.done, item.hidden, item.duration, self.expanded
+        if part := self._cleaner.feed(item.text_since(self._read), final=item.done):
+            self._shown.append(part)
+        self._read = item.text_length
+        return self._read, item.done, item.hidden, item.duration, self.expanded
 
     def sync(self) -> None:
         item = self.item
@@ -60,15 +70,16 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
 
     def draw(self) -> VisualType:
         item = self.item
+        self._shown[:] = ["".join(self._shown)]
+        text = self._shown[0].strip()
         if not item.done and not item.hidden:
-            return Content.styled(clean_text(item.text.strip()), "italic")
+            return Content.styled(text, "italic")
         summary = summary_line(item, expanded=self.expanded)
         if item.hidden:
             return Content.styled(summary, "italic")
         if not self.expanded:
             return Content(summary)
-        text = plain_text(item.text.strip(), style="italic")
-        return Group(summary, Padding(text, (0, 0, 0, TEXT_INDENT)))
+        return Group(summary, Padding(Text(text, style="italic"), (0, 0, 0, TEXT_INDENT)))
 
     def watch_expanded(self) -> None:
         if self.is_mounted:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Collapsible, Static
 
+from openletta.display import plain_text
 from openletta.transcript import SystemItem
-from openletta.ui.sanitize import plain_text
 from openletta.ui.widgets.base import ItemWidget
 
 _TITLES = {"system": "System prompt", "system_alert": "System alert"}

@@ -16,11 +16,18 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
+from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.formatting import format_elapsed
 from openletta.ui.renderers import renderer_for
-from openletta.ui.renderers.base import BAD, MUTED, finished_output, output_block
-from openletta.ui.sanitize import clean_text
+from openletta.ui.renderers.base import (
+    BAD,
+    MUTED,
+    WARN,
+    finished_output,
+    has_hidden_characters_in_call,
+    output_block,
+)
 from openletta.ui.widgets.base import ItemWidget
 
 #: Lines of body shown while a long card is folded.
@@ -34,6 +41,9 @@ STATUS_LABELS = {
     ToolStatus.DENIED: "⊘ denied",
     ToolStatus.CANCELLED: "cancelled",
 }
+HIDDEN_CHARACTERS_WARNING = (
+    "⚠ This call holds control or invisible characters, shown as ␍ ␛ ⟨U+…⟩. "
+    "It is exactly what is shown: read it closely.")
 #: Seconds for the elapsed-time display; tests replace it with a frozen clock.
 clock: Callable[[], float] = time.monotonic
 _DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
@@ -175,7 +185,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
             return
         self._title_key = key
         summary = self._renderer.summary(item) if item.arguments is not None else ""
-        self._header.title = Content.assemble((clean_text(item.name) or "tool", "bold"), "  ",
+        self._header.title = Content.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                                               (summary, MUTED))
 
     def _sync_body(self) -> None:
@@ -196,14 +206,16 @@ class ToolCallCard(ItemWidget, can_focus=True):
         if item.arguments is not None:
             blocks = self._renderer.body(item, self._width())
         else:  # still streaming (or never valid JSON): show the raw text
-            raw = clean_text(item.arguments_text)
+            raw = literal_text(item.arguments_text)
             blocks = [Content.styled(raw, MUTED)] if raw else []
             if (output := finished_output(item)) is not None:
                 blocks.extend(output_block(output))
+        if has_hidden_characters_in_call(item):
+            blocks.insert(0, Content.styled(HIDDEN_CHARACTERS_WARNING, f"bold {WARN}"))
         if item.status is ToolStatus.DENIED:
             reason = denial_reason(item)
             blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
-                                           (f": {clean_text(reason)}" if reason else "", BAD)))
+                                           (f": {DisplayText(reason)}" if reason else "", BAD)))
         return blocks
 
     def _width(self) -> int:

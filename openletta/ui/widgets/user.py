@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from openletta.display import DisplayText
 from openletta.transcript import UserItem
-from openletta.ui.sanitize import clean_text
 from openletta.ui.widgets.base import TextItemWidget
 
 
@@ -18,4 +18,4 @@ class UserMessage(TextItemWidget, can_focus=True):
         return self.item.text
 
     def draw(self) -> Content:
-        return Content(clean_text(self.item.text))
+        return Content(DisplayText(self.item.text))

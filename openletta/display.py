@@ -1,0 +1,291 @@
+"""The one place where text from outside (the server, tools, files) becomes text on screen.
+
+:class:`DisplayText` is a ``str`` that is safe to show: constructing one is the only way text
+is made so, and every widget, toast, status line and the ``openletta replay`` printer shows
+server text through it (or through the helpers below, which build on it). What it does:
+
+* removes every escape sequence (CSI, OSC such as OSC 52 clipboard writes and window titles,
+  DCS, …) and every control character but newline and tab; a carriage return is a line
+  break (as in Markdown) and can never overwrite what came before it on the line;
+* shows the characters that reorder or hide text (bidi overrides and isolates, zero-width
+  spaces, Unicode tags, …) as a visible marker such as ``⟨U+202E⟩``;
+* replaces lone surrogates, which cannot be written to a terminal or a file;
+* redacts secrets: the API key, ``Authorization`` values, passwords in URLs.
+
+Nothing here is ever parsed as Rich or Textual markup. Three variants for special places:
+
+* :func:`literal_text` for tool-call *arguments* (what the user approves): control and
+  invisible characters are *shown* (``␍``, ``␛``, ``⟨U+200B⟩``), never interpreted, so what
+  is shown is exactly what runs; :func:`has_hidden_characters` says when to warn;
+* :func:`terminal_text` for tool *output*: SGR colours are kept and a carriage return
+  overwrites its line, as a terminal would show the same bytes;
+* :class:`StreamCleaner` for text that grows while it streams: cost linear in what arrives.
+
+Every function here is linear in the length of its input.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from rich.text import Text
+
+#: Characters that reorder or hide text and have no business in what a user reads: bidi
+#: controls, zero-width spaces and joiners of words, the soft hyphen, Unicode tags. (The
+#: zero-width joiner and non-joiner are left alone here: emoji and scripts need them.)
+_HIDDEN = (
+    "\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\ufff9-\ufffb\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+#: Escape sequences and control characters, for :class:`DisplayText` and
+#: :func:`terminal_text`. A CSI or OSC cut off by the end of the text is removed whole.
+_SPECIAL = f"[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffe\uffff\ud800-\udfff{_HIDDEN}]"
+#: Whether a text holds anything :data:`_SEQUENCE` would change (most text does not).
+_NEEDS_CLEANING = re.compile(_SPECIAL)
+_SEQUENCE = re.compile(
+    # The lookahead lets the engine skip ordinary characters fast.
+    f"(?={_SPECIAL})" r"""(?:
+      (?P<csi>(?:\x1b\[|\x9b)(?P<params>[0-?]*)(?P<inter>[\x20-/]*)(?P<final>[@-~]))
+    | (?:\x1b\[|\x9b)[0-?]*[\x20-/]*\Z                                   # CSI cut off
+    | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|\Z)  # OSC DCS SOS PM APC
+    | \x1b[\x20-/]*[0-~]                                                  # other sequences
+    | \x1b                                                                # a lone ESC
+    | (?P<cr>\r)
+    | [\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufffe\uffff]                     # other controls
+    | (?P<surrogate>[\ud800-\udfff])
+    """ f"| (?P<hidden>[{_HIDDEN}]))",
+    re.VERBOSE | re.DOTALL,
+)
+#: What :func:`literal_text` shows visibly: every control but newline and tab, every format
+#: character (Unicode category Cf: bidi controls, zero-width characters, tags, …), line and
+#: paragraph separators, surrogates and the noncharacters U+FFFE and U+FFFF.
+_LITERAL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    "\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff"
+    "\ufeff\ufff9-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
+#: A carriage return right before a newline is an ordinary line ending, not worth a warning.
+_CRLF_CR = re.compile("\r(?=\n)")
+_SGR_PARAMS = re.compile(r"[0-9;:]*")
+_LINE_BREAKS = re.compile(r"[\n\t]+")
+#: Stands for a carriage return while :func:`terminal_text` decodes (removed from input).
+_CR_MARK = "\uffff"
+#: Where an escape sequence may start that the end of a streamed part could cut in two.
+_SEQUENCE_START = re.compile(r"[\x1b\x90\x98\x9b\x9d\x9e\x9f]")
+#: The longest unfinished escape sequence a stream holds back, waiting for its end.
+_LONGEST_CUT_SEQUENCE = 4096
+_COMPLETE_SEQUENCE = re.compile(
+    r"""(?:\x1b\[|\x9b)[0-?]*[\x20-/]*[@-~]
+      | (?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c)
+      | \x1b[\x20-/]*[0-~](?<![\[\]PX^_])""",
+    re.VERBOSE | re.DOTALL,
+)
+
+REDACTED = "***"
+#: What :func:`literal_text` shows for a registered secret.
+SECRET = "⟨secret⟩"
+#: Secrets shorter than this are not redacted by value (they would match ordinary text).
+MIN_SECRET_LENGTH = 8
+_secrets: set[str] = set()
+_CREDENTIALS = re.compile(
+    r"""(?P<url>\b[a-z][a-z0-9+.\-]*://[^\s/@:]*:)[^\s/@]*@
+      | (?P<header>authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?)
+        [^\s"',;}\]]+
+      | (?P<bearer>\bbearer\s+)[A-Za-z0-9._~+/=\-]{8,}""",
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+class DisplayText(str):
+    """Text from outside made safe to show (see the module docstring); never markup."""
+
+    __slots__ = ()
+
+    def __new__(cls, text: str = "") -> DisplayText:
+        if type(text) is cls:
+            return text  # type: ignore[return-value]
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        if _NEEDS_CLEANING.search(text):
+            text = _SEQUENCE.sub(_general, text)
+        return super().__new__(cls, redact(text))
+
+
+def literal_text(text: str) -> DisplayText:
+    """``text`` with every control or invisible character *shown*: ``\\r`` as ``␍``, ESC as
+    ``␛``, a bidi override as ``⟨U+202E⟩``. For what the user approves: tool arguments.
+
+    Nothing else is changed, but a registered secret, shown as ``⟨secret⟩``: what is shown
+    is what runs."""
+    return str.__new__(DisplayText, _without_secrets(_LITERAL.sub(_picture, text), SECRET))
+
+
+def has_hidden_characters(text: str) -> bool:
+    """Whether :func:`literal_text` has to show anything in ``text`` (a CRLF line ending
+    aside): a reason to warn that the text is not what it may seem."""
+    return _LITERAL.search(_CRLF_CR.sub("", text) if "\r" in text else text) is not None
+
+
+def single_line(text: str) -> DisplayText:
+    """:class:`DisplayText` for a place that has one line: line breaks and tabs are spaces."""
+    return str.__new__(DisplayText, _LINE_BREAKS.sub(" ", DisplayText(text)))
+
+
+def plain_text(text: str, style: str = "") -> Text:
+    """``text`` shown literally (no markup, no escapes) as a Rich :class:`Text`."""
+    return Text(DisplayText(text), style=style)
+
+
+def terminal_text(text: str, style: str = "") -> Text:
+    """Tool output as a terminal would show it: SGR colours and styles kept, every other
+    sequence removed, a carriage return overwriting its line (``10%\\r20%`` shows ``20%``)."""
+    text = text.replace("\r\n", "\n")
+    if _NEEDS_CLEANING.search(text):
+        text = _SEQUENCE.sub(_keep_sgr, text)
+    text = redact(text)
+    if _CR_MARK not in text:
+        return Text.from_ansi(text, style=style)
+    decoded = Text.from_ansi(text, style=style)
+    lines = [_overwritten(line) for line in decoded.split("\n", allow_blank=True)]
+    return Text("\n", style=style).join(lines)
+
+
+def overwritten(line: str) -> str:
+    """What a terminal shows after writing ``line``, whose carriage returns move back to
+    its start: each part overwrites the start of what is there. Linear in ``line``."""
+    return "".join(line[start:end] for start, end in _visible_ranges(line.split("\r")))
+
+
+class StreamCleaner:
+    """Display text of a text that arrives in parts, made in time linear in what arrives.
+
+    :meth:`feed` takes the next part and returns its display text. An escape sequence or a
+    CRLF cut in two by the end of a part waits for the rest (``final=True`` takes all).
+    """
+
+    def __init__(self) -> None:
+        #: The end of the parts so far that waits for what follows.
+        self._held = ""
+
+    def feed(self, part: str, *, final: bool = False) -> DisplayText:
+        """The display text of ``part`` (and of what was held back before it)."""
+        text = self._held + part if self._held else part
+        end = len(text) if final else _safe_end(text)
+        self._held = text[end:]
+        return DisplayText(text[:end] if self._held else text)
+
+
+def json_for_terminal(value: object) -> str:
+    """``value`` as indented JSON that is safe to print: readable text, with every character
+    :func:`literal_text` would picture written as a ``\\uXXXX`` escape."""
+    return _LITERAL.sub(_json_escape, json.dumps(value, indent=2, ensure_ascii=False))
+
+
+# --- secrets ---------------------------------------------------------------------------------
+
+
+def register_secret(secret: str | None) -> None:
+    """Never show ``secret`` (e.g. the API key) in any display text from now on."""
+    if secret and len(secret) >= MIN_SECRET_LENGTH:
+        _secrets.add(secret)
+
+
+def redact(text: str) -> str:
+    """``text`` without registered secrets, ``Authorization`` values or URL passwords."""
+    text = _without_secrets(text, REDACTED)
+    lowered = text.lower()
+    if "://" in text or "authorization" in lowered or "bearer" in lowered:
+        text = _CREDENTIALS.sub(_redacted_credentials, text)
+    return text
+
+
+def _without_secrets(text: str, marker: str) -> str:
+    for secret in _secrets:
+        if secret in text:
+            text = text.replace(secret, marker)
+    return text
+
+
+# --- replacements ----------------------------------------------------------------------------
+
+
+def _general(match: re.Match[str]) -> str:
+    if match["surrogate"]:
+        return "\ufffd"
+    if match["hidden"]:
+        return _marker(match[0])
+    return ""
+
+
+def _keep_sgr(match: re.Match[str]) -> str:
+    if match["csi"] and match["final"] == "m" and not match["inter"] \
+            and _SGR_PARAMS.fullmatch(match["params"]):
+        return f"\x1b[{match['params']}m"
+    if match["cr"]:
+        return _CR_MARK
+    return _general(match)
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match[0])
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␟
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return _marker(match[0])
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return json.dumps(match[0])[1:-1]  # ensure_ascii: \\u escapes, pairs beyond the BMP
+
+
+def _marker(character: str) -> str:
+    return f"⟨U+{ord(character):04X}⟩"
+
+
+def _redacted_credentials(match: re.Match[str]) -> str:
+    kept = match["url"] or match["header"] or match["bearer"]
+    return f"{kept}{REDACTED}@" if match["url"] else f"{kept}{REDACTED}"
+
+
+def _overwritten(line: Text) -> Text:
+    """:func:`overwritten` for a line with styles (carriage returns as :data:`_CR_MARK`)."""
+    if _CR_MARK not in line.plain:
+        return line
+    ranges = _visible_ranges(line.plain.split(_CR_MARK))
+    return Text("").join(line[start:end] for start, end in ranges)
+
+
+def _visible_ranges(parts: list[str]) -> list[tuple[int, int]]:
+    """Where in a line (``parts`` joined by a one-character carriage return) the pieces a
+    terminal shows are, in the order it shows them: all of the last part, then the end of
+    each earlier part that reaches further than every later one."""
+    starts, offset = [], 0
+    for part in parts:
+        starts.append(offset)
+        offset += len(part) + 1
+    shown = [(starts[-1], starts[-1] + len(parts[-1]))]
+    covered = len(parts[-1])
+    for start, part in zip(reversed(starts[:-1]), reversed(parts[:-1]), strict=True):
+        if len(part) > covered:
+            shown.append((start + covered, start + len(part)))
+            covered = len(part)
+    return shown
+
+
+def _safe_end(text: str) -> int:
+    """Where ``text`` can be cut: before a trailing carriage return or an escape sequence
+    that the end cuts in two (one held back longer than :data:`_LONGEST_CUT_SEQUENCE` is
+    let go: it is dropped up to the end, as a whole text's would be)."""
+    end = len(text)
+    if text.endswith("\r"):
+        end -= 1
+    position = 0
+    while (found := _SEQUENCE_START.search(text, position, end)) is not None:
+        complete = _COMPLETE_SEQUENCE.match(text, found.start(), end)
+        if complete is None:
+            return found.start() if end - found.start() <= _LONGEST_CUT_SEQUENCE else end
+        position = complete.end()
+    return end
