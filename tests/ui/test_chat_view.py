@@ -149,7 +149,8 @@ async def test_a_window_move_removes_what_it_unmounts_in_the_same_step() -> None
         assert len(mounted_keys(view)) == len(view.mounted_items)
 
 
-async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_quiet() -> None:
+async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_quiet(
+        wait_until) -> None:
     async with long_chat() as (_app, pilot, view, transcript):
         oldest = view.widget_for(view.mounted_items[0])
         assert oldest is not None
@@ -160,8 +161,7 @@ async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_qui
         assert oldest in waiting, "a pruned widget is hidden at first"
         assert all(not child.display for child in waiting)
         assert len(waiting) <= RETIRED_LIMIT
-        await pilot.pause(QUIET_SECONDS + 0.3)
-        assert not waiting_widgets(view)
+        await wait_until(pilot, lambda: not waiting_widgets(view), what="pruned widgets gone")
         assert not any(child.is_attached for child in waiting)
         assert len(mounted_keys(view)) == len(view.mounted_items)
 
