@@ -22,7 +22,6 @@ from openletta.ui.chat_view import (
     MAX_MOUNTED,
     OPENING_BATCH,
     PRUNE_SLACK,
-    QUIET_SECONDS,
     RETIRED_LIMIT,
     ChatView,
 )
