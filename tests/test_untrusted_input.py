@@ -71,9 +71,8 @@ def test_lone_surrogates_become_replacement_characters() -> None:
                     lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)))
 def test_whatever_is_not_too_deep_reads_back_the_same(value: object) -> None:
     text = json.dumps(value)
-    if not json_text.too_deep(text):
-        assert json_text.loads(text) == json.loads(text.encode().decode("utf-8", "replace")) \
-            or "\\ud" in text
+    if not json_text.too_deep(text) and "\\ud" not in text:  # surrogates: tested above
+        assert json_text.loads(text) == value
 
 
 # --- dates -----------------------------------------------------------------------------------
