@@ -96,7 +96,7 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_scroll import EarlierRow
 from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.session import PAGE_SIZE
+from openletta.chat.session import PAGE_SIZE
 
 SIZE = (120, 40)
 AGENT = "demo-agent"

@@ -424,6 +424,34 @@ async def test_cancel_ends_the_stream_and_drops_the_turn() -> None:
         await demo.stop()
 
 
+async def test_a_cancelled_continuation_keeps_the_answers_as_letta_does() -> None:
+    """Seen on Letta 0.16.8: cancelling the run that continues after approved calls keeps
+    the approval response and the tool returns; nothing waits any more."""
+    demo = DemoServer(speed=0.2)
+    base_url = await demo.start()
+    try:
+        async with httpx.AsyncClient(base_url=base_url) as client:
+            agent_id = await first_agent_id(client)
+            request = of_type(await say(client, agent_id, "danger"), "approval_request_message")
+            call_id = request[0]["tool_call"]["tool_call_id"]
+            body = {"messages": [{"type": "approval", "approvals": [
+                {"type": "approval", "tool_call_id": call_id, "approve": True}]}],
+                "stream_tokens": True}
+            async with client.stream("POST", f"/v1/agents/{agent_id}/messages/stream",
+                                     json=body) as response:
+                async for line in response.aiter_lines():
+                    if '"reasoning_message"' in line:
+                        await client.post(f"/v1/agents/{agent_id}/messages/cancel")
+            kinds = [message["message_type"] for message in await history(client, agent_id)]
+            assert kinds[-2:] == ["approval_response_message", "tool_return_message"]
+            agent = (await client.get(f"/v1/agents/{agent_id}",
+                                      params={"include": ["agent.pending_approval"]})).json()
+            assert agent["pending_approval"] is None
+            assert of_type(await say(client, agent_id, "hello"), "assistant_message")
+    finally:
+        await demo.stop()
+
+
 async def test_background_run_resumes_after_a_seq_id(client: httpx.AsyncClient) -> None:
     agent_id = await first_agent_id(client)
     events = await say(client, agent_id, "hello", background=True)

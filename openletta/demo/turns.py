@@ -3,7 +3,9 @@
 A :class:`Turn` emits chunks exactly as Letta 0.16.8 does (token deltas sharing one ``id``,
 one ``otid`` per part, approval requests under ``id - 1``) and stages the history rows of the
 run. Rows are committed when the run ends normally or stops for approval; a failed or
-cancelled run leaves history untouched, as on the real server.
+cancelled run leaves history untouched, as on the real server, but for the answers to an
+approval request and the tool returns they led to: once taken, those stay (Letta 0.16.8
+keeps them when the continuation is cancelled).
 """
 
 from __future__ import annotations
@@ -173,10 +175,18 @@ class Turn:
         elif set(received) != set(expected):
             raise TurnFailed.internal(
                 f"Invalid tool call IDs. Expected '{expected}', but received '{received}'.")
+        outcomes = self.record_decisions(pending, entries)
+        self._store_decisions()
         if any(entry["type"] == "approval" and entry["approve"] for entry in entries):
             await self._tick(self.engine.pacer.pause(TOOL_SECONDS))
-        outcomes = self.record_decisions(pending, entries)
         return await self._steps(self.engine.script.follow_up(outcomes), 1.0)
+
+    def _store_decisions(self) -> None:
+        """Store the answers and their tool returns at once, as Letta does: they stay when
+        the rest of the run is cancelled, and nothing waits for approval any more."""
+        self.thread.extend(self.rows)
+        self.rows = []
+        self.thread.pending = None
 
     def record_decisions(self, pending: PendingApproval, entries: list[Chunk]) -> list[Outcome]:
         """Stage the approval response and the tool returns it leads to: approved calls run

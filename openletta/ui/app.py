@@ -23,6 +23,7 @@ from textual.screen import Screen
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
+from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
@@ -36,7 +37,6 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
-from openletta.ui.session import ChatSession
 from openletta.ui.themes import DEFAULT_THEME, THEME_VARIABLE_DEFAULTS, load_themes
 
 if TYPE_CHECKING:

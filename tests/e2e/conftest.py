@@ -22,6 +22,7 @@ import pytest
 
 E2E_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(E2E_DIR.parents[1] / "scripts" / "harness"))
+sys.path.insert(0, str(E2E_DIR.parent))  # the shared test helpers (chat_fakes)
 
 import harness  # noqa: E402
 import setup_agent  # noqa: E402

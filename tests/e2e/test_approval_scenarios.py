@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
 
 import pytest
+from chat_fakes import Listener
 from e2e_turns import answer, calls, history_transcript, read, send
 
 from openletta.api.client import ApprovalAnswer, LettaClient
 from openletta.api.errors import LettaError
-from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript
-from openletta.ui.approvals import Decision
+from openletta.chat.approvals import Choice, Decision
+from openletta.chat.controller import APPROVAL_FIRST, ChatController, Phase
+from openletta.chat.session import ChatSession
+from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript, UserItem
 from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import has_hidden_characters_in_call
-from openletta.ui.session import ChatSession
 from openletta.ui.widgets.tool_card import denial_reason
 
 
@@ -152,3 +155,42 @@ async def test_a_command_hiding_behind_a_carriage_return_is_shown_as_it_will_run
         assert has_hidden_characters_in_call(seen)
     turn = await answer(client, fresh_agent_id, live, {call.tool_call_id: (False, "spoofed")})
     assert turn.stop_reason == "end_turn" and call.status is ToolStatus.DENIED
+
+
+async def test_esc_while_the_continuation_streams_then_a_message_is_answered(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    """Issue 18's sequence: approve, Esc during the continuation, then type a message."""
+    agent = await client.get_agent(fresh_agent_id)
+    listener = Listener()
+    session = ChatSession(client, agent)
+    controller = ChatController(session, listener)
+    try:
+        controller.submit("run ls")
+        await until(lambda: controller.state.asking is not None)
+        call = controller.state.asking
+        assert call is not None
+        controller.decide(call, Choice.APPROVE)
+        await until(lambda: session.turn_open or controller.state.phase is Phase.IDLE)
+        controller.interrupt()
+        await until(lambda: controller.state.phase is Phase.IDLE)
+        controller.submit("hello")
+        await until(lambda: controller.state.phase is Phase.IDLE
+                    and controller.state.stop_reason == "end_turn", timeout=60)
+    finally:
+        await controller.close()
+    assert controller.state.asking is None
+    assert APPROVAL_FIRST not in [message for message, _, _ in listener.reports]
+    reply = session.transcript.items[-2]
+    assert isinstance(reply, AssistantItem) and "scripted fake model" in reply.text
+    stored = await history_transcript(client, fresh_agent_id)
+    users = [item.text for item in stored.items if isinstance(item, UserItem)]
+    assert users[-1] == "hello" and not any("keep-alive" in text for text in users)
+
+
+async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
+    """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)

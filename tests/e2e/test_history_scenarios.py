@@ -8,9 +8,9 @@ import pytest
 from e2e_turns import all_history, history_transcript, send, shapes
 
 from openletta.api.client import LettaClient
+from openletta.chat import session as session_module
+from openletta.chat.session import ChatSession
 from openletta.transcript import Transcript, UserItem
-from openletta.ui import session as session_module
-from openletta.ui.session import ChatSession
 
 
 @pytest.fixture

@@ -153,12 +153,12 @@ async def test_a_message_typed_during_a_turn_is_queued_then_sent(make_app, wait_
             await wait_until(pilot, lambda: screen.session.turn_open, what="turn open")
             await pilot.press(*"and then", "enter")
             await pilot.pause()
-            assert list(screen.session.queue) == ["and then"]
+            assert screen.controller.state.queued == ("and then",)
             assert any("queued and then" in line for line in screen_lines(app))
             await wait_until(pilot, lambda: any(
                 getattr(item, "text", None) == "and then"
                 for item in screen.session.transcript.items), what="queued sent", timeout=20)
-            assert not screen.session.queue
+            assert not screen.controller.state.queued
     finally:
         await server.stop()
 

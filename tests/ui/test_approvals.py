@@ -11,12 +11,13 @@ from test_app import SIZE
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
+from openletta.chat.approvals import CANCELLED_REASON
+from openletta.chat.controller import APPROVAL_FIRST, Phase
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.approvals import CANCELLED_REASON
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
-from openletta.ui.screens.chat import APPROVAL_FIRST, APPROVAL_STATE, ChatScreen
+from openletta.ui.screens.chat import APPROVAL_STATE, ChatScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 
@@ -64,7 +65,7 @@ async def prompt_focused(pilot, screen: ChatScreen, wait_until) -> ApprovalPromp
 
 async def answered(pilot, screen: ChatScreen, wait_until) -> None:
     """Wait until the answer went out and the agent's continuation ended."""
-    await wait_until(pilot, lambda: screen._round is None and not screen.busy
+    await wait_until(pilot, lambda: screen.controller.state.phase is Phase.IDLE
                      and screen.session.transcript.stop_reason is not None, what="turn ended")
     await pilot.pause()
 
@@ -111,7 +112,8 @@ async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
         await ask(pilot, screen, "approve", wait_until)
         await pilot.press("n")
         await pilot.press("escape")  # back to the choices, nothing sent
-        assert screen._round is not None and asking(screen) is not None
+        assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
+        assert asking(screen) is not None
         await pilot.press("4", *"keep the build", "enter")
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
@@ -228,7 +230,8 @@ async def test_send_failure_keeps_the_prompt_open(demo_server, make_app, wait_un
         (call,) = calls(screen)
         assert call.status is ToolStatus.AWAITING_APPROVAL and call.approved is None
         assert "Not sent" in str(asking(screen)._error.render())
-        assert screen._round is not None and not screen._round.decisions
+        assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
+        assert call.approved is None and asking(screen) is not None
 
 
 async def test_typing_guard_ignores_keys_right_after_the_prompt_appears(
@@ -238,7 +241,8 @@ async def test_typing_guard_ignores_keys_right_after_the_prompt_appears(
         prompt._shown_at = prompt._clock()  # as if it had just appeared
         await pilot.press("y")
         await pilot.pause()
-        assert screen._round is not None and not screen._round.decisions
+        assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
+        assert calls(screen)[0].approved is None and asking(screen) is not None
         prompt._shown_at -= ApprovalPrompt.GUARD_SECONDS
         await pilot.press("y")
         await answered(pilot, screen, wait_until)

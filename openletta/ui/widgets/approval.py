@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from openletta.chat.approvals import Choice
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
-from openletta.ui.approvals import Choice
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 
 #: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
@@ -96,6 +96,8 @@ class ApprovalPrompt(Vertical):
         self._reason = Input(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
         self._error = Static(classes="approval-error")
+        #: Why the last answer did not go through, as shown (``None``: nothing shown).
+        self.error: str | None = None
 
     def compose(self) -> ComposeResult:
         title = Text("⚠ Approval needed", style="bold")
@@ -120,6 +122,7 @@ class ApprovalPrompt(Vertical):
 
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
+        self.error = message
         self._error.update(plain_text(f"✗ {message}"))
         self._error.display = True
         self._shown_at = self._clock()

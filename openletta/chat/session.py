@@ -1,21 +1,21 @@
 """One open conversation: the client calls of a chat and the transcript they feed.
 
-No Textual here: the chat screen runs these coroutines in workers and hands every
-:class:`Change` to its chat view through the ``on_change`` callback.
+No Textual and no turn state here: :class:`~openletta.chat.controller.ChatController`
+decides when to call these coroutines, and every :class:`Change` goes to the ``on_change``
+callback it passes.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent, Message
+from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.transcript import Change, Transcript
-from openletta.ui.approvals import ApprovalRound, Decision
 
 PAGE_SIZE = 50
 #: Rows per request when reading a whole thread (export).
@@ -40,7 +40,7 @@ def new_otid() -> str:
 
 
 class ChatSession:
-    """The agent and conversation being chatted with, its transcript and queued messages."""
+    """The agent and conversation being chatted with, its transcript and its history."""
 
     def __init__(self, client: LettaClient, agent: Agent,
                  conversation_id: str | None = None) -> None:
@@ -48,14 +48,10 @@ class ChatSession:
         self.agent = agent
         self.conversation_id = conversation_id
         self.transcript = Transcript(footers=True)
-        #: Messages typed while a turn runs, sent one by one when it ends.
-        self.queue: deque[str] = deque()
         #: Whether the server holds history older than what is loaded.
         self.has_more_history = False
         self._before: str | None = None
         self._stream_open: MessageStream | None = None
-        #: Tools the user approved "for this session": their requests are answered at once.
-        self.auto_approve: set[str] = set()
 
     @property
     def turn_open(self) -> bool:
@@ -114,8 +110,10 @@ class ChatSession:
         return await self._stream(stream, lambda: self.transcript.add_user(text, otid=otid),
                                   on_change)
 
-    async def pending_round(self, on_change: OnChange) -> ApprovalRound | None:
-        """The calls the server holds pending (the authority, not what the stream showed)."""
+    async def pending_round(self, on_change: OnChange,
+                            auto_approve: Collection[str] = ()) -> ApprovalRound | None:
+        """The calls the server holds pending (the authority, not what the stream showed);
+        calls of the tools in ``auto_approve`` come already approved."""
         request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
         held = [call.tool_call_id for call in request.tool_calls] if request else []
         on_change(self.transcript.settle_unheld(held))
@@ -126,7 +124,7 @@ class ChatSession:
         calls = [self.transcript.call(call_id) for call_id in held]
         round_ = ApprovalRound([call for call in calls if call is not None])
         for call in round_.calls:
-            if call.name in self.auto_approve:
+            if call.name in auto_approve:
                 round_.decide(call, Decision(approve=True, auto=True))
         return round_ if round_.calls else None
 

@@ -1,0 +1,148 @@
+"""Fakes for driving :class:`~openletta.chat.controller.ChatController` without a UI: a
+client that replays recorded streams, and a listener that records what the controller says."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
+
+from openletta.api.client import ApprovalAnswer
+from openletta.api.errors import LettaError
+from openletta.api.models import ApprovalRequestMessage, Message, parse_message
+from openletta.chat.controller import Phase, TurnState
+from openletta.transcript import Change, Transcript
+
+
+class FakeStream:
+    """A reply stream as :class:`~openletta.api.sse.MessageStream` gives it, from a capture.
+
+    ``refuse``: entering raises it (the server did not accept the request); ``accept``:
+    entering waits for it; ``hold``: the stream stops before message ``hold_at`` until the
+    event is set; ``drop``: raised after the last message (the connection broke).
+    """
+
+    def __init__(self, messages: Sequence[Message], *, refuse: LettaError | None = None,
+                 accept: asyncio.Event | None = None, drop: LettaError | None = None,
+                 hold: asyncio.Event | None = None, hold_at: int = 3) -> None:
+        self.messages, self.refuse, self.accept, self.drop = list(messages), refuse, accept, drop
+        self.hold, self.hold_at = hold, hold_at
+        self.run_id: str | None = None
+        self.on_accept: Callable[[], None] = lambda: None
+
+    async def __aenter__(self) -> FakeStream:
+        if self.accept is not None:
+            await self.accept.wait()
+        if self.refuse is not None:
+            raise self.refuse
+        self.on_accept()
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        return None
+
+    async def _messages(self) -> AsyncIterator[Message]:
+        for index, message in enumerate(self.messages):
+            if self.hold is not None and index == self.hold_at:
+                await self.hold.wait()
+            self.run_id = getattr(message, "run_id", None) or self.run_id
+            yield message
+        if self.drop is not None:
+            raise self.drop
+
+    def __aiter__(self) -> AsyncIterator[Message]:
+        return self._messages()
+
+
+class FakeClient:
+    """The calls a chat makes, answered from queues of :class:`FakeStream`.
+
+    Like a server, it holds the calls of a reply that stopped for approval until answers
+    for them are accepted.
+    """
+
+    def __init__(self) -> None:
+        self.turns: deque[FakeStream] = deque()
+        self.answers: deque[FakeStream] = deque()
+        self.sent: list[str] = []
+        self.answered: list[list[ApprovalAnswer]] = []
+        self.cancelled: list[list[str] | None] = []
+        self.rules: dict[str, bool] = {}
+        self.rule_error: LettaError | None = None
+        self.held: ApprovalRequestMessage | None = None
+
+    def send_message(self, agent_id: str, text: str, **_options: Any) -> FakeStream:
+        self.sent.append(text)
+        return self._held_after(self.turns.popleft())
+
+    def send_approvals(self, agent_id: str, decisions: Sequence[ApprovalAnswer],
+                       **_options: Any) -> FakeStream:
+        self.answered.append(list(decisions))
+        stream = self.answers.popleft()
+        stream.on_accept = self._take_answers
+        return self._held_after(stream)
+
+    def _take_answers(self) -> None:
+        self.held = None
+
+    async def get_pending_approval(self, agent_id: str, conversation_id: str | None = None
+                                   ) -> ApprovalRequestMessage | None:
+        return self.held
+
+    async def set_tool_approval(self, agent_id: str, tool_name: str, required: bool) -> None:
+        if self.rule_error is not None:
+            raise self.rule_error
+        self.rules[tool_name] = required
+
+    async def cancel(self, agent_id: str, *, conversation_id: str | None = None,
+                     run_ids: Sequence[str] | None = None) -> dict[str, str]:
+        self.cancelled.append(list(run_ids) if run_ids else None)
+        return {}
+
+    def _held_after(self, stream: FakeStream) -> FakeStream:
+        """Hold the calls the stream's reply waits on, once it is accepted."""
+        transcript = Transcript()
+        transcript.feed_all(stream.messages)
+        if transcript.stop_reason == "requires_approval" and stream.refuse is None:
+            calls = [{"tool_call_id": call.tool_call_id, "name": call.name,
+                      "arguments": call.arguments_text} for call in transcript.pending_approvals]
+            self.held = parse_message({"message_type": "approval_request_message",
+                                       "id": "message-held", "tool_calls": calls})
+        return stream
+
+
+class Listener:
+    """Records what the controller reports, as the UI would show it."""
+
+    def __init__(self) -> None:
+        self.states: list[TurnState] = []
+        self.changes: list[Change] = []
+        self.reports: list[tuple[str, str, bool]] = []
+        self.restored: list[str] = []
+        self.exits = 0
+
+    def transcript_changed(self, change: Change) -> None:
+        self.changes.append(change)
+
+    def turn_state_changed(self, state: TurnState) -> None:
+        self.states.append(state)
+
+    def report(self, message: str, *, title: str, severity: str = "error",
+               notice: bool = False) -> None:
+        self.reports.append((message, severity, notice))
+
+    def restore_prompt(self, text: str) -> None:
+        self.restored.append(text)
+
+    def exit_app(self) -> None:
+        self.exits += 1
+
+    @property
+    def phases(self) -> list[Phase]:
+        """The phases reported, without repeats."""
+        phases: list[Phase] = []
+        for state in self.states:
+            if not phases or phases[-1] is not state.phase:
+                phases.append(state.phase)
+        return phases

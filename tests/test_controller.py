@@ -1,0 +1,408 @@
+"""The turn controller without Textual: every transition, Esc, errors and quitting in each
+phase, against a fake client that replays recorded streams."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from chat_fakes import FakeClient, FakeStream, Listener
+
+from openletta.api.errors import (
+    APIConnectionError,
+    ConversationBusyError,
+    StreamDroppedError,
+    ValidationError,
+)
+from openletta.api.models import Agent, Message
+from openletta.api.sse import parse_sse_text
+from openletta.chat import controller as controller_module
+from openletta.chat.approvals import CANCELLED_REASON, Choice
+from openletta.chat.controller import APPROVAL_FIRST, ChatController, Phase, TurnState
+from openletta.chat.session import INTERRUPTED, ChatSession
+from openletta.transcript import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    ToolStatus,
+    Transcript,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HELLO = "hello_tokens.sse"
+ASKS = "approval_request_tokens.sse"  # one bash call that needs approval
+APPROVED = "approval_approve_tokens.sse"  # the continuation once it is approved
+DENIED = "approval_deny_tokens.sse"
+CALL_ID = "call_5981249e5ce4424db7443339"
+
+
+def recorded(name: str) -> list[Message]:
+    return parse_sse_text((FIXTURES / name).read_bytes()).messages
+
+
+class Chat:
+    """A controller on a fake client, with helpers to drive it."""
+
+    def __init__(self) -> None:
+        self.client = FakeClient()
+        self.listener = Listener()
+        self.session = ChatSession(self.client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
+        self.controller = ChatController(self.session, self.listener)
+
+    @property
+    def state(self) -> TurnState:
+        return self.controller.state
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.session.transcript
+
+    async def until(self, condition: Callable[[], object], what: str = "condition") -> None:
+        for _ in range(500):
+            if condition():
+                return
+            await asyncio.sleep(0.002)
+        raise AssertionError(f"{what} never happened; phases {self.listener.phases}")
+
+    async def settled(self, phase: Phase = Phase.IDLE) -> None:
+        await self.until(lambda: self.state.phase is phase and (
+            self.controller._turn is None or self.controller._turn.done()), f"settled {phase}")
+
+    async def ask(self) -> None:
+        """Send a message whose reply asks for approval of one call."""
+        self.client.turns.append(FakeStream(recorded(ASKS)))
+        self.controller.submit("run ls")
+        await self.settled(Phase.AWAITING_APPROVAL)
+
+
+@pytest.fixture
+async def chat() -> AsyncIterator[Chat]:
+    chat = Chat()
+    yield chat
+    await chat.controller.close()
+
+
+# --- idle → sending → streaming → idle --------------------------------------------------------
+
+
+async def test_a_message_is_sent_streamed_and_ends_idle(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.submit("hello")
+    assert chat.state.phase is Phase.SENDING and chat.state.sending == "hello"
+    await chat.settled()
+    assert chat.listener.phases == [Phase.SENDING, Phase.STREAMING, Phase.IDLE]
+    assert chat.state.sending is None and chat.state.stop_reason == "end_turn"
+    assert chat.client.sent == ["hello"]
+    assert isinstance(chat.transcript.items[-2], AssistantItem)
+
+
+async def test_messages_typed_meanwhile_are_queued_and_sent_in_order(chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.extend([FakeStream(recorded(HELLO), hold=hold),
+                              FakeStream(recorded(HELLO)), FakeStream(recorded(HELLO))])
+    chat.controller.submit("first")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.submit("second")
+    chat.controller.submit("third")
+    assert chat.state.queued == ("second", "third")
+    hold.set()
+    await chat.settled()
+    assert chat.client.sent == ["first", "second", "third"]
+    assert chat.state.queued == () and not chat.listener.restored
+
+
+async def test_a_refused_message_goes_back_to_the_prompt_with_the_queue(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream([], refuse=APIConnectionError("no network")))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.listener.restored == ["hello"]
+    assert chat.state.offline and chat.state.sending is None
+    assert chat.listener.reports[-1] == ("Not sent: no network", "error", True)
+
+
+async def test_a_broken_reply_keeps_what_arrived_and_gives_the_queue_back(chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO)[:6], hold=hold,
+                                        drop=StreamDroppedError("run-1", 5, "reset")))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.submit("later")
+    hold.set()
+    await chat.settled()
+    assert chat.state.stop_reason == "dropped"
+    assert chat.listener.restored == ["later"]
+    assert any("stopped early" in message for message, _, _ in chat.listener.reports)
+    assert any(isinstance(item, ErrorItem) and item.error_type == "stream_dropped"
+               for item in chat.transcript.items)  # marked; what arrived is kept
+
+
+async def test_an_error_in_the_stream_ends_the_turn(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream(recorded("llm_error_tokens.sse")))
+    chat.controller.submit("llmerror")
+    await chat.settled()
+    assert chat.state.stop_reason == "llm_api_error"
+
+
+# --- a busy conversation ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_busy_polls(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(controller_module, "BUSY_POLL_SECONDS", (0.001,))
+
+
+async def test_a_message_for_a_busy_conversation_waits_and_is_delivered(
+        chat: Chat, quick_busy_polls: None) -> None:
+    busy = ConversationBusyError("busy", run_id="run-other")
+    chat.client.turns.extend([FakeStream([], refuse=busy), FakeStream([], refuse=busy),
+                              FakeStream(recorded(HELLO))])
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert Phase.WAITING in chat.listener.phases
+    assert chat.client.sent == ["hello"] * 3 and not chat.listener.restored
+    assert chat.state.stop_reason == "end_turn"
+
+
+async def test_a_conversation_busy_for_too_long_gives_the_message_back(
+        chat: Chat, quick_busy_polls: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(controller_module, "BUSY_WAIT_SECONDS", 0.02)
+    chat.client.turns.extend(FakeStream([], refuse=ConversationBusyError("busy"))
+                             for _ in range(1000))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.listener.restored == ["hello"]
+    assert "busy" in chat.listener.reports[-1][0]
+
+
+# --- approvals --------------------------------------------------------------------------------
+
+
+async def test_a_reply_that_needs_approval_asks_about_the_held_call(chat: Chat) -> None:
+    await chat.ask()
+    call = chat.transcript.call(CALL_ID)
+    assert chat.state.asking is call and chat.state.undecided == 1
+    assert call is not None and call.status is ToolStatus.AWAITING_APPROVAL
+
+
+async def test_approve_sends_the_answer_and_streams_the_continuation(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert [answer.approve for answer in chat.client.answered[0]] == [True]
+    assert chat.listener.phases[-3:] == [Phase.AWAITING_APPROVAL, Phase.ANSWERING, Phase.IDLE]
+    assert chat.transcript.call(CALL_ID).status is ToolStatus.SUCCESS  # type: ignore[union-attr]
+    assert chat.state.asking is None and chat.state.stop_reason == "end_turn"
+
+
+async def test_deny_sends_the_reason(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(DENIED)))
+    chat.controller.decide(chat.state.asking, Choice.DENY, "not here")  # type: ignore[arg-type]
+    await chat.settled()
+    (answer,) = chat.client.answered[0]
+    assert (answer.approve, answer.reason) == (False, "not here")
+
+
+async def test_a_message_while_approvals_wait_stays_in_the_prompt(chat: Chat) -> None:
+    await chat.ask()
+    chat.controller.leave(deny=False, quitting=False)
+    assert chat.state.asking is None and chat.state.phase is Phase.AWAITING_APPROVAL
+    chat.controller.submit("hi")
+    assert chat.listener.restored == ["hi"]
+    assert chat.listener.reports[-1] == (APPROVAL_FIRST, "warning", False)
+    assert chat.state.asking is chat.transcript.call(CALL_ID)  # asked again
+    assert chat.client.sent == ["run ls"]
+
+
+async def test_approve_for_this_session_answers_the_next_request_at_once(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE_FOR_SESSION)  # type: ignore[arg-type]
+    await chat.settled()
+    chat.client.turns.append(FakeStream(recorded("approval_request2_tokens.sse")))
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.submit("again")
+    await chat.settled()
+    assert len(chat.client.answered) == 2 and chat.client.answered[1][0].approve
+    assert Phase.AWAITING_APPROVAL in chat.listener.phases[-4:]
+    assert not any(state.asking for state in chat.listener.states[-4:])
+    assert chat.transcript.call("call_674b4705afee4da0977f2ccc").auto_approved  # type: ignore[union-attr]
+
+
+async def test_always_allow_stores_the_rule_then_approves(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.decide(chat.state.asking, Choice.ALWAYS_ALLOW)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.client.rules == {"bash": False}
+    assert chat.client.answered[0][0].approve and "bash" in chat.controller.auto_approve
+
+
+async def test_always_allow_refused_by_the_server_keeps_asking(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.rule_error = ValidationError("nope")
+    chat.controller.decide(chat.state.asking, Choice.ALWAYS_ALLOW)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.state.answer_error is not None)
+    assert chat.state.answer_error == "The server kept the rule: nope"
+    assert chat.state.phase is Phase.AWAITING_APPROVAL and not chat.client.answered
+
+
+async def test_answers_the_server_refuses_are_asked_again(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream([], refuse=APIConnectionError("gone")))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled(Phase.AWAITING_APPROVAL)
+    assert chat.state.answer_error == "Not sent: gone"
+    assert chat.state.asking is chat.transcript.call(CALL_ID)
+    assert chat.transcript.call(CALL_ID).approved is None  # type: ignore[union-attr]
+
+
+async def test_a_request_pending_when_the_chat_opens_is_asked(chat: Chat) -> None:
+    transcript = Transcript()
+    transcript.feed_all(recorded(ASKS))
+    chat.client._held_after(FakeStream(recorded(ASKS)))
+    chat.session.transcript.load_history(recorded(ASKS))
+    chat.controller.check_pending()
+    await chat.settled(Phase.AWAITING_APPROVAL)
+    assert chat.state.asking is chat.transcript.call(CALL_ID)
+
+
+async def test_nothing_pending_on_the_server_leaves_the_chat_idle(chat: Chat) -> None:
+    chat.session.transcript.load_history(recorded(ASKS))
+    chat.controller.check_pending()  # the transcript shows a request the server no longer holds
+    await chat.settled()
+    assert chat.transcript.call(CALL_ID).status is ToolStatus.CANCELLED  # type: ignore[union-attr]
+
+
+# --- Esc in each phase ------------------------------------------------------------------------
+
+
+async def test_esc_while_sending_gives_the_message_back(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.submit("hello")
+    chat.controller.interrupt()  # before the server accepted it
+    await chat.settled()
+    assert chat.listener.restored == ["hello"] and chat.state.stop_reason == "interrupted"
+    await chat.until(lambda: chat.client.cancelled, "cancel")
+
+
+async def test_esc_while_streaming_keeps_what_arrived_marked_interrupted(chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=8))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.submit("queued")
+    chat.controller.interrupt()
+    await chat.settled()
+    last = chat.transcript.items[-2]
+    assert isinstance(last, EventItem) and last.text == INTERRUPTED
+    assert chat.listener.restored == ["queued"]  # the sent one was accepted: not restored
+    await chat.until(lambda: chat.client.cancelled, "cancel")
+
+
+async def test_esc_during_the_continuation_ends_the_round(chat: Chat) -> None:
+    """Issue 18's bug: after approve and Esc, the next message is sent and answered."""
+    await chat.ask()
+    hold = asyncio.Event()
+    chat.client.answers.append(FakeStream(recorded(APPROVED), hold=hold, hold_at=4))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.session.turn_open)
+    chat.controller.interrupt()
+    await chat.settled()
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.submit("hi")
+    await chat.settled()
+    assert chat.client.sent == ["run ls", "hi"] and len(chat.client.answered) == 1
+    assert APPROVAL_FIRST not in [message for message, _, _ in chat.listener.reports]
+    assert chat.state.asking is None and chat.state.stop_reason == "end_turn"
+
+
+async def test_esc_before_the_answers_were_taken_asks_the_server_again(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(APPROVED), accept=asyncio.Event()))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.client.answered)
+    chat.controller.interrupt()  # the server has not taken the answers: it still holds the call
+    await chat.settled(Phase.AWAITING_APPROVAL)
+    assert chat.state.asking is chat.transcript.call(CALL_ID)
+
+
+async def test_esc_does_nothing_when_idle_or_waiting_for_approval(chat: Chat) -> None:
+    chat.controller.interrupt()
+    assert not chat.listener.states
+    await chat.ask()
+    count = len(chat.listener.states)
+    chat.controller.interrupt()
+    assert len(chat.listener.states) == count and chat.state.phase is Phase.AWAITING_APPROVAL
+
+
+# --- leaving and quitting ---------------------------------------------------------------------
+
+
+async def test_quitting_with_a_deny_sends_cancelled_by_user_then_exits(chat: Chat) -> None:
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(DENIED)))
+    chat.controller.leave(deny=True, quitting=True)
+    await chat.until(lambda: chat.listener.exits == 1, "exit")
+    (answer,) = chat.client.answered[0]
+    assert (answer.approve, answer.reason) == (False, CANCELLED_REASON)
+
+
+async def test_quitting_and_leaving_it_pending_exits_at_once(chat: Chat) -> None:
+    await chat.ask()
+    chat.controller.leave(deny=False, quitting=True)
+    assert chat.listener.exits == 1 and not chat.client.answered
+
+
+async def test_closing_mid_reply_stops_everything(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=asyncio.Event()))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    await chat.controller.close()
+    assert chat.controller._turn is not None and chat.controller._turn.done()
+
+
+async def test_a_bug_in_a_turn_is_reported_and_never_leaves_it_stuck(chat: Chat) -> None:
+    def broken(*_args: object, **_kwargs: object) -> FakeStream:
+        raise RuntimeError("bug")
+
+    chat.client.send_message = broken  # type: ignore[method-assign]
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert "Unexpected error: RuntimeError('bug')" in chat.listener.reports[-1][0]
+    chat.client.send_message = FakeClient.send_message.__get__(chat.client)  # type: ignore[method-assign]
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.submit("again")
+    await chat.settled()
+    assert chat.state.stop_reason == "end_turn"
+
+
+async def test_a_message_typed_right_after_esc_is_delivered(chat: Chat) -> None:
+    await chat.ask()
+    hold = asyncio.Event()
+    chat.client.answers.append(FakeStream(recorded(APPROVED), hold=hold, hold_at=4))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.session.turn_open)
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.interrupt()
+    chat.controller.submit("hi")  # while the controller asks the server what still waits
+    assert chat.state.queued == ("hi",) and not chat.listener.restored
+    await chat.settled()
+    assert chat.client.sent == ["run ls", "hi"] and chat.state.stop_reason == "end_turn"
+
+
+async def test_a_call_the_server_still_holds_after_esc_is_asked_again(chat: Chat) -> None:
+    await chat.ask()
+    held = chat.client.held
+    chat.client.answers.append(FakeStream(recorded(APPROVED), hold=asyncio.Event(), hold_at=4))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.session.turn_open)
+    chat.client.held = held  # a server that dropped the answers with the cancelled run
+    chat.controller.interrupt()
+    chat.controller.submit("hi")
+    await chat.settled(Phase.AWAITING_APPROVAL)
+    assert chat.state.asking is not None and chat.listener.restored == ["hi"]
+    assert chat.listener.reports[-1] == (APPROVAL_FIRST, "warning", False)
