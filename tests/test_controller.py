@@ -13,14 +13,23 @@ from chat_fakes import FakeClient, FakeStream, Listener
 from openletta.api.errors import (
     APIConnectionError,
     ConversationBusyError,
+    NotFoundError,
+    ServerError,
     StreamDroppedError,
     ValidationError,
 )
 from openletta.api.models import Agent, Message
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
+from openletta.chat import session as session_module
 from openletta.chat.approvals import CANCELLED_REASON, Choice
-from openletta.chat.controller import APPROVAL_FIRST, ChatController, Phase, TurnState
+from openletta.chat.controller import (
+    APPROVAL_FIRST,
+    FOREGROUND_NOTICE,
+    ChatController,
+    Phase,
+    TurnState,
+)
 from openletta.chat.session import INTERRUPTED, ChatSession
 from openletta.transcript import (
     AssistantItem,
@@ -124,8 +133,8 @@ async def test_a_refused_message_goes_back_to_the_prompt_with_the_queue(chat: Ch
 
 async def test_a_broken_reply_keeps_what_arrived_and_gives_the_queue_back(chat: Chat) -> None:
     hold = asyncio.Event()
-    chat.client.turns.append(FakeStream(recorded(HELLO)[:6], hold=hold,
-                                        drop=StreamDroppedError("run-1", 5, "reset")))
+    chat.client.turns.append(FakeStream(recorded(HELLO)[:6], hold=hold,  # foreground: final
+                                        drop=StreamDroppedError(None, None, "reset")))
     chat.controller.submit("hello")
     await chat.until(lambda: chat.state.phase is Phase.STREAMING)
     chat.controller.submit("later")
@@ -143,6 +152,92 @@ async def test_an_error_in_the_stream_ends_the_turn(chat: Chat) -> None:
     chat.controller.submit("llmerror")
     await chat.settled()
     assert chat.state.stop_reason == "llm_api_error"
+
+
+# --- a dropped connection -------------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.001,) * 3)
+
+
+async def test_a_dropped_background_reply_is_resumed_after_its_last_chunk(
+        chat: Chat, quick_resumes: None) -> None:
+    first = parse_sse_text((FIXTURES / "bg_start_tokens_disconnect.sse").read_bytes())
+    rest = recorded("bg_resume_after_seq.sse")
+    chat.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+        first.run_id, first.last_seq_id, "the connection broke")))
+    chat.client.resumes.append(FakeStream(rest))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.client.background == [True]
+    assert chat.client.resumed == [(first.run_id, 12)]
+    connections = [state.connection for state in chat.listener.states if state.connection]
+    assert connections[:2] == ["reconnecting", "reconnected"]
+    whole = Transcript()
+    whole.add_user("hello")
+    whole.feed_all([*first.messages, *rest])
+    shown = [item.to_json() for item in chat.transcript.items if item.kind != "footer"]
+    assert shown == [item.to_json() for item in whole.items]
+    assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+
+
+async def test_a_replay_from_the_start_shows_no_chunk_twice(
+        chat: Chat, quick_resumes: None) -> None:
+    first = parse_sse_text((FIXTURES / "bg_start_tokens_disconnect.sse").read_bytes())
+    chat.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+        first.run_id, first.last_seq_id)))
+    chat.client.resumes.append(FakeStream(recorded("bg_replay_from_0.sse")))
+    chat.controller.submit("hello")
+    await chat.settled()
+    texts = [item.text for item in chat.transcript.items if isinstance(item, AssistantItem)]
+    resumed = Transcript()
+    resumed.add_user("hello")
+    resumed.feed_all(recorded("bg_replay_from_0.sse"))
+    assert texts == [item.text for item in resumed.items if isinstance(item, AssistantItem)]
+
+
+async def test_resuming_keeps_trying_then_keeps_what_arrived(
+        chat: Chat, quick_resumes: None) -> None:
+    first = parse_sse_text((FIXTURES / "bg_start_tokens_disconnect.sse").read_bytes())
+    chat.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+        first.run_id, first.last_seq_id)))
+    chat.client.resumes.extend([
+        FakeStream([], refuse=APIConnectionError("down")),
+        FakeStream(first.messages[:0], drop=StreamDroppedError(first.run_id, 12)),
+        FakeStream([], refuse=APIConnectionError("still down"))])
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert len(chat.client.resumed) == 3
+    assert chat.state.stop_reason == "dropped"
+    assert any(isinstance(item, ErrorItem) for item in chat.transcript.items)
+    assert "still down" in chat.listener.reports[-1][0]
+
+
+async def test_a_run_that_cannot_be_resumed_is_given_up_at_once(
+        chat: Chat, quick_resumes: None) -> None:
+    first = parse_sse_text((FIXTURES / "bg_start_tokens_disconnect.sse").read_bytes())
+    chat.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+        first.run_id, first.last_seq_id)))
+    chat.client.resumes.append(FakeStream([], refuse=NotFoundError("EXPIRED: run expired")))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert len(chat.client.resumed) == 1 and chat.state.stop_reason == "dropped"
+
+
+async def test_a_server_without_background_runs_is_used_in_the_foreground(chat: Chat) -> None:
+    refusal = ServerError("Background streaming requires Redis", status_code=503,
+                          server_message="Background streaming requires Redis to be running.")
+    chat.client.turns.extend([FakeStream([], refuse=refusal), FakeStream(recorded(HELLO)),
+                              FakeStream(recorded(HELLO))])
+    chat.controller.submit("hello")
+    await chat.settled()
+    chat.controller.submit("again")
+    await chat.settled()
+    assert chat.client.background == [True, False, False]
+    assert [title for title, _, _ in chat.listener.reports] == [FOREGROUND_NOTICE]
+    assert chat.state.stop_reason == "end_turn"
 
 
 # --- a busy conversation ----------------------------------------------------------------------

@@ -22,6 +22,7 @@ from openletta.api.models import (
     UsageStatistics,
 )
 from openletta.api.sse import MessageStream, parse_sse_file, parse_sse_text
+from openletta.transcript import Transcript
 
 RUN = "run-830b8006-d83e-451a-bc6f-8e1451ea42cc"
 HELLO_RUN = "run-6a61b273-2373-436a-ba4f-78c62f635479"
@@ -129,18 +130,27 @@ def test_a_dropped_stream_keeps_what_arrived_and_the_resume_cursor(load_fixture)
     assert [m.seq_id for m in result.messages] == list(range(1, 13))
 
 
-def test_resume_dedup_drops_what_was_seen(load_fixture) -> None:
+def test_a_replay_from_the_start_adds_only_what_was_not_seen(load_fixture) -> None:
+    """Seq ids are de-duplicated in one place, the transcript: a resume that replays from an
+    earlier chunk gives the same transcript as one that starts after the last seen."""
+    first = parse_sse_text(load_fixture("bg_start_tokens_disconnect.sse"))
     replayed = parse_sse_text(load_fixture("bg_replay_from_0.sse"), starting_after=12)
     resumed = parse_sse_text(load_fixture("bg_resume_after_seq.sse"))
-    assert replayed.messages == resumed.messages
-    assert replayed.messages[0].seq_id == 13
+    assert replayed.messages[0].seq_id == 1 and resumed.messages[0].seq_id == 13
     assert replayed.last_seq_id == resumed.last_seq_id == 45
+    transcripts = []
+    for rest in (replayed, resumed):
+        transcript = Transcript()
+        transcript.feed_all(first.messages)
+        transcript.feed_all(rest.messages)
+        transcripts.append([item.to_json() for item in transcript.items])
+    assert transcripts[0] == transcripts[1]
     assert replayed.ended == "done"
 
 
 def test_resume_with_nothing_new_keeps_the_cursor() -> None:
-    result = parse_sse_text('data: {"message_type":"ping","seq_id":3}\n\n', starting_after=3)
-    assert result.messages == [] and result.last_seq_id == 3
+    result = parse_sse_text('data: {"message_type":"ping","seq_id":2}\n\n', starting_after=3)
+    assert result.last_seq_id == 3
 
 
 def test_a_malformed_line_is_reported_and_skipped(load_fixture, caplog) -> None:
@@ -292,11 +302,11 @@ async def test_iterating_without_async_with_opens_and_closes(replay_server, http
     assert stream.closed
 
 
-async def test_live_resume_dedup(replay_server, http) -> None:
+async def test_a_live_replay_moves_the_cursor_to_its_newest_chunk(replay_server, http) -> None:
     replay_server.reply_capture("bg_replay_from_0.sse", chunk_size=50)
     async with open_stream(http, starting_after=40) as stream:
         messages = await collect(stream)
-    assert [m.seq_id for m in messages if getattr(m, "seq_id", None)] == [41, 42, 43, 44, 45]
+    assert [m.seq_id for m in messages if getattr(m, "seq_id", None)] == list(range(1, 46))
     assert stream.last_seq_id == 45
 
 

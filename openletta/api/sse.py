@@ -41,6 +41,9 @@ DONE = "[DONE]"
 #: After a stop reason or an error only the tail (usage, ``[DONE]``) is expected: wait this
 #: long for each further event, then end quietly instead of hanging on a silent connection.
 DRAIN_TIMEOUT = 5.0
+#: A stream that sends nothing for this long, pings included (the server pings after 20 s
+#: of silence), is taken as dropped.
+STALL_TIMEOUT = 45.0
 SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
 
 
@@ -48,10 +51,10 @@ class StreamState:
     """What a stream has said so far; :meth:`feed` turns one SSE event into messages."""
 
     def __init__(self, starting_after: int | None = None) -> None:
-        #: Chunks with a ``seq_id`` at or below this were seen before a resume: dropped.
-        self.starting_after = starting_after
         self.run_id: str | None = None
-        #: The last ``seq_id`` seen on a chunk (background runs only): the resume cursor.
+        #: The highest ``seq_id`` seen on a chunk (background runs only; ``starting_after``
+        #: for a resumed stream until more arrives): the cursor to resume after. Chunks seen
+        #: before are not dropped here: the transcript ignores them (one place).
         self.last_seq_id: int | None = starting_after
         self.stop_reason: str | None = None
         self.ended: Ended | None = None
@@ -102,9 +105,7 @@ class StreamState:
     def _message(self, message: Message) -> list[Message]:
         seq_id = getattr(message, "seq_id", None)
         if seq_id is not None:
-            if self.starting_after is not None and seq_id <= self.starting_after:
-                return []
-            self.last_seq_id = seq_id
+            self.last_seq_id = max(seq_id, self.last_seq_id or 0)
         self._note_run(getattr(message, "run_id", None))
         if isinstance(message, StopReason):
             self.stop_reason = message.stop_reason
@@ -194,15 +195,18 @@ class MessageStream:
     ``async with client.send_message(...) as stream: async for message in stream: ...``.
     Entering sends the request (HTTP errors raise there, typed); iterating yields
     :data:`~openletta.api.models.Message` models until the stream ends, then raises
-    :class:`StreamDroppedError` if it ended without a marker. Leaving the block (or
+    :class:`StreamDroppedError` if it ended without a marker or sent nothing, not even a
+    ping, for ``stall_timeout`` seconds. Leaving the block (or
     :meth:`aclose`, or cancelling the task that iterates) closes the HTTP response.
     """
 
     def __init__(self, open_response: ResponseOpener, *, starting_after: int | None = None,
-                 drain_timeout: float = DRAIN_TIMEOUT) -> None:
+                 drain_timeout: float = DRAIN_TIMEOUT,
+                 stall_timeout: float | None = None) -> None:
         self._open_response = open_response
         self._state = StreamState(starting_after)
         self._drain_timeout = drain_timeout
+        self._stall_timeout = STALL_TIMEOUT if stall_timeout is None else stall_timeout
         self._response: httpx.Response | None = None
         self._events: AsyncGenerator[ServerSentEvent, None] | None = None
         self._pending: deque[Message] = deque()
@@ -278,13 +282,15 @@ class MessageStream:
 
     async def _read_event(self) -> None:
         assert self._events is not None
-        limit = self._drain_timeout if self._state.draining else None
+        draining = self._state.draining
         try:
-            async with asyncio.timeout(limit):
+            async with asyncio.timeout(self._drain_timeout if draining else self._stall_timeout):
                 event = await anext(self._events)
         except StopAsyncIteration:
             await self._end("the connection closed")
-        except TimeoutError:  # only while draining
+        except TimeoutError:
+            if not draining:
+                await self._end(f"nothing arrived for {self._stall_timeout:.0f} s")
             self._state.finish_at_end_of_stream()
         except httpx.TimeoutException as error:
             await self._end("no data arrived in time", error)

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
-from openletta.chat.session import ChatSession, TurnOutcome
+from openletta.chat.session import FOREGROUND_ONLY, ChatSession, TurnOutcome
 from openletta.transcript import Change, ToolCallItem
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,8 @@ log = logging.getLogger(__name__)
 #: Stop reasons after which queued messages are sent.
 CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
+FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-hosted Letta needs "
+                     "Redis for it): a reply whose connection drops cannot be resumed.")
 #: How long a message waits for a busy conversation before it is given back.
 BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
@@ -86,6 +88,8 @@ class TurnState:
     offline: bool = False
     #: Why the last turn stopped (``interrupted`` after Esc).
     stop_reason: str | None = None
+    #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``.
+    connection: str | None = None
 
 
 class TurnListener(Protocol):
@@ -133,7 +137,8 @@ class ChatController:
         """The user sent ``text``: send it now, queue it, or keep it while approvals wait."""
         phase = self._state.phase
         if phase is Phase.IDLE:
-            self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None)
+            self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
+                         connection=None)
             self._start_turn(lambda: self._converse(text))
         elif phase is Phase.AWAITING_APPROVAL and self._round is not None:
             self._listener.restore_prompt(text)
@@ -224,7 +229,8 @@ class ChatController:
 
     async def _send(self, text: str) -> TurnOutcome | None:
         """Send ``text`` (waiting while the conversation is busy); ``None`` if not sent."""
-        self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None)
+        self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
+                     connection=None)
         try:
             return await self._send_when_free(text)
         except LettaError as error:
@@ -243,7 +249,8 @@ class ChatController:
         pauses = iter(BUSY_POLL_SECONDS)
         while True:
             try:
-                return await self.session.stream_turn(text, self._on_change)
+                return await self.session.stream_turn(text, self._on_change,
+                                                  self._on_connection)
             except ConversationBusyError:
                 if loop.time() > deadline:
                     raise
@@ -312,9 +319,10 @@ class ChatController:
         round_ = self._round
         assert round_ is not None
         self._update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
-                     stop_reason=None)
+                     stop_reason=None, connection=None)
         try:
-            outcome = await self.session.answer_round(round_, self._on_change)
+            outcome = await self.session.answer_round(round_, self._on_change,
+                                                      self._on_connection)
         except LettaError as error:
             round_.reset()
             self._quit_when_answered = False
@@ -371,6 +379,12 @@ class ChatController:
             self._round.decide(call, Decision(approve=True))
             self._allow_for_session(call)
             self._answer_or_ask()
+
+    def _on_connection(self, state: str) -> None:
+        if state == FOREGROUND_ONLY:
+            self._listener.report(FOREGROUND_NOTICE, title="Connection", severity="warning")
+        else:
+            self._update(connection=state)
 
     def _on_change(self, change: Change) -> None:
         if self._state.sending is not None and self.session.turn_open:

@@ -7,12 +7,13 @@ callback it passes.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from openletta.api.client import LettaClient, MessageStream
-from openletta.api.errors import LettaError
+from openletta.api.errors import APIConnectionError, LettaError, StreamDroppedError
 from openletta.api.models import Agent, Message
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.transcript import Change, Transcript
@@ -23,6 +24,26 @@ EXPORT_PAGE_SIZE = 200
 INTERRUPTED = "Interrupted by you"
 
 OnChange = Callable[[Change], None]
+#: Hears how the connection of a reply fares: :data:`RECONNECTING`, :data:`RECONNECTED`,
+#: :data:`FOREGROUND_ONLY`.
+OnConnection = Callable[[str], None]
+RECONNECTING = "reconnecting"
+RECONNECTED = "reconnected"
+#: The server cannot run replies in the background: from now on they are not resumable.
+FOREGROUND_ONLY = "foreground only"
+#: Pauses before each try to resume a dropped reply (about 30 s in all).
+RESUME_PAUSES = (0.5, 1.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0)
+
+
+def _unheard(_state: str) -> None:
+    """An :data:`OnConnection` nobody listens to."""
+
+
+def _background_refused(error: LettaError) -> bool:
+    """Whether ``error`` says the server cannot run a reply in the background (self-hosted
+    without Redis: 503; servers that do not know the option: 400 or 422)."""
+    said = f"{error.server_message or ''} {error.message}".lower()
+    return error.status_code in (400, 422, 503) and ("redis" in said or "background" in said)
 
 
 @dataclass
@@ -52,6 +73,9 @@ class ChatSession:
         self.has_more_history = False
         self._before: str | None = None
         self._stream_open: MessageStream | None = None
+        self._turn: object | None = None
+        #: Whether replies run in the background (resumable); off once the server refuses.
+        self.background = True
 
     @property
     def turn_open(self) -> bool:
@@ -98,17 +122,23 @@ class ChatSession:
                 return [message for older in reversed(pages) for message in older]
             before = page.before_cursor
 
-    async def stream_turn(self, text: str, on_change: OnChange) -> TurnOutcome:
+    async def stream_turn(self, text: str, on_change: OnChange,
+                          on_connection: OnConnection = _unheard) -> TurnOutcome:
         """Send ``text`` and feed the reply into the transcript as it streams.
 
         Errors before the server accepted the message propagate (nothing was shown). Once the
-        turn is open, a broken stream keeps what arrived and is marked as dropped.
+        turn is open, a broken stream is resumed (:meth:`_stream`); if that fails, what
+        arrived is kept and marked as dropped.
         """
         otid = new_otid()
-        stream = self.client.send_message(self.agent.id, text, otid=otid,
-                                          conversation_id=self.conversation_id)
-        return await self._stream(stream, lambda: self.transcript.add_user(text, otid=otid),
-                                  on_change)
+
+        def send(background: bool) -> MessageStream:
+            return self.client.send_message(self.agent.id, text, otid=otid,
+                                            conversation_id=self.conversation_id,
+                                            background=background)
+
+        return await self._stream(send, lambda: self.transcript.add_user(text, otid=otid),
+                                  on_change, on_connection)
 
     async def pending_round(self, on_change: OnChange,
                             auto_approve: Collection[str] = ()) -> ApprovalRound | None:
@@ -128,33 +158,89 @@ class ChatSession:
                 round_.decide(call, Decision(approve=True, auto=True))
         return round_ if round_.calls else None
 
-    async def answer_round(self, round_: ApprovalRound, on_change: OnChange) -> TurnOutcome:
+    async def answer_round(self, round_: ApprovalRound, on_change: OnChange,
+                           on_connection: OnConnection = _unheard) -> TurnOutcome:
         """Send the decisions of a complete round and stream the agent's continuation."""
-        stream = self.client.send_approvals(self.agent.id, round_.answers(),
-                                            conversation_id=self.conversation_id)
-
         decisions = round_.decisions
-        return await self._stream(stream, lambda: self.transcript.record_decisions(
-            {key: (decision.approve, decision.reason) for key, decision in decisions.items()},
-            auto={key for key, decision in decisions.items() if decision.auto}), on_change)
 
-    async def _stream(self, stream: MessageStream, opened: Callable[[], Change],
-                      on_change: OnChange) -> TurnOutcome:
-        """Open ``stream``; once the server accepted it, show ``opened()`` and feed chunks."""
-        async with stream:
-            self._stream_open = stream
+        def send(background: bool) -> MessageStream:
+            return self.client.send_approvals(self.agent.id, round_.answers(),
+                                              conversation_id=self.conversation_id,
+                                              background=background)
+
+        return await self._stream(send, lambda: self.transcript.record_decisions(
+            {key: (decision.approve, decision.reason) for key, decision in decisions.items()},
+            auto={key for key, decision in decisions.items() if decision.auto}),
+            on_change, on_connection)
+
+    async def _stream(self, send: Callable[[bool], MessageStream], opened: Callable[[], Change],
+                      on_change: OnChange, on_connection: OnConnection) -> TurnOutcome:
+        """Send (in the background where the server can); once the server accepted the
+        request, show ``opened()`` and feed the reply. A reply whose connection breaks is
+        resumed where it stopped (:meth:`_resume`)."""
+        stream = await self._accepted(send, on_connection)
+        self._stream_open = stream
+        turn = self._turn = object()  # a newer turn may start while this one is cancelled
+        try:
             on_change(opened())
-            try:
-                async for message in stream:
-                    on_change(self.transcript.feed(message))
-            except LettaError as error:
-                if self._stream_open is stream:
+            await self._feed(stream, on_change)
+        except StreamDroppedError as dropped:
+            error = await self._resume(dropped, on_change, on_connection)
+            if error is not None:
+                if self._stream_open is not None:
                     on_change(self.transcript.end_stream("dropped", error.message))
                 return TurnOutcome(sent=True, stop_reason="dropped", error=error)
-            finally:
-                if self._stream_open is stream:
-                    self._stream_open = None
+        finally:
+            await stream.aclose()
+            if self._turn is turn:
+                self._stream_open = None
         return TurnOutcome(sent=True, stop_reason=self.transcript.stop_reason)
+
+    async def _accepted(self, send: Callable[[bool], MessageStream],
+                        on_connection: OnConnection) -> MessageStream:
+        """The opened stream of ``send``: in the background unless the server refuses that
+        (then in the foreground, from now on, and ``on_connection`` hears it once)."""
+        stream = send(self.background)
+        try:
+            await stream.open()
+        except LettaError as error:
+            if not (self.background and _background_refused(error)):
+                raise
+            self.background = False
+            on_connection(FOREGROUND_ONLY)
+            stream = send(False)
+            await stream.open()
+        return stream
+
+    async def _feed(self, stream: MessageStream, on_change: OnChange) -> None:
+        async for message in stream:
+            on_change(self.transcript.feed(message))
+
+    async def _resume(self, dropped: StreamDroppedError, on_change: OnChange,
+                      on_connection: OnConnection) -> LettaError | None:
+        """Re-attach to the dropped run after its last chunk, with growing pauses for about
+        30 s; the error that ended the reply, or ``None`` once it ended well."""
+        run_id, cursor = dropped.run_id, dropped.last_seq_id
+        if run_id is None or cursor is None:  # a foreground reply cannot be resumed
+            return dropped
+        error: LettaError = dropped
+        for pause in RESUME_PAUSES:
+            on_connection(RECONNECTING)
+            await asyncio.sleep(pause)
+            stream = self.client.resume_stream(run_id, cursor)
+            try:
+                async with stream:
+                    self._stream_open = stream
+                    on_connection(RECONNECTED)
+                    await self._feed(stream, on_change)
+                return None
+            except StreamDroppedError as again:
+                error, cursor = again, again.last_seq_id or cursor
+            except APIConnectionError as again:
+                error = again
+            except LettaError as refused:  # expired, not a background run, unknown run
+                return refused
+        return error
 
     def interrupt(self) -> Change:
         """Close the open turn as interrupted by the user (what arrived is kept)."""

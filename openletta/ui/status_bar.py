@@ -19,7 +19,8 @@ GAUGE_CELLS = 5
 NORMAL_STOPS = frozenset({"end_turn"})
 #: Connection states and their marker.
 STATES = {
-    "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌", "offline": "○",
+    "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌",
+    "reconnected": "◉", "offline": "○",
     "approval needed": "⚠",
 }
 

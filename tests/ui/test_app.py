@@ -9,6 +9,7 @@ from textual.widgets import Static
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
+from openletta.chat import session as session_module
 from openletta.demo import DemoServer
 from openletta.transcript import (
     AssistantItem,
@@ -257,7 +258,8 @@ async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait
         assert screen.prompt.text == ""
 
 
-async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until) -> None:
+async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until, monkeypatch) -> None:
+    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.05, 0.05))
     server = DemoServer(speed=1.0)
     base_url = await server.start()
     app = make_app(base_url=base_url, agent=await first_agent_name(base_url))
@@ -269,6 +271,8 @@ async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until) -> None
             isinstance(item, AssistantItem) and item.text for item in transcript.items),
             what="partial reply", timeout=10)
         await server.stop()
+        await wait_until(pilot, lambda: screen.status.info.state == "reconnecting",
+                         what="reconnecting shown")
         await wait_until(pilot, lambda: not screen.busy, what="turn ended", timeout=10)
         partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
         assert partial and partial[-1].text

@@ -291,5 +291,5 @@ def _status_state(state: TurnState) -> str:
     if state.phase is Phase.AWAITING_APPROVAL:
         return APPROVAL_STATE
     if state.phase.busy:
-        return "streaming"
+        return state.connection or "streaming"
     return "offline" if state.offline else "connected"
