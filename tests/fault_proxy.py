@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +43,8 @@ class FaultProxy:
         self._faults: list[Fault] = []
         #: Faults carried out, in order.
         self.fired: list[Fault] = []
+        #: Called with each fault as it is carried out.
+        self.on_fire: Callable[[Fault], object] = lambda _fault: None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -153,6 +156,7 @@ class _Connection:
         fault = self.fault
         assert fault is not None
         self.proxy.fired.append(fault)
+        self.proxy.on_fire(fault)
         self.fault = None
         if fault.how == "stall":
             self._stalled = True
@@ -177,6 +181,8 @@ async def _main() -> None:
     args = parser.parse_args()
     host, _, port = args.target.rpartition(":")
     proxy = FaultProxy(host or "127.0.0.1", int(port))
+    proxy.on_fire = lambda fault: print(f"fired: {fault.how} after {fault.after_events} events",
+                                        flush=True)
     print(f"listening on {await proxy.start(args.port)}; type: cut|reset|stall PATH EVENTS",
           flush=True)
     loop = asyncio.get_running_loop()
