@@ -11,7 +11,7 @@ from typing import Any
 from openletta.api.client import ApprovalAnswer
 from openletta.api.errors import LettaError
 from openletta.api.models import ApprovalRequestMessage, Message, parse_message
-from openletta.chat.controller import Phase, TurnState
+from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
 

@@ -23,14 +23,9 @@ from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import session as session_module
 from openletta.chat.approvals import CANCELLED_REASON, Choice
-from openletta.chat.controller import (
-    APPROVAL_FIRST,
-    FOREGROUND_NOTICE,
-    ChatController,
-    Phase,
-    TurnState,
-)
+from openletta.chat.controller import APPROVAL_FIRST, FOREGROUND_NOTICE, ChatController
 from openletta.chat.session import INTERRUPTED, ChatSession
+from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,

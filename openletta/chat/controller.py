@@ -5,7 +5,8 @@ phase (idle → sending → streaming → awaiting approval → answering → �
 its way, the queue of messages typed meanwhile, the open approval round, the session's
 "don't ask again" rules, interrupts and quitting. The UI calls the intents (:meth:`submit`,
 :meth:`decide`, :meth:`leave`, :meth:`interrupt`, :meth:`check_pending`, :meth:`close`) and
-renders what the controller reports to its :class:`TurnListener`; it keeps no turn state.
+renders what the controller reports to its
+:class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
 
 The network work runs in asyncio tasks the controller owns (at most one turn task at a
 time), so an interrupt or a failure in any phase leaves one consistent state behind.
@@ -19,13 +20,12 @@ import dataclasses
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any, Literal, Protocol
+from typing import Any
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
 from openletta.chat.session import FOREGROUND_ONLY, ChatSession, TurnOutcome
+from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.transcript import Change, ToolCallItem
 
 log = logging.getLogger(__name__)
@@ -40,76 +40,8 @@ BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
 BUSY_POLL_SECONDS = (0.5, 1.0, 2.0, 3.0)
 
-Severity = Literal["information", "warning", "error"]
 #: Work for a task, made when the task starts (a task cancelled first never makes it).
 Work = Callable[[], Awaitable[object]]
-
-
-class Phase(StrEnum):
-    """Where a conversation's turn is."""
-
-    IDLE = "idle"
-    #: A message is on its way and the server has not accepted it yet.
-    SENDING = "sending"
-    #: The server holds the conversation busy (another run): the message waits to be sent.
-    WAITING = "waiting"
-    #: The agent's reply streams.
-    STREAMING = "streaming"
-    #: The agent waits for answers to tool calls.
-    AWAITING_APPROVAL = "awaiting approval"
-    #: The answers are being sent, or the agent's continuation streams.
-    ANSWERING = "answering"
-
-    @property
-    def busy(self) -> bool:
-        """Whether a request is in flight (Esc interrupts it; new messages are queued)."""
-        return self in _BUSY
-
-
-_BUSY = {Phase.SENDING, Phase.WAITING, Phase.STREAMING, Phase.ANSWERING}
-
-
-@dataclass(frozen=True)
-class TurnState:
-    """Everything the UI shows about the turn; a new one is reported on every change."""
-
-    phase: Phase = Phase.IDLE
-    #: The message on its way, until the server accepts it.
-    sending: str | None = None
-    #: Messages typed meanwhile, sent one by one when the turn ends cleanly.
-    queued: tuple[str, ...] = ()
-    #: The call the user is asked about now (``None``: no prompt open).
-    asking: ToolCallItem | None = None
-    #: Calls of the open round still without an answer.
-    undecided: int = 0
-    #: Why the last answers (or a rule change) did not go through; shown in the prompt.
-    answer_error: str | None = None
-    #: Whether the last request could not reach the server.
-    offline: bool = False
-    #: Why the last turn stopped (``interrupted`` after Esc).
-    stop_reason: str | None = None
-    #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``.
-    connection: str | None = None
-
-
-class TurnListener(Protocol):
-    """What the UI does for the controller."""
-
-    def transcript_changed(self, change: Change) -> None:
-        """Show a change of the transcript."""
-
-    def turn_state_changed(self, state: TurnState) -> None:
-        """Show the new turn state."""
-
-    def report(self, message: str, *, title: str, severity: Severity = "error",
-               notice: bool = False) -> None:
-        """Tell the user (``notice``: also as a line in the chat)."""
-
-    def restore_prompt(self, text: str) -> None:
-        """Give ``text`` back to the prompt (a message that was not sent)."""
-
-    def exit_app(self) -> None:
-        """Quit (the user asked to, once the answers were sent)."""
 
 
 class ChatController:

@@ -12,8 +12,9 @@ from e2e_turns import answer, calls, history_transcript, read, send
 from openletta.api.client import ApprovalAnswer, LettaClient
 from openletta.api.errors import LettaError
 from openletta.chat.approvals import Choice, Decision
-from openletta.chat.controller import APPROVAL_FIRST, ChatController, Phase
+from openletta.chat.controller import APPROVAL_FIRST, ChatController
 from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase
 from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript, UserItem
 from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import has_hidden_characters_in_call

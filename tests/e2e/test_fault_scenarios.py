@@ -20,8 +20,9 @@ from openletta.api import sse
 from openletta.api.client import LettaClient
 from openletta.chat import session as session_module
 from openletta.chat.approvals import Choice
-from openletta.chat.controller import ChatController, Phase
+from openletta.chat.controller import ChatController
 from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession
+from openletta.chat.turn_state import Phase
 
 pytestmark = pytest.mark.usefixtures("quick_resumes")
 

@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
 from openletta.chat.approvals import CANCELLED_REASON
-from openletta.chat.controller import APPROVAL_FIRST, Phase
+from openletta.chat.controller import APPROVAL_FIRST
+from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
 from openletta.ui.app import OpenLettaApp

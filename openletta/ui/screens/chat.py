@@ -15,8 +15,9 @@ from textual.widget import AwaitMount
 from textual.widgets import Footer
 
 from openletta.api.errors import LettaError
-from openletta.chat.controller import ChatController, Phase, Severity, TurnState
+from openletta.chat.controller import ChatController
 from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.transcript import Change
 from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt

@@ -1,0 +1,79 @@
+"""What a conversation's turn looks like from outside: its phase, the state the UI shows,
+and what the UI does for the controller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal, Protocol
+
+from openletta.transcript import Change, ToolCallItem
+
+Severity = Literal["information", "warning", "error"]
+
+
+class Phase(StrEnum):
+    """Where a conversation's turn is."""
+
+    IDLE = "idle"
+    #: A message is on its way and the server has not accepted it yet.
+    SENDING = "sending"
+    #: The server holds the conversation busy (another run): the message waits to be sent.
+    WAITING = "waiting"
+    #: The agent's reply streams.
+    STREAMING = "streaming"
+    #: The agent waits for answers to tool calls.
+    AWAITING_APPROVAL = "awaiting approval"
+    #: The answers are being sent, or the agent's continuation streams.
+    ANSWERING = "answering"
+
+    @property
+    def busy(self) -> bool:
+        """Whether a request is in flight (Esc interrupts it; new messages are queued)."""
+        return self in _BUSY
+
+
+_BUSY = {Phase.SENDING, Phase.WAITING, Phase.STREAMING, Phase.ANSWERING}
+
+
+@dataclass(frozen=True)
+class TurnState:
+    """Everything the UI shows about the turn; a new one is reported on every change."""
+
+    phase: Phase = Phase.IDLE
+    #: The message on its way, until the server accepts it.
+    sending: str | None = None
+    #: Messages typed meanwhile, sent one by one when the turn ends cleanly.
+    queued: tuple[str, ...] = ()
+    #: The call the user is asked about now (``None``: no prompt open).
+    asking: ToolCallItem | None = None
+    #: Calls of the open round still without an answer.
+    undecided: int = 0
+    #: Why the last answers (or a rule change) did not go through; shown in the prompt.
+    answer_error: str | None = None
+    #: Whether the last request could not reach the server.
+    offline: bool = False
+    #: Why the last turn stopped (``interrupted`` after Esc).
+    stop_reason: str | None = None
+    #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``.
+    connection: str | None = None
+
+
+class TurnListener(Protocol):
+    """What the UI does for the controller."""
+
+    def transcript_changed(self, change: Change) -> None:
+        """Show a change of the transcript."""
+
+    def turn_state_changed(self, state: TurnState) -> None:
+        """Show the new turn state."""
+
+    def report(self, message: str, *, title: str, severity: Severity = "error",
+               notice: bool = False) -> None:
+        """Tell the user (``notice``: also as a line in the chat)."""
+
+    def restore_prompt(self, text: str) -> None:
+        """Give ``text`` back to the prompt (a message that was not sent)."""
+
+    def exit_app(self) -> None:
+        """Quit (the user asked to, once the answers were sent)."""
