@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,3 +84,12 @@ def last_turn(transcript: Transcript) -> list[Item]:
 
 def calls(transcript: Transcript) -> list[ToolCallItem]:
     return [item for item in transcript.items if isinstance(item, ToolCallItem)]
+
+
+async def until(condition: Callable[[], object], timeout: float = 60.0) -> None:
+    """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
 from chat_fakes import Listener
-from e2e_turns import answer, calls, history_transcript, read, send
+from e2e_turns import answer, calls, history_transcript, read, send, until
 
 from openletta.api.client import ApprovalAnswer, LettaClient
 from openletta.api.errors import LettaError
@@ -187,11 +186,3 @@ async def test_esc_while_the_continuation_streams_then_a_message_is_answered(
     users = [item.text for item in stored.items if isinstance(item, UserItem)]
     assert users[-1] == "hello" and not any("keep-alive" in text for text in users)
 
-
-async def until(condition: Callable[[], object], timeout: float = 30.0) -> None:
-    """Wait until ``condition()`` holds; fail after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)

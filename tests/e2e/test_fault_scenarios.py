@@ -7,13 +7,12 @@ had happened. A send that never reached an answer gives the typed text back.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from urllib.parse import urlsplit
 
 import pytest
 from chat_fakes import Listener
-from e2e_turns import history_transcript, last_turn, shapes
+from e2e_turns import history_transcript, last_turn, shapes, until
 from fault_proxy import FaultProxy
 
 from openletta.api import sse
@@ -50,14 +49,6 @@ async def chat(proxy: FaultProxy, fresh_agent_id: str
                                     listener)
         yield controller, listener
         await controller.close()
-
-
-async def until(condition: Callable[[], object], timeout: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 async def turn(controller: ChatController, text: str) -> None:
