@@ -271,9 +271,9 @@ async def stream_reply(screen: ChatScreen, messages: list[Message], rate: float)
     screen.screen_layout_refresh_signal.subscribe(view, count_layout, immediate=True)
     gc.collect()
     start_wall, start_cpu = time.perf_counter(), time.process_time()
-    screen._on_change(transcript.add_user(PROMPT, otid=str(uuid.uuid4())))
+    screen.transcript_changed(transcript.add_user(PROMPT, otid=str(uuid.uuid4())))
     for index, message in enumerate(messages, 1):
-        screen._on_change(transcript.feed(message))
+        screen.transcript_changed(transcript.feed(message))
         delay = start_wall + index / rate - time.perf_counter() if rate else 0
         await asyncio.sleep(max(delay, 0))  # one pass of the event loop per chunk at least
     view.flush()
