@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from openletta.api.client import ApprovalAnswer
-from openletta.api.errors import LettaError
-from openletta.api.models import ApprovalRequestMessage, Message, parse_message
+from openletta.api.errors import LettaError, NotFoundError
+from openletta.api.models import ApprovalRequestMessage, Message, Run, parse_message
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
@@ -86,12 +86,28 @@ class FakeClient:
         self.resumed: list[tuple[str, int]] = []
         #: The ``background`` option of each request sent.
         self.background: list[bool] = []
+        #: Runs the server knows, and what each stored.
+        self.runs: dict[str, Run] = {}
+        self.run_messages: dict[str, list[Message]] = {}
+        self._last_otid: str | None = None
 
     def send_message(self, agent_id: str, text: str, *, background: bool = False,
-                     **_options: Any) -> FakeStream:
+                     otid: str | None = None, **_options: Any) -> FakeStream:
         self.sent.append(text)
+        self._last_otid = otid
         self.background.append(background)
         return self._held_after(self.turns.popleft())
+
+    async def get_run(self, run_id: str) -> Run:
+        if run_id not in self.runs:
+            raise NotFoundError(f"Not found: {run_id}")
+        return self.runs[run_id]
+
+    async def list_run_messages(self, run_id: str) -> list[Message]:
+        """What the run stored; the user's message has the otid it was sent with."""
+        return [message.model_copy(update={"otid": self._last_otid})
+                if message.message_type == "user_message" else message
+                for message in self.run_messages.get(run_id, [])]
 
     def resume_stream(self, run_id: str, starting_after: int) -> FakeStream:
         self.resumed.append((run_id, starting_after))

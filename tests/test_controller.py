@@ -4,6 +4,7 @@ phase, against a fake client that replays recorded streams."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from openletta.api.errors import (
     StreamDroppedError,
     ValidationError,
 )
-from openletta.api.models import Agent, Message
+from openletta.api.models import Agent, Message, Run, parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import session as session_module
@@ -233,6 +234,25 @@ async def test_a_server_without_background_runs_is_used_in_the_foreground(chat: 
     assert chat.client.background == [True, False, False]
     assert [title for title, _, _ in chat.listener.reports] == [FOREGROUND_NOTICE]
     assert chat.state.stop_reason == "end_turn"
+
+
+async def test_a_reply_that_cannot_be_resumed_is_completed_from_its_run(chat: Chat) -> None:
+    """A foreground reply (no seq ids) that breaks: once its run ended, what it stored
+    completes the turn, with nothing shown twice."""
+    stream = recorded("_fg_for_resume.sse")
+    run_id = next(message.run_id for message in stream if getattr(message, "run_id", None))
+    chat.client.turns.append(FakeStream(stream[:6], drop=StreamDroppedError(run_id, None)))
+    chat.client.runs[run_id] = Run(id=run_id, status="completed", stop_reason="end_turn")
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.client.run_messages[run_id] = stored
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+    whole = Transcript()
+    whole.load_history(stored)
+    shown = [item.to_json() for item in chat.transcript.items if item.kind != "footer"]
+    assert shown == [item.to_json() for item in whole.items]
 
 
 # --- a busy conversation ----------------------------------------------------------------------

@@ -37,6 +37,7 @@ from openletta.api.models import (
     ApprovalRequestMessage,
     Conversation,
     Health,
+    Message,
     Run,
     Tool,
     parse_message,
@@ -54,6 +55,7 @@ FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
+RUN_MESSAGES_LIMIT = 1000
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
@@ -256,6 +258,12 @@ class LettaClient:
 
     async def get_run(self, run_id: str) -> Run:
         return _validate(Run, await self._request("GET", f"/v1/runs/{run_id}"))
+
+    async def list_run_messages(self, run_id: str) -> list[Message]:
+        """What a run stored, oldest first (a cancelled run stores nothing)."""
+        data = await self._request("GET", f"/v1/runs/{run_id}/messages",
+                                   params={"limit": RUN_MESSAGES_LIMIT, "order": "asc"})
+        return [parse_message(entry) for entry in _as_list(data)]
 
     async def _cancel_conversation(self, agent_id: str, conversation_id: str | None,
                                    agent_cancel: str) -> Any:

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
-from openletta.api.client import LettaClient, MessageStream
+from openletta.api.client import FINISHED_RUN_STATES, LettaClient, MessageStream
 from openletta.api.errors import APIConnectionError, LettaError, StreamDroppedError
 from openletta.api.models import Agent, Message
 from openletta.chat.approvals import ApprovalRound, Decision
@@ -33,6 +33,9 @@ RECONNECTED = "reconnected"
 FOREGROUND_ONLY = "foreground only"
 #: Pauses before each try to resume a dropped reply (about 30 s in all).
 RESUME_PAUSES = (0.5, 1.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0)
+#: How long a reply that cannot be resumed is waited for, to be read from its run.
+RUN_WAIT_SECONDS = 120.0
+RUN_POLL_SECONDS = 1.0
 
 
 def _unheard(_state: str) -> None:
@@ -186,6 +189,8 @@ class ChatSession:
             await self._feed(stream, on_change)
         except StreamDroppedError as dropped:
             error = await self._resume(dropped, on_change, on_connection)
+            if error is not None and dropped.run_id is not None:
+                error = await self._complete_from_run(dropped.run_id, error, on_change)
             if error is not None:
                 if self._stream_open is not None:
                     on_change(self.transcript.end_stream("dropped", error.message))
@@ -211,6 +216,25 @@ class ChatSession:
             stream = send(False)
             await stream.open()
         return stream
+
+    async def _complete_from_run(self, run_id: str, error: LettaError,
+                                 on_change: OnChange) -> LettaError | None:
+        """The reply could not be resumed: wait for its run to end and complete the turn
+        from what the run stored. ``error`` again if that fails too, else ``None``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RUN_WAIT_SECONDS
+        try:
+            while (run := await self.client.get_run(run_id)).status not in FINISHED_RUN_STATES:
+                if loop.time() > deadline:
+                    return error
+                await asyncio.sleep(RUN_POLL_SECONDS)
+            messages = await self.client.list_run_messages(run_id)
+        except LettaError:
+            return error
+        if not messages or self._stream_open is None:  # nothing stored, or Esc meanwhile
+            return error
+        on_change(self.transcript.complete_run(messages, run.stop_reason or "end_turn"))
+        return None
 
     async def _feed(self, stream: MessageStream, on_change: OnChange) -> None:
         async for message in stream:

@@ -209,6 +209,34 @@ class Transcript:
         self._end_live_turn(change)
         return change
 
+    def complete_run(self, messages: Iterable[m.Message], stop_reason: str) -> Change:
+        """Finish a live turn whose stream broke from its run's stored messages: what
+        streamed in part is completed (the stored text and arguments win), what never
+        arrived is added, and the turn ends with the run's ``stop_reason``."""
+        change = Change()
+        for message in messages:
+            if not self._completed_in_place(message, change):
+                _merge(change, self.feed(message))
+        _merge(change, self.feed(m.StopReason(stop_reason=stop_reason)))
+        return change
+
+    def _completed_in_place(self, message: m.Message, change: Change) -> bool:
+        """Give a streamed item its stored text (``True``), or a streamed call its whole
+        arguments (``False``: the message is still fed for the rest)."""
+        if isinstance(message, m.ReasoningMessage | m.AssistantMessage):
+            item = self._by_key.get(f"{message.message_type}:{message.group_key}")
+            if isinstance(item, ReasoningItem | AssistantItem):
+                item.text = (message.reasoning if isinstance(message, m.ReasoningMessage)
+                             else message.content)
+                change.touch(item)
+                return True
+        elif isinstance(message, m.ToolCallMessage | m.ApprovalRequestMessage):
+            for call in message.tool_calls:
+                item = self._calls.get(call.tool_call_id or "")
+                if item is not None and call.arguments:
+                    item.arguments_text = call.arguments
+        return False
+
     # --- history --------------------------------------------------------------------------
 
     def load_history(self, messages: Iterable[m.Message]) -> Change:

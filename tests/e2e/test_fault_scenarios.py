@@ -131,3 +131,13 @@ async def test_a_send_that_gets_no_answer_gives_the_text_back(proxy, chat) -> No
     await until(lambda: controller.state.phase is Phase.IDLE)
     assert listener.restored == ["hello there"]
     assert "Not sent" in listener.reports[-1][0]
+
+
+async def test_a_foreground_reply_cut_midway_is_completed_from_its_run(proxy, chat) -> None:
+    controller, listener = chat
+    controller.session.background = False  # as on a server without Redis: not resumable
+    proxy.arm("cut", "/messages", after_events=25)
+    await turn(controller, "long please")
+    assert proxy.fired and not listener.reports
+    assert controller.state.stop_reason == "end_turn"
+    await assert_as_stored(controller)
