@@ -10,6 +10,7 @@ from typing import Any
 
 from openletta.api.client import ApprovalAnswer
 from openletta.api.errors import LettaError, NotFoundError
+from openletta.api.history import HistoryPage
 from openletta.api.models import ApprovalRequestMessage, Message, Run, parse_message
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
@@ -89,6 +90,9 @@ class FakeClient:
         #: Runs the server knows, and what each stored.
         self.runs: dict[str, Run] = {}
         self.run_messages: dict[str, list[Message]] = {}
+        #: Runs going on in the conversation, newest first, and its stored history.
+        self.active: list[Run] = []
+        self.history: list[Message] = []
         self._last_otid: str | None = None
 
     def send_message(self, agent_id: str, text: str, *, background: bool = False,
@@ -102,6 +106,14 @@ class FakeClient:
         if run_id not in self.runs:
             raise NotFoundError(f"Not found: {run_id}")
         return self.runs[run_id]
+
+    async def active_runs(self, agent_id: str, conversation_id: str | None = None
+                          ) -> list[Run]:
+        return [run for run in self.active if self.runs.get(run.id, run).status == "running"]
+
+    async def list_messages(self, agent_id: str, conversation_id: str | None = None,
+                            **_paging: Any) -> HistoryPage:
+        return HistoryPage(list(self.history), None, False)
 
     async def list_run_messages(self, run_id: str) -> list[Message]:
         """What the run stored; the user's message has the otid it was sent with."""

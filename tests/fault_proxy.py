@@ -7,7 +7,9 @@ when negative), the proxy
 
 * ``cut``: closes both connections cleanly (the client sees the body end early);
 * ``reset``: aborts them (the client sees a connection reset);
-* ``stall``: forwards nothing more but keeps the connection open.
+* ``stall``: forwards nothing more but keeps the connection open;
+* ``down``: aborts them and refuses every connection for :attr:`FaultProxy.down_seconds`
+  (the server restarting, as a client sees it).
 
 Run it on its own to break a live session by hand (``python tests/fault_proxy.py --help``):
 each line typed on its standard input arms a fault, e.g. ``cut messages 20``.
@@ -23,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-How = Literal["cut", "reset", "stall"]
+How = Literal["cut", "reset", "stall", "down"]
 _HEADERS_END = b"\r\n\r\n"
 
 
@@ -47,6 +49,9 @@ class FaultProxy:
         self.on_fire: Callable[[Fault], object] = lambda _fault: None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: How long ``down`` refuses connections.
+        self.down_seconds = 3.0
+        self._down_until = 0.0
 
     @property
     def base_url(self) -> str:
@@ -70,6 +75,9 @@ class FaultProxy:
 
     async def _accept(self, client_reader: asyncio.StreamReader,
                       client_writer: asyncio.StreamWriter) -> None:
+        if asyncio.get_running_loop().time() < self._down_until:
+            client_writer.transport.abort()
+            return
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -88,6 +96,10 @@ class FaultProxy:
         finally:
             connection.close()
             self._tasks.discard(task)
+
+    def go_down(self) -> None:
+        """Refuse connections for :attr:`down_seconds` from now."""
+        self._down_until = asyncio.get_running_loop().time() + self.down_seconds
 
     def _take(self, request_line: bytes) -> Fault | None:
         for fault in self._faults:
@@ -160,9 +172,11 @@ class _Connection:
         self.fault = None
         if fault.how == "stall":
             self._stalled = True
-        elif fault.how == "reset":
+        elif fault.how in ("reset", "down"):
             self.client.transport.abort()
             self.server.transport.abort()
+            if fault.how == "down":
+                self.proxy.go_down()
         else:
             self.client.close()
             self.server.close()
@@ -183,12 +197,12 @@ async def _main() -> None:
     proxy = FaultProxy(host or "127.0.0.1", int(port))
     proxy.on_fire = lambda fault: print(f"fired: {fault.how} after {fault.after_events} events",
                                         flush=True)
-    print(f"listening on {await proxy.start(args.port)}; type: cut|reset|stall PATH EVENTS",
+    print(f"listening on {await proxy.start(args.port)}; type: cut|reset|stall|down PATH EVENTS",
           flush=True)
     loop = asyncio.get_running_loop()
     while line := await loop.run_in_executor(None, sys.stdin.readline):
         words = line.split()
-        if len(words) == 3 and words[0] in ("cut", "reset", "stall"):
+        if len(words) == 3 and words[0] in ("cut", "reset", "stall", "down"):
             proxy.arm(words[0], words[1], int(words[2]))  # type: ignore[arg-type]
             print(f"armed: {line.strip()}", flush=True)
 

@@ -241,6 +241,7 @@ async def test_a_reply_that_cannot_be_resumed_is_completed_from_its_run(chat: Ch
     completes the turn, with nothing shown twice."""
     stream = recorded("_fg_for_resume.sse")
     run_id = next(message.run_id for message in stream if getattr(message, "run_id", None))
+    chat.session.background = False
     chat.client.turns.append(FakeStream(stream[:6], drop=StreamDroppedError(run_id, None)))
     chat.client.runs[run_id] = Run(id=run_id, status="completed", stop_reason="end_turn")
     stored = [parse_message(entry) for entry in
@@ -375,14 +376,14 @@ async def test_a_request_pending_when_the_chat_opens_is_asked(chat: Chat) -> Non
     transcript.feed_all(recorded(ASKS))
     chat.client._held_after(FakeStream(recorded(ASKS)))
     chat.session.transcript.load_history(recorded(ASKS))
-    chat.controller.check_pending()
+    chat.controller.opened()
     await chat.settled(Phase.AWAITING_APPROVAL)
     assert chat.state.asking is chat.transcript.call(CALL_ID)
 
 
 async def test_nothing_pending_on_the_server_leaves_the_chat_idle(chat: Chat) -> None:
     chat.session.transcript.load_history(recorded(ASKS))
-    chat.controller.check_pending()  # the transcript shows a request the server no longer holds
+    chat.controller.opened()  # the transcript shows a request the server no longer holds
     await chat.settled()
     assert chat.transcript.call(CALL_ID).status is ToolStatus.CANCELLED  # type: ignore[union-attr]
 
@@ -516,3 +517,136 @@ async def test_a_call_the_server_still_holds_after_esc_is_asked_again(chat: Chat
     await chat.settled(Phase.AWAITING_APPROVAL)
     assert chat.state.asking is not None and chat.listener.restored == ["hi"]
     assert chat.listener.reports[-1] == (APPROVAL_FIRST, "warning", False)
+
+
+# --- a reply already going: followed on open, or before a message for a busy conversation ----
+
+REPLAY = "bg_replay_from_0.sse"  # a whole background run, replayed from its first chunk
+REPLAY_RUN = "run-830b8006-d83e-451a-bc6f-8e1451ea42cc"
+
+
+def running(run_id: str = REPLAY_RUN, *, background: bool = True) -> Run:
+    return Run(id=run_id, status="running", background=background)
+
+
+def followed_divider(chat: Chat) -> EventItem:
+    events = [item for item in chat.transcript.items
+              if isinstance(item, EventItem) and item.event_type == "following"]
+    assert len(events) == 1
+    return events[0]
+
+
+async def test_a_reply_going_when_the_chat_opens_is_followed_live(chat: Chat) -> None:
+    chat.client.active = [running()]
+    chat.client.resumes.append(FakeStream(recorded(REPLAY)))
+    chat.controller.opened()
+    await chat.settled()
+    assert chat.client.resumed == [(REPLAY_RUN, 0)]
+    assert Phase.STREAMING in chat.listener.phases
+    assert followed_divider(chat).text == controller_module.FOLLOWING_OPENED
+    replayed = Transcript()
+    replayed.feed_all(recorded(REPLAY))
+    assert [item.to_json() for item in chat.transcript.items if item.kind == "assistant"] == [
+        item.to_json() for item in replayed.items if item.kind == "assistant"]
+    assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+
+
+async def test_a_message_typed_while_a_followed_reply_streams_is_sent_after_it(
+        chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.active = [running()]
+    chat.client.resumes.append(FakeStream(recorded(REPLAY), hold=hold, hold_at=5))
+    chat.client.turns.append(FakeStream(recorded(HELLO)))
+    chat.controller.opened()
+    await chat.until(lambda: chat.session.turn_open)
+    chat.controller.submit("and then?")
+    assert chat.state.queued == ("and then?",)
+    hold.set()
+    await chat.settled()
+    assert chat.client.sent == ["and then?"] and chat.state.stop_reason == "end_turn"
+    kinds = [item.kind for item in chat.transcript.items]
+    assert kinds.index("event") < kinds.index("user")
+
+
+async def test_nothing_going_when_the_chat_opens_leaves_it_idle(chat: Chat) -> None:
+    chat.controller.opened()
+    await chat.settled()
+    assert not chat.client.resumed and not chat.transcript.items
+
+
+async def test_a_foreground_reply_going_on_open_shows_once_it_ended(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "RUN_POLL_SECONDS", 0.001)
+    run = running(background=False)
+    chat.client.active = [run]
+    chat.client.runs[run.id] = run
+    chat.controller.opened()
+    await chat.until(lambda: chat.listener.phases[-2:] == [Phase.STREAMING, Phase.WAITING])
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.client.history = stored
+    chat.client.runs[run.id] = Run(id=run.id, status="completed", stop_reason="end_turn")
+    await chat.settled()
+    whole = Transcript()
+    whole.load_history(stored)
+    assert [item.to_json() for item in chat.transcript.items if item.kind != "footer"] == [
+        item.to_json() for item in whole.items]
+    assert not chat.client.resumed and chat.state.stop_reason == "end_turn"
+
+
+async def test_a_busy_conversation_shows_the_reply_holding_it_then_sends(
+        chat: Chat, quick_busy_polls: None) -> None:
+    busy = ConversationBusyError("busy", run_id=REPLAY_RUN)
+    chat.client.runs[REPLAY_RUN] = running()
+    hold = asyncio.Event()
+    chat.client.resumes.append(FakeStream(recorded(REPLAY), hold=hold, hold_at=5))
+    chat.client.turns.extend([FakeStream([], refuse=busy), FakeStream(recorded(HELLO))])
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.session.turn_open)
+    assert chat.state.queued == ("hello",) and chat.state.phase is Phase.STREAMING
+    chat.client.runs[REPLAY_RUN] = Run(id=REPLAY_RUN, status="completed")
+    hold.set()
+    await chat.settled()
+    assert followed_divider(chat).text == controller_module.FOLLOWING_BUSY
+    assert chat.client.sent == ["hello", "hello"] and not chat.listener.restored
+    kinds = [item.kind for item in chat.transcript.items]
+    assert kinds.index("event") < kinds.index("user")
+    assert chat.state.stop_reason == "end_turn" and chat.state.queued == ()
+
+
+async def test_esc_while_waiting_for_a_busy_conversation_cancels_nothing_on_the_server(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(controller_module, "BUSY_POLL_SECONDS", (30.0,))
+    chat.client.turns.append(FakeStream([], refuse=ConversationBusyError("busy")))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.WAITING)
+    chat.controller.interrupt()
+    await chat.settled()
+    assert chat.client.cancelled == [] and chat.listener.restored == ["hello"]
+
+
+async def test_a_reply_dropped_before_naming_its_run_is_found_and_resumed(
+        chat: Chat, quick_resumes: None) -> None:
+    chat.client.turns.append(FakeStream([], drop=StreamDroppedError(None, None)))
+    chat.client.active = [running()]
+    chat.client.resumes.append(FakeStream(recorded(REPLAY)))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.client.resumed == [(REPLAY_RUN, 0)]
+    assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+
+
+async def test_a_call_that_ran_before_esc_shows_its_stored_result(chat: Chat) -> None:
+    await chat.ask()
+    approved = recorded(APPROVED)
+    run_id = next(message.run_id for message in approved if getattr(message, "run_id", None))
+    chat.client.answers.append(FakeStream(approved, hold=asyncio.Event(), hold_at=1))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.session.run_id == run_id)
+    chat.client.run_messages[run_id] = [message for message in approved
+                                        if message.message_type == "tool_return_message"]
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.client.cancelled)
+    call = chat.transcript.call(CALL_ID)
+    await chat.until(lambda: call is not None and call.status is ToolStatus.SUCCESS,
+                     "the stored result")

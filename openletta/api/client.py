@@ -56,6 +56,8 @@ FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
 RUN_MESSAGES_LIMIT = 1000
+#: Active runs read when looking for the one to follow (a thread runs one at a time).
+ACTIVE_RUNS_LIMIT = 20
 
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
@@ -259,6 +261,16 @@ class LettaClient:
     async def get_run(self, run_id: str) -> Run:
         return _validate(Run, await self._request("GET", f"/v1/runs/{run_id}"))
 
+    async def active_runs(self, agent_id: str, conversation_id: str | None = None) -> list[Run]:
+        """The agent's runs still going (created or running) in one thread, newest first;
+        ``conversation_id`` ``None`` is the default thread."""
+        data = await self._request("GET", "/v1/runs/", params={
+            "agent_id": agent_id, "active": "true", "order": "desc",
+            "limit": ACTIVE_RUNS_LIMIT})
+        return [run for run in _validate_list(Run, _as_list(data))
+                if run.status not in FINISHED_RUN_STATES
+                and _in_thread(run, agent_id, conversation_id)]
+
     async def list_run_messages(self, run_id: str) -> list[Message]:
         """What a run stored, oldest first (a cancelled run stores nothing)."""
         data = await self._request("GET", f"/v1/runs/{run_id}/messages",
@@ -406,6 +418,13 @@ def _header_safe_key(api_key: str) -> str:
                                  "(spaces, line breaks or non-ASCII letters). Copy the key "
                                  "again, without quotes.")
     return key
+
+
+def _in_thread(run: Run, agent_id: str, conversation_id: str | None) -> bool:
+    """Whether ``run`` belongs to the thread (``None``: the agent's default thread)."""
+    if conversation_id is not None:
+        return run.conversation_id == conversation_id
+    return run.conversation_id in (None, DEFAULT_THREAD, agent_id)
 
 
 def _route_missing(error: LettaError) -> bool:

@@ -78,6 +78,15 @@ class StreamDroppedError(LettaError):
         self.last_seq_id = last_seq_id
 
 
+class RunStillGoingError(LettaError):
+    """A run that was waited for did not end in time."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"Run {run_id} is still going; its reply shows once you reopen the "
+                         "chat after it ended.")
+        self.run_id = run_id
+
+
 class AuthError(LettaError):
     """401/403: the API key (or server password) is missing or wrong."""
 

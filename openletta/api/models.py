@@ -571,6 +571,7 @@ class Run(WireModel):
     stop_reason: str | None = None
     background: bool | None = None
     metadata: dict[str, Any] | None = None
+    created_at: WireDatetime = None
 
 
 class Health(WireModel):

@@ -4,7 +4,7 @@ No Textual here. :class:`ChatController` owns everything about a conversation's 
 phase (idle → sending → streaming → awaiting approval → answering → … → idle), the message on
 its way, the queue of messages typed meanwhile, the open approval round, the session's
 "don't ask again" rules, interrupts and quitting. The UI calls the intents (:meth:`submit`,
-:meth:`decide`, :meth:`leave`, :meth:`interrupt`, :meth:`check_pending`, :meth:`close`) and
+:meth:`decide`, :meth:`leave`, :meth:`interrupt`, :meth:`opened`, :meth:`close`) and
 renders what the controller reports to its
 :class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
 
@@ -35,6 +35,9 @@ CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
 FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-hosted Letta needs "
                      "Redis for it): a reply whose connection drops cannot be resumed.")
+#: The divider above a reply that was already going when it was followed.
+FOLLOWING_OPENED = "Reply in progress when this chat opened"
+FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
 #: How long a message waits for a busy conversation before it is given back.
 BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
@@ -80,10 +83,13 @@ class ChatController:
             self._queue.append(text)
             self._publish()
 
-    def check_pending(self) -> None:
-        """After history loaded: ask about calls the agent waits on, if any and if idle."""
-        if self._state.phase is Phase.IDLE and self.session.transcript.awaiting_approval:
-            self._check_approvals()
+    def opened(self) -> None:
+        """History loaded: follow a reply still going in this conversation (the chat was
+        left mid-reply, or another client started it), then ask about calls the agent
+        waits on. A message typed meanwhile is sent after that."""
+        if self._state.phase is Phase.IDLE:
+            self._update(phase=Phase.WAITING)
+            self._start_turn(self._catch_up)
 
     def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
         """The user answered the prompt about ``call``."""
@@ -127,6 +133,7 @@ class ChatController:
         if not phase.busy:
             return
         run_id, opened, unsent = self.session.run_id, self.session.turn_open, self._state.sending
+        accepted_maybe = opened or phase is Phase.SENDING
         self._cancel_turn()
         self._listener.transcript_changed(self.session.interrupt())
         if unsent is not None and not opened:
@@ -139,7 +146,7 @@ class ChatController:
         if phase is Phase.ANSWERING:  # whether the server took the answers, it alone knows
             self._update(phase=Phase.AWAITING_APPROVAL)
             self._start_turn(lambda: self._cancel_then_check(run_id))
-        else:
+        elif accepted_maybe:  # (waiting for a busy conversation stops only the waiting)
             self._start_side_task(lambda: self._cancel_on_server(run_id))
 
     async def close(self) -> None:
@@ -175,20 +182,62 @@ class ChatController:
             return None
 
     async def _send_when_free(self, text: str) -> TurnOutcome:
-        """Send ``text``; while the server says the conversation is busy, wait and retry."""
+        """Send ``text``. While the server says the conversation is busy, follow the run
+        that holds it (``text`` then waits in the queue, and the followed run's outcome is
+        returned: :meth:`_after` sends it), or wait and retry."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + BUSY_WAIT_SECONDS
         pauses = iter(BUSY_POLL_SECONDS)
         while True:
             try:
                 return await self.session.stream_turn(text, self._on_change,
-                                                  self._on_connection)
-            except ConversationBusyError:
+                                                      self._on_connection)
+            except ConversationBusyError as busy:
                 if loop.time() > deadline:
                     raise
-            self._update(phase=Phase.WAITING)
+                self._queue.appendleft(text)
+                self._update(phase=Phase.WAITING, sending=None)
+                followed = await self._follow_active(busy.run_id, FOLLOWING_BUSY)
+                if followed is not None:
+                    return followed
+                self._update(phase=Phase.WAITING, sending=self._queue.popleft())
             await asyncio.sleep(next(pauses, BUSY_POLL_SECONDS[-1]))
-            self._update(phase=Phase.SENDING)
+            self._update(phase=Phase.SENDING, sending=text)
+
+    async def _catch_up(self) -> None:
+        """Follow the conversation's running reply, if any; then approvals, then the queue."""
+        followed = await self._follow_active(None, FOLLOWING_OPENED)
+        if followed is not None:
+            await self._converse(await self._after(followed))
+        elif self.session.transcript.awaiting_approval:
+            await self._approvals_then_converse()
+        else:
+            self._update(phase=Phase.IDLE)
+            await self._converse(self._queue.popleft() if self._queue else None)
+
+    async def _follow_active(self, run_id: str | None, note: str) -> TurnOutcome | None:
+        """Show the run going on in this conversation (``run_id``, when the server named
+        it) live, or once it ended when its stream cannot be followed; ``None`` when none
+        runs (or the server cannot say)."""
+        try:
+            run = await self.session.active_run(run_id)
+        except LettaError as error:
+            log.info("could not look for a running reply: %s", error.message)
+            return None
+        if run is None:
+            return None
+        self._update(phase=Phase.STREAMING, stop_reason=None, connection=None)
+        outcome = await self.session.follow_run(run, note, self._on_change,
+                                                self._on_connection)
+        if outcome is not None:
+            return outcome
+        self._update(phase=Phase.WAITING)
+        try:
+            stop_reason = await self.session.catch_up(run, self._on_change)
+        except LettaError as error:
+            self._listener.report(error.message, title="Reply in progress", severity="warning")
+            return None
+        return TurnOutcome(sent=True, stop_reason=stop_reason)
 
     async def _after(self, outcome: TurnOutcome) -> str | None:
         """A turn ended: ask for approvals, or give the next queued message to send."""
@@ -203,12 +252,6 @@ class ChatController:
         self._return_queue()
         self._update(phase=Phase.IDLE)
         return None
-
-    def _check_approvals(self) -> None:
-        """Ask the server whether calls wait; a message typed meanwhile waits for the answer
-        (it is sent if none does)."""
-        self._update(phase=Phase.AWAITING_APPROVAL)
-        self._start_turn(self._approvals_then_converse)
 
     async def _approvals_then_converse(self) -> None:
         await self._converse(await self._approvals())
@@ -325,7 +368,7 @@ class ChatController:
 
     async def _cancel_on_server(self, run_id: str | None) -> None:
         try:
-            await self.session.cancel_run(run_id)
+            await self.session.cancel_run(run_id, self._listener.transcript_changed)
         except LettaError as error:
             self._listener.report(f"The server did not confirm the cancel: {error.message}",
                                   title="Interrupt", severity="warning")

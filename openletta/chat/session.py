@@ -13,8 +13,13 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from openletta.api.client import FINISHED_RUN_STATES, LettaClient, MessageStream
-from openletta.api.errors import APIConnectionError, LettaError, StreamDroppedError
-from openletta.api.models import Agent, Message
+from openletta.api.errors import (
+    APIConnectionError,
+    LettaError,
+    RunStillGoingError,
+    StreamDroppedError,
+)
+from openletta.api.models import Agent, Message, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.transcript import Change, Transcript
 
@@ -130,7 +135,7 @@ class ChatSession:
         """Send ``text`` and feed the reply into the transcript as it streams.
 
         Errors before the server accepted the message propagate (nothing was shown). Once the
-        turn is open, a broken stream is resumed (:meth:`_stream`); if that fails, what
+        turn is open, a broken stream is resumed (:meth:`_follow`); if that fails, what
         arrived is kept and marked as dropped.
         """
         otid = new_otid()
@@ -140,7 +145,8 @@ class ChatSession:
                                             conversation_id=self.conversation_id,
                                             background=background)
 
-        return await self._stream(send, lambda: self.transcript.add_user(text, otid=otid),
+        stream = await self._accepted(send, on_connection)
+        return await self._follow(stream, lambda: self.transcript.add_user(text, otid=otid),
                                   on_change, on_connection)
 
     async def pending_round(self, on_change: OnChange,
@@ -171,26 +177,60 @@ class ChatSession:
                                               conversation_id=self.conversation_id,
                                               background=background)
 
-        return await self._stream(send, lambda: self.transcript.record_decisions(
+        stream = await self._accepted(send, on_connection)
+        return await self._follow(stream, lambda: self.transcript.record_decisions(
             {key: (decision.approve, decision.reason) for key, decision in decisions.items()},
             auto={key for key, decision in decisions.items() if decision.auto}),
             on_change, on_connection)
 
-    async def _stream(self, send: Callable[[bool], MessageStream], opened: Callable[[], Change],
+    async def active_run(self, run_id: str | None = None) -> Run | None:
+        """The run going on in this conversation (``run_id``, when the server named the run
+        that holds it), or ``None``."""
+        if run_id is not None:
+            run = await self.client.get_run(run_id)
+            return None if run.status in FINISHED_RUN_STATES else run
+        runs = await self.client.active_runs(self.agent.id, self.conversation_id)
+        return runs[0] if runs else None
+
+    async def follow_run(self, run: Run, note: str, on_change: OnChange,
+                         on_connection: OnConnection = _unheard) -> TurnOutcome | None:
+        """Stream a run that was already going, from its start, under an event saying
+        ``note`` (what history shows of it is not repeated). ``None`` when the server keeps
+        no stream of it (a foreground run): :meth:`catch_up` shows it once it ended."""
+        if not run.background:
+            return None
+        stream = self.client.resume_stream(run.id, 0)
+        try:
+            await stream.open()
+        except LettaError:
+            await stream.aclose()
+            return None
+        return await self._follow(stream, lambda: self.transcript.follow_run(run.id, note),
+                                  on_change, on_connection)
+
+    async def catch_up(self, run: Run, on_change: OnChange) -> str | None:
+        """Wait for ``run`` to end (for up to :data:`RUN_WAIT_SECONDS`), then show what it
+        stored (the newest page of history, added below what is shown); its stop reason."""
+        ended = await self._until_finished(run.id)
+        page = await self.client.list_messages(
+            self.agent.id, conversation_id=self.conversation_id, limit=PAGE_SIZE)
+        on_change(self.transcript.load_history(page.messages))
+        return ended.stop_reason
+
+    async def _follow(self, stream: MessageStream, opened: Callable[[], Change],
                       on_change: OnChange, on_connection: OnConnection) -> TurnOutcome:
-        """Send (in the background where the server can); once the server accepted the
-        request, show ``opened()`` and feed the reply. A reply whose connection breaks is
-        resumed where it stopped (:meth:`_resume`)."""
-        stream = await self._accepted(send, on_connection)
+        """Show ``opened()`` and feed the accepted ``stream``. A reply whose connection
+        breaks is resumed where it stopped (:meth:`_resume`), else completed from its run."""
         self._stream_open = stream
         turn = self._turn = object()  # a newer turn may start while this one is cancelled
         try:
             on_change(opened())
             await self._feed(stream, on_change)
         except StreamDroppedError as dropped:
-            error = await self._resume(dropped, on_change, on_connection)
-            if error is not None and dropped.run_id is not None:
-                error = await self._complete_from_run(dropped.run_id, error, on_change)
+            run_id = dropped.run_id or await self._run_of_dropped_reply()
+            error = await self._resume(run_id, dropped, on_change, on_connection)
+            if error is not None and run_id is not None:
+                error = await self._complete_from_run(run_id, error, on_change)
             if error is not None:
                 if self._stream_open is not None:
                     on_change(self.transcript.end_stream("dropped", error.message))
@@ -221,13 +261,8 @@ class ChatSession:
                                  on_change: OnChange) -> LettaError | None:
         """The reply could not be resumed: wait for its run to end and complete the turn
         from what the run stored. ``error`` again if that fails too, else ``None``."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + RUN_WAIT_SECONDS
         try:
-            while (run := await self.client.get_run(run_id)).status not in FINISHED_RUN_STATES:
-                if loop.time() > deadline:
-                    return error
-                await asyncio.sleep(RUN_POLL_SECONDS)
+            run = await self._until_finished(run_id)
             messages = await self.client.list_run_messages(run_id)
         except LettaError:
             return error
@@ -236,17 +271,36 @@ class ChatSession:
         on_change(self.transcript.complete_run(messages, run.stop_reason or "end_turn"))
         return None
 
+    async def _until_finished(self, run_id: str) -> Run:
+        """The run once it ended; :class:`RunStillGoingError` after :data:`RUN_WAIT_SECONDS`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + RUN_WAIT_SECONDS
+        while (run := await self.client.get_run(run_id)).status not in FINISHED_RUN_STATES:
+            if loop.time() > deadline:
+                raise RunStillGoingError(run_id)
+            await asyncio.sleep(RUN_POLL_SECONDS)
+        return run
+
     async def _feed(self, stream: MessageStream, on_change: OnChange) -> None:
         async for message in stream:
             on_change(self.transcript.feed(message))
 
-    async def _resume(self, dropped: StreamDroppedError, on_change: OnChange,
-                      on_connection: OnConnection) -> LettaError | None:
+    async def _run_of_dropped_reply(self) -> str | None:
+        """The run of a reply that dropped before naming it: the conversation's active run
+        (a conversation runs one request at a time, and it had accepted this one)."""
+        try:
+            run = await self.active_run()
+        except LettaError:
+            return None
+        return run.id if run is not None else None
+
+    async def _resume(self, run_id: str | None, dropped: StreamDroppedError,
+                      on_change: OnChange, on_connection: OnConnection) -> LettaError | None:
         """Re-attach to the dropped run after its last chunk, with growing pauses for about
         30 s; the error that ended the reply, or ``None`` once it ended well."""
-        run_id, cursor = dropped.run_id, dropped.last_seq_id
-        if run_id is None or cursor is None:  # a foreground reply cannot be resumed
+        if run_id is None or not self.background:  # a foreground reply cannot be resumed
             return dropped
+        cursor = dropped.last_seq_id or 0
         error: LettaError = dropped
         for pause in RESUME_PAUSES:
             on_connection(RECONNECTING)
@@ -273,10 +327,18 @@ class ChatSession:
         self._stream_open = None
         return self.transcript.end_stream("interrupted", INTERRUPTED)
 
-    async def cancel_run(self, run_id: str | None) -> None:
-        """Ask the server to stop ``run_id`` (or the agent's active runs)."""
+    async def cancel_run(self, run_id: str | None, on_change: OnChange) -> None:
+        """Ask the server to stop ``run_id`` (or the agent's active runs); then the calls
+        it ran before it stopped get their results (Esc marked them cancelled)."""
         await self.client.cancel(self.agent.id, conversation_id=self.conversation_id,
                                  run_ids=[run_id] if run_id else None)
+        if run_id is None:
+            return
+        try:
+            stored = await self.client.list_run_messages(run_id)
+        except LettaError:
+            return  # the cards stay "cancelled" until the history is read again
+        on_change(self.transcript.apply_stored_returns(stored))
 
     def _remember_page(self, before: str | None, has_more: bool) -> None:
         self._before = before

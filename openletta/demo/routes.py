@@ -60,7 +60,9 @@ class Api:
             ("POST", "/v1/conversations/{conversation_id}/messages", self.conversation_send),
             ("POST", "/v1/conversations/{conversation_id}/cancel", self.conversation_cancel),
             ("GET", "/v1/messages/{message_id}", self.get_message),
+            ("GET", "/v1/runs/", self.list_runs),
             ("GET", "/v1/runs/{run_id}", self.get_run),
+            ("GET", "/v1/runs/{run_id}/messages", self.run_messages),
             ("POST", "/v1/runs/{run_id}/stream", self.resume_run),
         ):
             router.add(method, path, handler)
@@ -222,6 +224,27 @@ class Api:
             return JSONResponse({"detail": f"Run {request.path_params['run_id']} not found"},
                                 status=404)
         return JSONResponse(resources.run_json(run))
+
+    async def list_runs(self, request: Request) -> Response:
+        """Runs, newest first; ``agent_id``, ``conversation_id`` and ``active`` filter."""
+        runs = [run for run in reversed(self.store.runs.values())
+                if request.param("agent_id") in (None, run.agent_id)
+                and request.param("conversation_id") in (None, run.conversation_id)
+                and not (request.param("active") == "true" and run.finished)]
+        if request.param("order", "desc") == "asc":
+            runs.reverse()
+        return JSONResponse([resources.run_json(run)
+                             for run in runs[:request.int_param("limit", 100)]])
+
+    async def run_messages(self, request: Request) -> Response:
+        """What a run stored, oldest first."""
+        run_id = request.path_params["run_id"]
+        if run_id not in self.store.runs:
+            return JSONResponse({"detail": f"Run {run_id} not found"}, status=404)
+        threads = [agent.thread for agent in self.store.agents.values()]
+        threads += [conversation.thread for conversation in self.store.conversations.values()]
+        return JSONResponse([message for thread in threads for row in thread.rows
+                             for message in row.messages if message.get("run_id") == run_id])
 
     async def resume_run(self, request: Request) -> Response:
         run = self.store.runs.get(request.path_params["run_id"])

@@ -40,6 +40,7 @@ from openletta.transcript.items import (
     UserItem,
 )
 from openletta.transcript.packed import unpack_user_content
+from openletta.transcript.shown import StoredParts, part_key
 from openletta.transcript.turns import TurnStats
 
 #: Stop reasons after which calls that never returned will not run any more.
@@ -94,6 +95,9 @@ class Transcript:
         self._open: list[Item] = []
         self._started: dict[str, float] = {}
         self._seen_stored: set[tuple[str | None, str, str | None]] = set()
+        self._stored_parts: set[str] = set()
+        #: While a run that started before it was shown is followed: what not to repeat.
+        self._followed: StoredParts | None = None
         self._last_seq: dict[str | None, int] = {}
         self._last_call_of_group: dict[str, str] = {}
         self._prepend_at: int | None = None
@@ -134,6 +138,7 @@ class Transcript:
     def add_user(self, text: str, otid: str | None = None) -> Change:
         """Start a live turn with the user's message (the server does not echo it)."""
         self.stop_reason, self.usage, self.run_id = None, Usage(), None
+        self._followed = None
         change = Change()
         self._close_open(change)
         self._end_turn(change)
@@ -142,10 +147,30 @@ class Transcript:
         self._add(UserItem(key=key, text=text, otid=otid), change)
         return change
 
+    def follow_run(self, run_id: str, note: str) -> Change:
+        """Start showing a run that was going before this transcript followed it (the chat
+        opened mid-reply, or another client started it), under an event saying ``note``.
+
+        Its stream is fed from the first chunk: what the loaded history already shows of it
+        (its finished steps) is skipped, the rest streams in as a live turn.
+        """
+        self.stop_reason, self.usage, self.run_id = None, Usage(), run_id
+        self._followed = StoredParts(self._stored_parts, self._calls)
+        change = Change()
+        self._close_open(change)
+        if self._turn.footer is not None:  # the last turn shown is over: this is a new one
+            self._turn = TurnStats()
+        self._turn.live_started = self._clock()
+        self._add(EventItem(key=self._fresh_key("event"), event_type="following", text=note),
+                  change)
+        return change
+
     def feed(self, message: m.Message) -> Change:
         """Apply one stream chunk (or one stored message) and report what changed."""
         change = Change()
         if self._is_replayed(message):
+            return change
+        if self._followed is not None and not self._loading and self._followed.covers(message):
             return change
         handler = _HANDLERS.get(type(message))
         if handler is None:
@@ -172,6 +197,7 @@ class Transcript:
         the answers continues the turn, so the last stop reason, usage and run are reset.
         """
         self.stop_reason, self.usage, self.run_id = None, Usage(), None
+        self._followed = None
         change = Change()
         for tool_call_id, (approve, reason) in decisions.items():
             item = self._calls.get(tool_call_id)
@@ -237,6 +263,16 @@ class Transcript:
                     item.arguments_text = call.arguments
         return False
 
+    def apply_stored_returns(self, messages: Iterable[m.Message]) -> Change:
+        """After an interrupt: calls the run carried out before it stopped (shown as
+        cancelled) get the results it stored."""
+        change = Change()
+        for message in messages:
+            if isinstance(message, m.ToolReturnMessage) and any(
+                    result.tool_call_id in self._calls for result in message.tool_returns):
+                _merge(change, self.feed(message))
+        return change
+
     # --- history --------------------------------------------------------------------------
 
     def load_history(self, messages: Iterable[m.Message]) -> Change:
@@ -261,6 +297,8 @@ class Transcript:
             for message in messages:
                 if self._first_sight(message):
                     _merge(change, self.feed(message))
+                    if (key := part_key(message)) is not None:
+                        self._stored_parts.add(key)
             self._close_open(change)
             if prepend:
                 self._join_page_turns(page_head, newest_turn, change)

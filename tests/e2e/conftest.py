@@ -14,9 +14,10 @@ import os
 import re
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -26,6 +27,9 @@ sys.path.insert(0, str(E2E_DIR.parent))  # the shared test helpers (chat_fakes)
 
 import harness  # noqa: E402
 import setup_agent  # noqa: E402
+from fault_proxy import FaultProxy  # noqa: E402
+
+from openletta.chat import session as session_module  # noqa: E402
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
@@ -94,3 +98,19 @@ def fresh_agent_id(letta_base_url: str, request: pytest.FixtureRequest) -> Itera
     yield agent_id
     with contextlib.suppress(setup_agent.LettaRequestError):
         setup_agent.call(letta_base_url, "DELETE", f"/v1/agents/{agent_id}")
+
+
+@pytest.fixture
+async def proxy(letta_base_url: str) -> AsyncIterator[FaultProxy]:
+    """A fault-injecting proxy in front of the server (:mod:`fault_proxy`)."""
+    address = urlsplit(letta_base_url)
+    proxy = FaultProxy(address.hostname or "127.0.0.1", address.port or 80)
+    await proxy.start()
+    yield proxy
+    await proxy.stop()
+
+
+@pytest.fixture
+def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resume dropped replies after short pauses (about 6 s in all)."""
+    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.2, 0.5, 1.0, 2.0, 2.0))

@@ -10,6 +10,7 @@ from typing import Any
 from openletta.api.client import ApprovalAnswer, LettaClient
 from openletta.api.models import Message
 from openletta.api.sse import MessageStream
+from openletta.chat.session import ChatSession
 from openletta.transcript import Item, ToolCallItem, Transcript, UserItem
 
 
@@ -93,3 +94,10 @@ async def until(condition: Callable[[], object], timeout: float = 60.0) -> None:
     while not condition():
         assert loop.time() < deadline, "condition not met in time"
         await asyncio.sleep(0.02)
+
+
+async def assert_as_stored(session: ChatSession) -> None:
+    """The last turn shown live equals the same turn read back from the server."""
+    stored = await history_transcript(session.client, session.agent.id)
+    live = [item for item in last_turn(session.transcript) if item.kind != "footer"]
+    assert shapes(live) == shapes(last_turn(stored))

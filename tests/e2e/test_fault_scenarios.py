@@ -8,36 +8,20 @@ had happened. A send that never reached an answer gives the typed text back.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from urllib.parse import urlsplit
 
 import pytest
 from chat_fakes import Listener
-from e2e_turns import history_transcript, last_turn, shapes, until
+from e2e_turns import assert_as_stored, until
 from fault_proxy import FaultProxy
 
 from openletta.api import sse
 from openletta.api.client import LettaClient
-from openletta.chat import session as session_module
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession
 from openletta.chat.turn_state import Phase
 
 pytestmark = pytest.mark.usefixtures("quick_resumes")
-
-
-@pytest.fixture
-def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.2, 0.5, 1.0, 2.0))
-
-
-@pytest.fixture
-async def proxy(letta_base_url: str) -> AsyncIterator[FaultProxy]:
-    address = urlsplit(letta_base_url)
-    proxy = FaultProxy(address.hostname or "127.0.0.1", address.port or 80)
-    await proxy.start()
-    yield proxy
-    await proxy.stop()
 
 
 @pytest.fixture
@@ -64,13 +48,6 @@ def settled(controller: ChatController) -> bool:
     return state.phase is Phase.IDLE
 
 
-async def assert_as_stored(controller: ChatController) -> None:
-    session = controller.session
-    stored = await history_transcript(session.client, session.agent.id)
-    live = [item for item in last_turn(session.transcript) if item.kind != "footer"]
-    assert shapes(live) == shapes(last_turn(stored))
-
-
 def connections(listener: Listener) -> list[str]:
     seen: list[str] = []
     for state in listener.states:
@@ -86,7 +63,7 @@ async def test_a_reply_cut_midway_is_resumed_whole(proxy, chat, how) -> None:
     await turn(controller, "long please")
     assert proxy.fired and controller.state.stop_reason == "end_turn"
     assert connections(listener)[:2] == [RECONNECTING, RECONNECTED]
-    await assert_as_stored(controller)
+    await assert_as_stored(controller.session)
 
 
 async def test_a_cut_in_the_middle_of_tool_arguments_is_resumed(proxy, chat) -> None:
@@ -99,7 +76,7 @@ async def test_a_cut_in_the_middle_of_tool_arguments_is_resumed(proxy, chat) -> 
     assert call.arguments["path"] == "notes-cut.txt"
     controller.decide(call, Choice.APPROVE)
     await until(lambda: settled(controller))
-    await assert_as_stored(controller)
+    await assert_as_stored(controller.session)
 
 
 async def test_a_continuation_cut_after_approval_is_resumed(proxy, chat) -> None:
@@ -111,7 +88,7 @@ async def test_a_continuation_cut_after_approval_is_resumed(proxy, chat) -> None
     controller.decide(call, Choice.APPROVE)
     await until(lambda: settled(controller))
     assert proxy.fired and controller.state.stop_reason == "end_turn"
-    await assert_as_stored(controller)
+    await assert_as_stored(controller.session)
 
 
 async def test_a_stalled_reply_is_resumed(proxy, chat, monkeypatch) -> None:
@@ -121,7 +98,7 @@ async def test_a_stalled_reply_is_resumed(proxy, chat, monkeypatch) -> None:
     await turn(controller, "long please")
     assert proxy.fired and controller.state.stop_reason == "end_turn"
     assert RECONNECTING in connections(listener)
-    await assert_as_stored(controller)
+    await assert_as_stored(controller.session)
 
 
 async def test_a_send_that_gets_no_answer_gives_the_text_back(proxy, chat) -> None:
@@ -140,4 +117,4 @@ async def test_a_foreground_reply_cut_midway_is_completed_from_its_run(proxy, ch
     await turn(controller, "long please")
     assert proxy.fired and not listener.reports
     assert controller.state.stop_reason == "end_turn"
-    await assert_as_stored(controller)
+    await assert_as_stored(controller.session)

@@ -106,8 +106,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
 
     @work(group="history", exit_on_error=False)
     async def load_history(self) -> None:
-        """Load and show the newest page of history."""
-        await self._load(self.session.load_latest)
+        """Load and show the newest page of history, then catch up with the conversation."""
+        if await self._load(self.session.load_latest):
+            self.controller.opened()
 
     @work(group="history", exclusive=True, exit_on_error=False)
     async def load_earlier(self) -> None:
@@ -138,7 +139,6 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.view.apply(change)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
-        self.controller.check_pending()
         return True
 
     # --- the turn: intents to the controller, its reports rendered ---------------------------
@@ -291,6 +291,8 @@ def _status_state(state: TurnState) -> str:
     """The connection state the status bar shows for ``state``."""
     if state.phase is Phase.AWAITING_APPROVAL:
         return APPROVAL_STATE
+    if state.phase is Phase.WAITING:
+        return "waiting"
     if state.phase.busy:
         return state.connection or "streaming"
     return "offline" if state.offline else "connected"

@@ -1,0 +1,95 @@
+"""Following a run that was going before the chat showed it: its stream is replayed from
+the start over a history that already holds its finished parts, and nothing shows twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openletta.api import models as m
+from openletta.api.sse import parse_sse_text
+from openletta.transcript import EventItem, Transcript
+from openletta.transcript.shown import part_key
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RECORDINGS = ["hello_tokens.sse", "read_tool_tokens.sse", "multi_text_and_approval_tokens.sse",
+              "approval_write_file_request_tokens.sse", "tool_error_tokens.sse",
+              "bg_replay_from_0.sse"]
+
+
+def recorded(name: str) -> list[m.Message]:
+    return parse_sse_text((FIXTURES / name).read_bytes()).messages
+
+
+def stored_form(chunks: list[m.Message]) -> list[m.Message]:
+    """The chunks as history stores them: one message per part, its deltas joined."""
+    merged: dict[str, m.Message] = {}
+    for chunk in chunks:
+        key = part_key(chunk)
+        if key is None:
+            continue
+        before = merged.get(key)
+        if before is None:
+            merged[key] = chunk.model_copy(update={"is_delta": False}) if isinstance(
+                chunk, m.ToolCallMessage | m.ApprovalRequestMessage) else chunk
+        elif isinstance(chunk, m.ReasoningMessage) and isinstance(before, m.ReasoningMessage):
+            merged[key] = before.model_copy(update={"reasoning": before.reasoning
+                                                    + chunk.reasoning})
+        elif isinstance(chunk, m.AssistantMessage) and isinstance(before, m.AssistantMessage):
+            merged[key] = before.model_copy(update={"content": before.content + chunk.content})
+        elif isinstance(before, m.ToolCallMessage | m.ApprovalRequestMessage):
+            assert isinstance(chunk, m.ToolCallMessage | m.ApprovalRequestMessage)
+            call = before.tool_calls[0]
+            joined = call.model_copy(update={
+                "arguments": (call.arguments or "") + (chunk.tool_calls[0].arguments or ""),
+                "name": call.name or chunk.tool_calls[0].name})
+            merged[key] = before.model_copy(update={"tool_calls": [joined]})
+    return list(merged.values())
+
+
+def part_boundaries(chunks: list[m.Message]) -> list[int]:
+    """Positions where one part ends and the next begins (0 and the end included)."""
+    keys = [part_key(chunk) for chunk in chunks]
+    return [0, *(index for index in range(1, len(chunks)) if keys[index] != keys[index - 1]),
+            len(chunks)]
+
+
+def without_follow_event(transcript: Transcript) -> list[dict]:
+    return [item.to_json() for item in transcript.items
+            if not isinstance(item, EventItem) and item.kind != "footer"]
+
+
+@pytest.mark.parametrize("name", RECORDINGS)
+def test_a_followed_run_shows_each_part_once_wherever_history_stopped(name: str) -> None:
+    chunks = recorded(name)
+    live = Transcript()
+    live.feed_all(chunks)
+    for boundary in part_boundaries(chunks):
+        transcript = Transcript()
+        transcript.load_history(stored_form(chunks[:boundary]))
+        transcript.follow_run("run-1", "Reply in progress when this chat opened")
+        transcript.feed_all(chunks)
+        assert without_follow_event(transcript) == without_follow_event(live), boundary
+
+
+def test_following_starts_a_live_turn_under_a_divider() -> None:
+    transcript = Transcript(footers=True)
+    change = transcript.follow_run("run-7", "Reply in progress when this chat opened")
+    assert [item.kind for item in change.added] == ["event"]
+    assert transcript.run_id == "run-7"
+    change = transcript.feed_all(recorded("hello_tokens.sse"))
+    assert transcript.stop_reason == "end_turn"
+    assert transcript.items[-1].kind == "footer"
+
+
+def test_a_new_message_ends_following() -> None:
+    """After the followed run, the same parts are not skipped any more (a later run could
+    not repeat them, but a reloaded copy of them must not vanish from a new turn)."""
+    chunks = recorded("hello_tokens.sse")
+    transcript = Transcript()
+    transcript.load_history(stored_form(chunks))
+    transcript.follow_run("run-1", "following")
+    transcript.add_user("again")
+    change = transcript.feed(chunks[1])
+    assert change.changed or change.added
