@@ -23,6 +23,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--theme", help="theme name, e.g. openletta-dark or openletta-light")
     parser.add_argument("--demo", action="store_true",
                         help="run against the embedded demo server (no Letta server needed)")
+    tools = parser.add_argument_group("local tools (Bash, Read, Write, Edit, Glob, Grep, LS, "
+                                      "run in the current directory)")
+    tools.add_argument("--permission-mode", choices=["ask", "accept-edits", "read-only"],
+                       default="ask", help="ask before every local call (default); let "
+                       "reads and edits inside the directory run; or allow only reading "
+                       "(Shift+Tab switches while chatting)")
+    tools.add_argument("--yolo", action="store_true",
+                       help="run every local call without asking (dangerous)")
+    tools.add_argument("--no-local-tools", action="store_true",
+                       help="chat without offering the agent any local tool")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     replay = commands.add_parser(
         "replay", help="print the transcript of a recorded stream (.sse) or history page (.json)")

@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from openletta.api.client import ApprovalAnswer
+from openletta.api.client import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.models import ApprovalRequestMessage, Message, Run, parse_message
@@ -77,7 +77,7 @@ class FakeClient:
         self.turns: deque[FakeStream] = deque()
         self.answers: deque[FakeStream] = deque()
         self.sent: list[str] = []
-        self.answered: list[list[ApprovalAnswer]] = []
+        self.answered: list[list[Answer]] = []
         self.cancelled: list[list[str] | None] = []
         self.rules: dict[str, bool] = {}
         self.rule_error: LettaError | None = None
@@ -85,8 +85,9 @@ class FakeClient:
         #: Streams for :meth:`resume_stream`, and the ``(run_id, starting_after)`` asked.
         self.resumes: deque[FakeStream] = deque()
         self.resumed: list[tuple[str, int]] = []
-        #: The ``background`` option of each request sent.
+        #: The ``background`` option of each request sent, and its ``client_tools`` names.
         self.background: list[bool] = []
+        self.declared: list[list[str]] = []
         #: Runs the server knows, and what each stored.
         self.runs: dict[str, Run] = {}
         self.run_messages: dict[str, list[Message]] = {}
@@ -96,10 +97,12 @@ class FakeClient:
         self._last_otid: str | None = None
 
     def send_message(self, agent_id: str, text: str, *, background: bool = False,
-                     otid: str | None = None, **_options: Any) -> FakeStream:
+                     otid: str | None = None, client_tools: Sequence[Any] = (),
+                     **_options: Any) -> FakeStream:
         self.sent.append(text)
         self._last_otid = otid
         self.background.append(background)
+        self.declared.append([tool["name"] for tool in client_tools])
         return self._held_after(self.turns.popleft())
 
     async def get_run(self, run_id: str) -> Run:
@@ -125,9 +128,10 @@ class FakeClient:
         self.resumed.append((run_id, starting_after))
         return self.resumes.popleft()
 
-    def send_approvals(self, agent_id: str, decisions: Sequence[ApprovalAnswer],
-                       **_options: Any) -> FakeStream:
+    def send_approvals(self, agent_id: str, decisions: Sequence[Answer],
+                       client_tools: Sequence[Any] = (), **_options: Any) -> FakeStream:
         self.answered.append(list(decisions))
+        self.declared.append([tool["name"] for tool in client_tools])
         stream = self.answers.popleft()
         stream.on_accept = self._take_answers
         return self._held_after(stream)

@@ -71,6 +71,21 @@ class ApprovalAnswer(pydantic.BaseModel):
     reason: str | None = None
 
 
+class ToolReturnAnswer(pydantic.BaseModel):
+    """The result of a pending call of a client-side tool, run here."""
+
+    type: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_return: str
+    status: Literal["success", "error"]
+    stdout: list[str] | None = None
+    stderr: list[str] | None = None
+
+
+#: One entry of the answer to a round of pending calls.
+Answer = ApprovalAnswer | ToolReturnAnswer
+
+
 def parse_version(version: str) -> tuple[int, ...] | None:
     """``"0.16.8"`` → ``(0, 16, 8)``; ``None`` when there is no leading number."""
     match = re.match(r"\s*v?(\d+(?:\.\d+)*)", version)
@@ -217,21 +232,30 @@ class LettaClient:
 
     def send_message(self, agent_id: str, text: str, *, conversation_id: str | None = None,
                      otid: str | None = None, background: bool = False,
-                     stream_tokens: bool = True) -> MessageStream:
-        """Send ``text`` as the user; the reply streams (see :class:`MessageStream`)."""
+                     stream_tokens: bool = True,
+                     client_tools: Sequence[Mapping[str, Any]] = ()) -> MessageStream:
+        """Send ``text`` as the user; the reply streams (see :class:`MessageStream`).
+
+        ``client_tools``: tools this client runs (name, description, JSON schema); the agent
+        may call them, and every such call comes back as a pending approval.
+        """
         item = {"type": "message", "role": "user", "content": text,
                 "otid": otid or str(uuid.uuid4())}
-        return self._stream_turn(agent_id, conversation_id, item, background, stream_tokens)
+        return self._stream_turn(agent_id, conversation_id, item,
+                                 _turn_options(background, stream_tokens, client_tools))
 
-    def send_approvals(self, agent_id: str, decisions: Sequence[ApprovalAnswer], *,
+    def send_approvals(self, agent_id: str, decisions: Sequence[Answer], *,
                        conversation_id: str | None = None, background: bool = False,
-                       stream_tokens: bool = True) -> MessageStream:
-        """Answer a pending approval request; ``decisions`` must cover every pending call."""
+                       stream_tokens: bool = True,
+                       client_tools: Sequence[Mapping[str, Any]] = ()) -> MessageStream:
+        """Answer a pending approval request; ``decisions`` must cover every pending call
+        (results of client-side tools go as :class:`ToolReturnAnswer`)."""
         if not decisions:
             raise ValueError("send_approvals needs at least one decision")
         item = {"type": "approval",
                 "approvals": [decision.model_dump(exclude_none=True) for decision in decisions]}
-        return self._stream_turn(agent_id, conversation_id, item, background, stream_tokens)
+        return self._stream_turn(agent_id, conversation_id, item,
+                                 _turn_options(background, stream_tokens, client_tools))
 
     def resume_stream(self, run_id: str, starting_after: int) -> MessageStream:
         """Re-attach to a background run, after the chunk with ``seq_id`` ``starting_after``."""
@@ -289,9 +313,7 @@ class LettaClient:
         return await self._request("POST", agent_cancel)
 
     def _stream_turn(self, agent_id: str, conversation_id: str | None, item: dict[str, Any],
-                     background: bool, stream_tokens: bool) -> MessageStream:
-        options = {"stream_tokens": stream_tokens, "include_pings": True,
-                   "background": background}
+                     options: dict[str, Any]) -> MessageStream:
         return MessageStream(lambda: self._open_turn(agent_id, conversation_id, item, options))
 
     async def _open_turn(self, agent_id: str, conversation_id: str | None,
@@ -418,6 +440,16 @@ def _header_safe_key(api_key: str) -> str:
                                  "(spaces, line breaks or non-ASCII letters). Copy the key "
                                  "again, without quotes.")
     return key
+
+
+def _turn_options(background: bool, stream_tokens: bool,
+                  client_tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The request options of a turn (``client_tools`` only when there are some)."""
+    options: dict[str, Any] = {"stream_tokens": stream_tokens, "include_pings": True,
+                               "background": background}
+    if client_tools:
+        options["client_tools"] = [dict(tool) for tool in client_tools]
+    return options
 
 
 def _in_thread(run: Run, agent_id: str, conversation_id: str | None) -> bool:

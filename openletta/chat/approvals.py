@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from openletta.api.client import ApprovalAnswer
+from openletta.api.client import Answer, ApprovalAnswer, ToolReturnAnswer
+from openletta.tools.base import ToolOutcome
 from openletta.transcript import ToolCallItem
 
 #: The reason sent when the user leaves an open prompt by denying it.
@@ -42,6 +43,8 @@ class ApprovalRound:
 
     calls: list[ToolCallItem]
     decisions: dict[str, Decision] = field(default_factory=dict)
+    #: What the calls run here gave (they ran: their results are sent whatever comes next).
+    results: dict[str, ToolOutcome] = field(default_factory=dict)
 
     @property
     def undecided(self) -> list[ToolCallItem]:
@@ -64,12 +67,26 @@ class ApprovalRound:
             self.decide(call, decision)
         return calls
 
+    def to_run_here(self) -> list[ToolCallItem]:
+        """Approved calls of tools run here that have not run yet, in order."""
+        return [call for call in self.calls if call.runs_here
+                and call.tool_call_id not in self.results
+                and self.decisions.get(call.tool_call_id, Decision(False)).approve]
+
     def reset(self) -> None:
-        """Forget the decisions (the reply was not accepted: ask again)."""
+        """Forget the decisions (the reply was not accepted: ask again); results stay."""
         self.decisions.clear()
 
-    def answers(self) -> list[ApprovalAnswer]:
+    def answers(self) -> list[Answer]:
         """The reply: one answer per pending call (the round must be complete)."""
-        return [ApprovalAnswer(tool_call_id=call.tool_call_id, approve=decision.approve,
-                               reason=None if decision.approve else decision.reason)
-                for call in self.calls for decision in [self.decisions[call.tool_call_id]]]
+        return [self._answer(call) for call in self.calls]
+
+    def _answer(self, call: ToolCallItem) -> Answer:
+        outcome = self.results.get(call.tool_call_id)
+        if outcome is not None:
+            return ToolReturnAnswer(tool_call_id=call.tool_call_id, tool_return=outcome.text,
+                                    status="success" if outcome.ok else "error",
+                                    stdout=outcome.stdout, stderr=outcome.stderr)
+        decision = self.decisions[call.tool_call_id]
+        return ApprovalAnswer(tool_call_id=call.tool_call_id, approve=decision.approve,
+                              reason=None if decision.approve else decision.reason)

@@ -24,8 +24,11 @@ from typing import Any
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
+from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import FOREGROUND_ONLY, ChatSession, TurnOutcome
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
+from openletta.tools.base import INTERRUPTED, ToolOutcome
+from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, ToolCallItem
 
 log = logging.getLogger(__name__)
@@ -50,10 +53,14 @@ Work = Callable[[], Awaitable[object]]
 class ChatController:
     """The turn state of one conversation (see the module docstring)."""
 
-    def __init__(self, session: ChatSession, listener: TurnListener) -> None:
+    def __init__(self, session: ChatSession, listener: TurnListener,
+                 local: LocalCalls | None = None) -> None:
         self.session = session
         self._listener = listener
-        self._state = TurnState()
+        #: The tools run here (``None``: none are declared to the agent).
+        self.local = local
+        session.client_tools = local.declarations() if local is not None else []
+        self._state = TurnState(permission_mode=local.mode if local is not None else None)
         self._queue: deque[str] = deque()
         self._round: ApprovalRound | None = None
         #: Tools the user approved "for this session": their requests are answered at once.
@@ -61,6 +68,9 @@ class ChatController:
         self._quit_when_answered = False
         self._turn: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[None]] = set()
+        #: The local call running now, and whether Esc stopped the local calls of the round.
+        self._tool_task: asyncio.Task[ToolOutcome] | None = None
+        self._tools_interrupted = False
 
     @property
     def state(self) -> TurnState:
@@ -96,6 +106,12 @@ class ChatController:
         round_ = self._round
         if round_ is None or self._state.phase is not Phase.AWAITING_APPROVAL:
             return
+        if choice is Choice.ALWAYS_ALLOW and call.runs_here and self.local is not None:
+            self.local.permissions.allow_always(call.name)
+            self._listener.report(
+                f"{call.name} now runs without asking in {self.local.workspace.root} (revoke "
+                "it in /approvals).", title="Always allowed", severity="information")
+            choice = Choice.APPROVE_FOR_SESSION
         if choice is Choice.ALWAYS_ALLOW:
             self._start_side_task(lambda: self._allow_always(call))
             return
@@ -125,11 +141,25 @@ class ChatController:
             if quitting:
                 self._listener.exit_app()
 
+    def switch_mode(self) -> PermissionMode | None:
+        """Go to the next permission mode for local calls (``None``: there are none)."""
+        if self.local is None:
+            return None
+        mode = self.local.permissions.next_mode()
+        self._update(permission_mode=mode)
+        return mode
+
     def interrupt(self) -> None:
         """Esc: stop the request in flight. What arrived stays, marked interrupted; a message
         the server never accepted goes back to the prompt; the run is cancelled on the server.
+        Local calls running are stopped, and the agent is told (the answers still go).
         """
         phase = self._state.phase
+        if phase is Phase.RUNNING:
+            self._tools_interrupted = True
+            if self._tool_task is not None:
+                self._tool_task.cancel()
+            return
         if not phase.busy:
             return
         run_id, opened, unsent = self.session.run_id, self.session.turn_open, self._state.sending
@@ -151,7 +181,8 @@ class ChatController:
 
     async def close(self) -> None:
         """Stop everything the controller runs (the chat is closing)."""
-        tasks = [task for task in (self._turn, *self._side_tasks) if task is not None]
+        tasks = [task for task in (self._turn, self._tool_task, *self._side_tasks)
+                 if task is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -281,6 +312,7 @@ class ChatController:
                 return self._queue.popleft()
             self._update(phase=Phase.IDLE)
             return None
+        self._judge_local(round_)
         if round_.complete:
             return await self._answer()
         if self._queue:
@@ -293,6 +325,8 @@ class ChatController:
         """Send the round's answers and stream the continuation."""
         round_ = self._round
         assert round_ is not None
+        if round_.to_run_here():
+            await self._run_here(round_)
         self._update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
                      stop_reason=None, connection=None)
         try:
@@ -313,6 +347,63 @@ class ChatController:
 
     async def _answer_then_converse(self) -> None:
         await self._converse(await self._answer())
+
+    async def _run_here(self, round_: ApprovalRound) -> None:
+        """Run the round's approved local calls, one by one. Esc stops the one running; it
+        and the ones after it are reported to the agent as interrupted."""
+        assert self.local is not None
+        self._update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
+        transcript = self.session.transcript
+        for call in round_.to_run_here():
+            call_id = call.tool_call_id
+            outcome = ToolOutcome(INTERRUPTED, ok=False)
+            if not self._tools_interrupted:
+                self._listener.transcript_changed(transcript.start_local(call_id))
+                outcome = await self._run_one(call)
+            round_.results[call_id] = outcome
+            self._listener.transcript_changed(transcript.finish_local(
+                call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))
+        self._tools_interrupted = False
+
+    async def _run_one(self, call: ToolCallItem) -> ToolOutcome:
+        """Run one local call in a task of its own, which Esc (or closing) cancels."""
+        assert self.local is not None
+        transcript, call_id = self.session.transcript, call.tool_call_id
+        task = asyncio.get_running_loop().create_task(self.local.run(
+            call, lambda text: self._listener.transcript_changed(
+                transcript.local_output(call_id, text))))
+        self._tool_task = task
+        try:
+            await asyncio.wait([task])
+        finally:
+            self._tool_task = None
+            if not task.done():  # the turn itself was cancelled: stop the call too
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if task.cancelled():
+            return ToolOutcome(INTERRUPTED, ok=False)
+        if (error := task.exception()) is not None:
+            log.error("a local call failed", exc_info=error)
+            return ToolOutcome(f"openletta could not run the call: {error!r}", ok=False)
+        return task.result()
+
+    def _judge_local(self, round_: ApprovalRound) -> None:
+        """Mark the round's calls of local tools (with what they would change), and answer
+        those the permission mode or a rule of the user decides."""
+        local = self.local
+        if local is None:
+            return
+        for call in round_.calls:
+            if local.tool_of(call) is None:
+                continue
+            if not call.runs_here:
+                self._listener.transcript_changed(
+                    self.session.transcript.mark_local(call.tool_call_id, local.preview(call)))
+            if call.tool_call_id not in round_.decisions:
+                verdict = local.verdict(call)
+                if verdict.allow is not None:
+                    round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason,
+                                                 auto=True))
 
     # --- helpers ----------------------------------------------------------------------------
 
@@ -335,6 +426,10 @@ class ChatController:
 
     def _allow_for_session(self, call: ToolCallItem) -> None:
         assert self._round is not None
+        if call.runs_here and self.local is not None:
+            self.local.permissions.session.add(call.name)
+            self._judge_local(self._round)  # a call outside the directory still asks
+            return
         self.auto_approve.add(call.name)
         self._round.decide_rest(Decision(approve=True, auto=True), tool=call.name)
 

@@ -11,6 +11,7 @@ import asyncio
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
+from typing import Any
 
 from openletta.api.client import FINISHED_RUN_STATES, LettaClient, MessageStream
 from openletta.api.errors import (
@@ -84,6 +85,8 @@ class ChatSession:
         self._turn: object | None = None
         #: Whether replies run in the background (resumable); off once the server refuses.
         self.background = True
+        #: Tools this client runs, declared in every request (``client_tools``).
+        self.client_tools: list[dict[str, Any]] = []
 
     @property
     def turn_open(self) -> bool:
@@ -143,7 +146,8 @@ class ChatSession:
         def send(background: bool) -> MessageStream:
             return self.client.send_message(self.agent.id, text, otid=otid,
                                             conversation_id=self.conversation_id,
-                                            background=background)
+                                            background=background,
+                                            client_tools=self.client_tools)
 
         stream = await self._accepted(send, on_connection)
         return await self._follow(stream, lambda: self.transcript.add_user(text, otid=otid),
@@ -175,7 +179,8 @@ class ChatSession:
         def send(background: bool) -> MessageStream:
             return self.client.send_approvals(self.agent.id, round_.answers(),
                                               conversation_id=self.conversation_id,
-                                              background=background)
+                                              background=background,
+                                              client_tools=self.client_tools)
 
         stream = await self._accepted(send, on_connection)
         return await self._follow(stream, lambda: self.transcript.record_decisions(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol
 
+from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, ToolCallItem
 
 Severity = Literal["information", "warning", "error"]
@@ -24,6 +25,8 @@ class Phase(StrEnum):
     STREAMING = "streaming"
     #: The agent waits for answers to tool calls.
     AWAITING_APPROVAL = "awaiting approval"
+    #: Approved calls of local tools run on this machine.
+    RUNNING = "running tools"
     #: The answers are being sent, or the agent's continuation streams.
     ANSWERING = "answering"
 
@@ -33,7 +36,7 @@ class Phase(StrEnum):
         return self in _BUSY
 
 
-_BUSY = {Phase.SENDING, Phase.WAITING, Phase.STREAMING, Phase.ANSWERING}
+_BUSY = {Phase.SENDING, Phase.WAITING, Phase.STREAMING, Phase.RUNNING, Phase.ANSWERING}
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,8 @@ class TurnState:
     stop_reason: str | None = None
     #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``.
     connection: str | None = None
+    #: How local calls are approved (``None``: no local tools are declared).
+    permission_mode: PermissionMode | None = None
 
 
 class TurnListener(Protocol):

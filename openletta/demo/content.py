@@ -146,3 +146,6 @@ _LONG_SECTIONS = (
     "| tokens | many | streamed one by one |\n\n",
     "> A quote closes part {number}, so the renderer sees every block type.\n\n",
 )
+
+NO_LOCAL_TOOLS = ("openletta offers me no local tools in this chat (was it started with "
+                  "`--no-local-tools`?), so I cannot look at your folder.")

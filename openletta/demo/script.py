@@ -90,8 +90,10 @@ class Script:
 
     def __init__(self, *, long_tokens: int = DEFAULT_LONG_TOKENS) -> None:
         self.long_tokens = long_tokens
+        self._client_tools: frozenset[str] = frozenset()
         self._replies: tuple[tuple[frozenset[str], Callable[[list[str]], Reply]], ...] = (
             (frozenset({"llmerror"}), self._llm_error),
+            (frozenset({"files", "folder"}), self._local_files),
             (frozenset({"hostile"}), self._hostile),
             (frozenset({"spoof"}), self._spoof),
             (frozenset({"parallel"}), self._parallel),
@@ -106,9 +108,11 @@ class Script:
             (frozenset({"hello", "hi", "hey"}), self._hello),
         )
 
-    def reply(self, text: str) -> Reply:
-        """The reply to a user message (the showcase answer when no keyword matches)."""
+    def reply(self, text: str, client_tools: frozenset[str] = frozenset()) -> Reply:
+        """The reply to a user message (the showcase answer when no keyword matches);
+        ``client_tools``: the tools the client declared it runs itself."""
         words = re.findall(r"[a-z]+|\d+", text.lower())
+        self._client_tools = client_tools
         for keywords, build in self._replies:
             if keywords.intersection(words):
                 return build(words)
@@ -116,7 +120,10 @@ class Script:
                           text=content.showcase()))
 
     def follow_up(self, outcomes: Sequence[Outcome]) -> Step:
-        """The step after tool calls: summarise results, acknowledge denials."""
+        """The step after tool calls: summarise results, acknowledge denials (after a local
+        listing: read the first file in it)."""
+        if (read := _read_after_listing(outcomes)) is not None:
+            return read
         names = " and ".join(dict.fromkeys(f"`{outcome.call.name}`" for outcome in outcomes))
         lines = [self._outcome_line(outcome) for outcome in outcomes]
         if any(outcome.kind == "denied" for outcome in outcomes):
@@ -133,11 +140,21 @@ class Script:
                     f"(your reason: {outcome.reason or 'none given'}). "
                     "Tell me what you would like instead.")
         if outcome.kind == "client":
-            return f"Thanks, I received the result of `{name}` ({outcome.status})."
+            return (outcome.call.summary if outcome.status == "success" and outcome.call.summary
+                    else f"Thanks, I received the result of `{name}` ({outcome.status}).")
         status = "OK" if outcome.status == "success" else "Failed"
         return outcome.call.summary or f"Tool `{name}` finished (status: {status})."
 
     # --- replies ------------------------------------------------------------------------
+
+    def _local_files(self, _words: list[str]) -> Reply:
+        if not {"LS", "Read"} <= self._client_tools:
+            return Reply(Step(reasoning="The client runs no local tools.",
+                              text=content.NO_LOCAL_TOOLS))
+        call = ScriptedCall("LS", {"path": "."}, "", always_ask=True)
+        return Reply(Step(reasoning="Listing the user's working directory with their LS tool.",
+                          text="Let me look at the folder you started openletta in.",
+                          calls=(call,)))
 
     def _hello(self, _words: list[str]) -> Reply:
         return Reply(Step(reasoning="The user said hello. I should greet them back.",
@@ -236,3 +253,19 @@ class Script:
             "INTERNAL_SERVER_ERROR: OpenAI API error: Error code: 500 - {'error': {'message': "
             "'scripted upstream failure (llmerror)', 'type': 'server_error', 'param': None, "
             "'code': 'demo_500'}}"))
+
+
+def _read_after_listing(outcomes: Sequence[Outcome]) -> Step | None:
+    """After the client listed its directory: read the first file in the listing."""
+    if len(outcomes) != 1 or outcomes[0].call.name != "LS" or outcomes[0].kind != "client":
+        return None
+    files = [line.strip() for line in outcomes[0].tool_return.splitlines()
+             if line.strip() and not line.strip().endswith("/") and not line.startswith("[")]
+    if outcomes[0].status != "success" or not files:
+        return Step(reasoning="The listing gave no file to read.",
+                    text="Your folder has no file I could read; that is all for now.")
+    name = files[0].split()[0]
+    read = ScriptedCall("Read", {"file_path": name, "limit": 20}, "", always_ask=True,
+                        summary=f"That was the start of `{name}`, read on your machine.")
+    return Step(reasoning=f"Reading {name}, the first file of the listing.",
+                text=f"I see your files. Let me read the start of `{name}`.", calls=(read,))

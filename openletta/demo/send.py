@@ -43,6 +43,8 @@ class SendRequest:
     return_types: frozenset[str] | None
     #: Only for ``/v1/conversations/default/…``: whose default thread.
     agent_id: str | None
+    #: Names of the tools the client runs itself (``client_tools``).
+    client_tools: frozenset[str] = frozenset()
 
 
 def parse_send(body: Any, *, stream_tokens_default: bool = False) -> SendRequest:
@@ -72,7 +74,11 @@ def parse_send(body: Any, *, stream_tokens_default: bool = False) -> SendRequest
     if not users and approvals is None:
         raise InvalidRequest("Send a user message or an approval")
     types = body.get("include_return_message_types")
+    declared = body.get("client_tools")
+    tools = declared if isinstance(declared, list) else []
     return SendRequest(
+        client_tools=frozenset(str(tool.get("name")) for tool in tools
+                               if isinstance(tool, dict) and tool.get("name")),
         user_messages=tuple(users), approvals=tuple(approvals) if approvals is not None else None,
         stream_tokens=bool(body.get("stream_tokens", stream_tokens_default)),
         include_pings=bool(body.get("include_pings", True)),

@@ -160,7 +160,8 @@ class Turn:
             origin = self._origin(new_message_id(), message.otid, self._next_step_id)
             self.rows.append(Row.of(origin.id, [chunks.user(origin, message.content)]))
             self.context += chunks.token_estimate(message.text) + 8
-        reply = self.engine.script.reply(self.request.user_messages[-1].text)
+        reply = self.engine.script.reply(self.request.user_messages[-1].text,
+                                         self.request.client_tools)
         if reply.error is not None:
             await self._tick(self.engine.pacer.pause(FIRST_TOKEN_SECONDS))
             error = reply.error

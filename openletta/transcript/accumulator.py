@@ -21,7 +21,7 @@ Rules (from the wire captures of Letta 0.16.8):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -46,6 +46,9 @@ from openletta.transcript.turns import TurnStats
 #: Stop reasons after which calls that never returned will not run any more.
 _CALLS_STAY_PENDING = {"requires_approval"}
 _DENIAL_PREFIX = "Error: request to call tool denied."
+#: Live output of a call run here: parts kept before they are joined, characters kept then.
+_LIVE_PARTS = 2000
+_LIVE_CHARACTERS = 200_000
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
 
 
@@ -217,6 +220,44 @@ class Transcript:
             if item.tool_call_id not in held:
                 item.status = ToolStatus.CANCELLED
                 change.touch(item)
+        return change
+
+    # --- calls run here ---------------------------------------------------------------------
+
+    def mark_local(self, tool_call_id: str, preview: str | None) -> Change:
+        """The call is of a tool this client runs; ``preview`` shows what it would change."""
+        return self._update_call(tool_call_id, runs_here=True, preview=preview)
+
+    def start_local(self, tool_call_id: str) -> Change:
+        """A call approved here starts running on this machine."""
+        return self._update_call(tool_call_id, status=ToolStatus.RUNNING, approved=True)
+
+    def local_output(self, tool_call_id: str, text: str) -> Change:
+        """Output of a call running here, as it comes (the newest part kept when huge)."""
+        change = Change()
+        if (item := self._calls.get(tool_call_id)) is not None and text:
+            item.stdout.append(text)
+            if len(item.stdout) > _LIVE_PARTS:
+                item.stdout[:] = ["".join(item.stdout)[-_LIVE_CHARACTERS:]]
+            change.touch(item)
+        return change
+
+    def finish_local(self, tool_call_id: str, result: str, *, ok: bool,
+                     stdout: Sequence[str] | None = None) -> Change:
+        """A call run here ended with ``result`` (what the agent is told); ``stdout`` is its
+        output as sent (in place of what streamed)."""
+        status = ToolStatus.SUCCESS if ok else ToolStatus.ERROR
+        if stdout is None:
+            return self._update_call(tool_call_id, result=result, status=status)
+        return self._update_call(tool_call_id, result=result, status=status,
+                                 stdout=list(stdout))
+
+    def _update_call(self, tool_call_id: str, **fields: object) -> Change:
+        change = Change()
+        if (item := self._calls.get(tool_call_id)) is not None:
+            for name, value in fields.items():
+                setattr(item, name, value)
+            change.touch(item)
         return change
 
     def end_stream(self, reason: str, message: str) -> Change:

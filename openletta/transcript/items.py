@@ -195,6 +195,10 @@ class ToolCallItem(Item):
     reason: str | None = None
     #: Set when the client approved the call on its own (a "don't ask again" rule).
     auto_approved: bool = False
+    #: The call is of a tool this client runs, on this machine (not on the server).
+    runs_here: bool = False
+    #: What the call would change, shown before it is approved (a unified diff).
+    preview: str | None = None
     _parsed: Any = field(default=None, repr=False)
     _parsed_from: str | None = field(default=None, repr=False)
 

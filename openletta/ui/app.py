@@ -23,6 +23,7 @@ from textual.screen import Screen
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.models import Agent
+from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
@@ -60,11 +61,13 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
                  demo: bool = False, agent: str | None = None, conversation: str | None = None,
                  theme: str | None = None, settings: Settings | None = None,
                  demo_speed: float = 1.0, clock: Clock = utc_now,
-                 tune_gc: bool = False) -> None:
+                 tune_gc: bool = False, local: LocalCalls | None = None) -> None:
         """``tune_gc``: once connected, tune the garbage collector for this process and let it
         work while requests wait for the server (:mod:`openletta.ui.collector`; for a process
-        that runs one app, as the command line does)."""
+        that runs one app, as the command line does). ``local``: the tools the agent may run
+        on this machine (``None``: none are declared)."""
         super().__init__()
+        self.local = local
         self.base_url = base_url
         self.api_key = api_key
         self.demo = demo
@@ -172,7 +175,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.notify(error.message, title="Agent", severity="error")
             return
         session = ChatSession(self.client, full, conversation)
-        self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash))
+        self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
+                                         local=self.local))
         self.resume_hint = self._resume_command(full, conversation)
         await self._save_settings(last_agent=full.id, last_conversation=conversation)
 
@@ -286,7 +290,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.notify("Open a chat first.", severity="warning")
             return
         agent = screen.session.agent
-        self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id))
+        self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id,
+                                             self.local))
 
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def format_elapsed(seconds: float) -> str:
     """``"7s"`` or ``"2m 05s"``."""
@@ -16,3 +18,12 @@ def format_tokens(count: int) -> str:
     if count < 1_000_000:
         return f"{count / 1000:.1f}k".replace(".0k", "k")
     return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+
+
+def home_relative(path: Path) -> str:
+    """``path`` with the home directory shown as ``~``."""
+    try:
+        inside = path.relative_to(Path.home())
+    except ValueError:
+        return str(path)
+    return "~" if inside == Path() else f"~/{inside}"

@@ -6,11 +6,15 @@ import argparse
 import os
 import socket
 from collections.abc import Mapping
+from pathlib import Path
 from urllib.parse import urlsplit
 
+from openletta.chat.local_calls import LocalCalls
 from openletta.config import resolve_connection
 from openletta.display import DisplayText
 from openletta.settings import Settings, load_settings
+from openletta.tools.base import Workspace
+from openletta.tools.permissions import PermissionMode, Permissions
 from openletta.ui.app import OpenLettaApp
 
 LOCAL_URL = "http://localhost:8283"
@@ -31,11 +35,19 @@ def run(args: argparse.Namespace) -> int:
         base_url, api_key = connection.base_url, connection.api_key
     app = OpenLettaApp(base_url=base_url, api_key=api_key, demo=demo, agent=args.agent,
                        conversation=args.conversation, theme=args.theme, settings=settings,
-                       tune_gc=True)
+                       tune_gc=True, local=local_calls(args))
     app.run()
     if app.resume_hint:
         print(DisplayText(f"Resume this chat with: {app.resume_hint}"))
     return app.return_code or 0
+
+
+def local_calls(args: argparse.Namespace) -> LocalCalls | None:
+    """The local toolset the flags ask for, run in the current directory."""
+    if args.no_local_tools:
+        return None
+    mode = PermissionMode.YOLO if args.yolo else PermissionMode(args.permission_mode)
+    return LocalCalls(Permissions(Workspace(Path.cwd()), mode=mode))
 
 
 def should_use_demo(base_url: str | None, settings: Settings, env: Mapping[str, str]) -> bool:

@@ -16,12 +16,12 @@ from openletta.ui.formatting import format_tokens
 
 GAUGE_CELLS = 5
 #: Stop reasons not worth showing.
-NORMAL_STOPS = frozenset({"end_turn"})
+NORMAL_STOPS = frozenset({"end_turn", "requires_approval"})
 #: Connection states and their marker.
 STATES = {
     "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌",
     "reconnected": "◉", "offline": "○",
-    "approval needed": "⚠",
+    "approval needed": "⚠", "running tools": "⚒",
 }
 
 
@@ -40,9 +40,15 @@ class StatusInfo:
     context_window: int | None = None
     #: Why the last turn stopped; shown unless it ended normally.
     stop_reason: str | None = None
+    #: How local calls are approved (empty: no local tools), and where they run.
+    permission_mode: str = ""
+    workspace: str = ""
+    #: The mode runs everything without asking: shown as a warning.
+    unguarded: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("agent_name", "conversation", "model", "state", "stop_reason"):
+        for name in ("agent_name", "conversation", "model", "state", "stop_reason",
+                     "permission_mode", "workspace"):
             value = getattr(self, name)
             if value is not None:
                 object.__setattr__(self, name, single_line(value))
@@ -57,7 +63,8 @@ def context_gauge(tokens: int, window: int) -> str:
     return f"{bar} {format_tokens(tokens)}/{format_tokens(window)}"
 
 
-def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
+def status_text(info: StatusInfo, state_style: Style | str = "",
+                warning_style: Style | str = "") -> Text:
     """The status line for ``info``; server text is appended as plain text, never markup."""
     marker = STATES.get(info.state, "●")
     text = Text()
@@ -72,6 +79,11 @@ def status_text(info: StatusInfo, state_style: Style | str = "") -> Text:
     if info.model:
         text.append(" · ")
         text.append(info.model)
+    if info.permission_mode:
+        text.append("   ")
+        text.append(f"⚒ {info.permission_mode}",
+                    style=warning_style if info.unguarded else "")
+        text.append(f" · {info.workspace}")
     usage = info.usage
     if usage is not None and (usage.total_tokens or usage.step_count):
         steps = "step" if usage.step_count == 1 else "steps"
@@ -95,7 +107,7 @@ class StatusBar(Widget):
     The widget carries the class ``-<state>`` so the stylesheet can colour the state.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"status-bar--state"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"status-bar--state", "status-bar--warning"}
 
     info: reactive[StatusInfo] = reactive(StatusInfo)
     """What to show; replace it (it is immutable) to update the bar."""
@@ -105,4 +117,5 @@ class StatusBar(Widget):
         self.add_class(state_class(new.state))
 
     def render(self) -> Text:
-        return status_text(self.info, self.get_component_rich_style("status-bar--state"))
+        return status_text(self.info, self.get_component_rich_style("status-bar--state"),
+                           self.get_component_rich_style("status-bar--warning"))

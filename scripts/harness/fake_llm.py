@@ -8,6 +8,7 @@ in this order (first match wins):
 keyword    reply
 ========== ===================================================================
 llmerror   HTTP 500 (Letta reports ``llm_api_error``)
+local …    a call of a client-side tool the request declares (see below)
 stall      silence for ``--stall-seconds`` (default 12), then a short answer
 slow       ~40 words streamed 0.3 s apart (for cancel and resume tests)
 twice      two ``bash`` calls in one response (both need approval)
@@ -22,6 +23,14 @@ run ls     ``bash`` with ``ls -la`` (also: ``bash``)
 long       long Markdown: headings, a list, a table, python and bash fences
 hello      a greeting with reasoning
 ========== ===================================================================
+
+``local`` calls the client's own tools, when the request declares them (``tools`` holds their
+names, as Letta passes ``client_tools`` on): ``local ls`` → ``LS``; ``local read FILE`` →
+``Read``; ``local edit FILE`` → ``Edit`` "hello" → "goodbye"; ``local write FILE`` →
+``Write``; ``local count`` → ``Bash`` printing three lines half a second apart; ``local
+sleep`` → ``Bash`` ``sleep 60``; ``local env`` → ``Bash`` counting variables that name
+``LETTA_API_KEY`` or hold the e2e tests' key (``…never-seen``); ``local mixed`` → ``Bash``
+``echo mixed`` and the server's ``bash`` ``ls -la`` in one response.
 
 Anything else gets a short answer listing these keywords. When the last message is a tool
 result, the reply is a final answer naming the tool and the result's status. File tools take
@@ -171,12 +180,45 @@ def tool_result_reply(messages: list[dict[str, Any]], result: dict[str, Any]) ->
                  f"Tool `{name}` finished (status: {status}). Result: {summary}")
 
 
-def user_reply(text: str, stall_seconds: float) -> Reply:
+COUNT_COMMAND = "for i in 1 2 3; do echo line $i; sleep 0.5; done"
+
+
+def local_reply(text: str, declared: set[str]) -> Reply:
+    """A call of the client's own tools (``local …``), if the request declares them."""
+    lowered = text.lower()
+    path = file_argument(text, DEFAULT_FILE)
+    calls = {
+        "ls": [ToolCall("LS", {"path": "."})],
+        "read": [ToolCall("Read", {"file_path": path})],
+        "edit": [ToolCall("Edit", {"file_path": path, "old_string": "hello",
+                                   "new_string": "goodbye"})],
+        "write": [ToolCall("Write", {"file_path": path,
+                                     "content": "hello from the fake model\n"})],
+        "count": [ToolCall("Bash", {"command": COUNT_COMMAND, "description": "Count to 3"})],
+        "sleep": [ToolCall("Bash", {"command": "sleep 60", "description": "Wait a minute"})],
+        "env": [ToolCall("Bash", {"command": "echo secrets: $(env | grep -c -e LETTA_API_KEY "
+                                             "-e never-seen)"})],
+        "mixed": [ToolCall("Bash", {"command": "echo mixed"}),
+                  ToolCall("bash", {"command": "ls -la"})],
+    }
+    chosen = next((value for key, value in calls.items() if f"local {key}" in lowered), None)
+    if chosen is None:
+        return Reply("Unknown local keyword.", f"Try: {', '.join('local ' + k for k in calls)}")
+    missing = {call.name for call in chosen} - declared - {"bash"}
+    if missing:
+        return Reply("The client did not declare its tools.",
+                     f"The client declared no {', '.join(sorted(missing))} tool.")
+    return Reply(f"Calling the client's {chosen[0].name} tool.", tool_calls=chosen)
+
+
+def user_reply(text: str, stall_seconds: float, declared: set[str] = frozenset()) -> Reply:
     """The scripted answer to a user message (see the module docstring for the table)."""
     lowered = text.lower()
     path, write_path = file_argument(text, DEFAULT_FILE), file_argument(text, DEFAULT_WRITE_FILE)
     if "llmerror" in lowered:
         return Reply("", http_status=500)
+    if "local " in lowered:
+        return local_reply(text, declared)
     if "stall" in lowered:
         return Reply("I waited before answering.", "Sorry for the wait: here is the answer.",
                      stall_seconds=stall_seconds)
@@ -218,14 +260,16 @@ def user_reply(text: str, stall_seconds: float) -> Reply:
     return Reply("No scripted keyword found; listing the keywords.", HELP_TEXT)
 
 
-def choose_reply(messages: list[dict[str, Any]], stall_seconds: float) -> Reply:
-    """The reply to a chat completion request with these ``messages``."""
+def choose_reply(messages: list[dict[str, Any]], stall_seconds: float,
+                 declared: set[str] = frozenset()) -> Reply:
+    """The reply to a chat completion request with these ``messages`` (``declared``: the
+    names of the tools the request offers)."""
     if not messages:
         return Reply("No messages.", HELP_TEXT)
     last = messages[-1]
     if last.get("role") == "tool":
         return tool_result_reply(messages, last)
-    return user_reply(message_text(last), stall_seconds)
+    return user_reply(message_text(last), stall_seconds, declared)
 
 
 def count_tokens(text: str) -> int:
@@ -290,7 +334,9 @@ class FakeModelHandler(BaseHTTPRequestHandler):
             self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         request = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
-        reply = choose_reply(request.get("messages", []), self.server.stall_seconds)
+        declared = {tool.get("function", {}).get("name", "") for tool in request.get("tools") or []
+                    if isinstance(tool, dict)}
+        reply = choose_reply(request.get("messages", []), self.server.stall_seconds, declared)
         if reply.http_status != 200:
             self.send_json(reply.http_status, {"error": {
                 "message": "scripted failure (llmerror)", "type": "server_error"}})

@@ -28,6 +28,8 @@ _EXIT_CODE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 STDERR = "$text-error"
+#: Lines of a running command's output shown (its newest).
+LIVE_LINES = 12
 
 
 @dataclass
@@ -77,6 +79,8 @@ class BashRenderer(ToolRenderer):
         blocks = [Content.assemble(("$ ", MUTED), *code_block(command, "bash"))]
         output = finished_output(item)
         if output is None:
+            if item.status is ToolStatus.RUNNING and item.stdout:
+                blocks.extend(live_tail("".join(item.stdout)))
             return blocks
         result = parse_result(item, output)
         if result.stdout.strip():
@@ -86,6 +90,15 @@ class BashRenderer(ToolRenderer):
             blocks.extend(output_block(result.stderr.rstrip("\n"), STDERR))
         blocks.append(_exit_line(item, result.exit_code))
         return blocks
+
+
+def live_tail(output: str) -> list[Content]:
+    """The last :data:`LIVE_LINES` lines of a command's output while it runs."""
+    lines = output.rstrip("\n").split("\n")
+    shown = output_block("\n".join(lines[-LIVE_LINES:]))
+    if len(lines) > LIVE_LINES:
+        shown.insert(0, Content.styled(f"… {len(lines) - LIVE_LINES:,} lines above", MUTED))
+    return shown
 
 
 def _exit_line(item: ToolCallItem, code: int | None) -> Content:

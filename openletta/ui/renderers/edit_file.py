@@ -81,6 +81,9 @@ class EditFileRenderer(ToolRenderer):
 
     def summary(self, item: ToolCallItem) -> str:
         path = one_line(arg(item, *PATH_ARGS) or "")
+        if item.preview is not None:
+            added, removed = patch_counts(item.preview)
+            return f"{path}  +{added} −{removed}".strip()
         old, new = _old_new(item)
         if new is None:
             return path
@@ -91,18 +94,28 @@ class EditFileRenderer(ToolRenderer):
         blocks: list[Content] = []
         old, new = _old_new(item)
         patch = arg(item, *_PATCH_ARGS)
-        if new is not None:
+        if item.preview is not None:  # the change against the file on disk (a local call)
+            blocks.append(patch_block(item.preview))
+        elif new is not None:
             hunks = diff_lines(old, new)
             wide = width >= SIDE_BY_SIDE_WIDTH
             blocks.extend(_side_by_side(hunks, width) if wide else _unified(hunks))
         elif patch is not None:
-            blocks.append(_coloured_patch(patch))
+            blocks.append(patch_block(patch))
         output = finished_output(item)
         if output is not None and item.status is ToolStatus.ERROR:
             blocks.append(error_block(without_error_prefix(output)))
         elif output:
             blocks.extend(output_block(output, MUTED))
         return blocks
+
+
+def patch_counts(patch: str) -> tuple[int, int]:
+    """Lines a unified diff adds and removes."""
+    lines = patch.splitlines()
+    added = sum(line.startswith("+") and not line.startswith("+++") for line in lines)
+    removed = sum(line.startswith("-") and not line.startswith("---") for line in lines)
+    return added, removed
 
 
 def _old_new(item: ToolCallItem) -> tuple[str, str | None]:
@@ -180,7 +193,8 @@ def _half(row: DiffLine | None, number: int | None, number_width: int, column: i
                             text.truncate(column, ellipsis=True, pad=True))
 
 
-def _coloured_patch(patch: str) -> Content:
+def patch_block(patch: str) -> Content:
+    """A unified diff (or patch), its added, removed and hunk lines coloured."""
     styles = {"+": OK, "-": BAD, "@": MUTED}
     lines = [Content.styled(line, styles.get(line[:1], ""))
              for line in DisplayText(patch).splitlines()]

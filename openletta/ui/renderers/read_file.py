@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.content import Content
 
 from openletta.transcript import ToolCallItem, ToolStatus
@@ -18,6 +20,7 @@ from openletta.ui.renderers.base import (
 )
 
 PATH_ARGS = ("path", "file_path", "filename", "file", "target_file")
+_NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
 _START_ARGS = ("offset", "start_line", "line", "view_range")
 
 
@@ -37,8 +40,23 @@ class ReadFileRenderer(ToolRenderer):
         if item.status is ToolStatus.ERROR:
             return [error_block(without_error_prefix(output))]
         path = arg(item, *PATH_ARGS)
-        return code_block(output, language_for(path), line_numbers=True,
-                          start=_first_line(item))
+        text, start = without_line_numbers(output)
+        return code_block(text, language_for(path), line_numbers=True,
+                          start=start or _first_line(item))
+
+
+def without_line_numbers(output: str) -> tuple[str, int | None]:
+    """A ``cat -n`` style result (``     1\tline``) as plain text and its first line number;
+    other output as it is, with ``None``. Notes after the numbered lines are kept."""
+    lines = output.split("\n")
+    numbered = [_NUMBERED.match(line) for line in lines]
+    count = next((index for index, match in enumerate(numbered) if match is None), len(lines))
+    if count == 0:
+        return output, None
+    first = numbered[0]
+    assert first is not None
+    body = [match[2] for match in numbered[:count] if match is not None]
+    return "\n".join([*body, *lines[count:]]), int(first[1])
 
 
 def _first_line(item: ToolCallItem) -> int:

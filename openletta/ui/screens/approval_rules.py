@@ -14,10 +14,15 @@ from textual.widgets.selection_list import Selection
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
+from openletta.chat.local_calls import LocalCalls
 from openletta.display import plain_text
+from openletta.ui.formatting import home_relative
 
 HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
-        "server, so it holds in every client. Esc closes.")
+        "server, so it holds in every client. Tab goes to the local tools; Esc closes.")
+LOCAL_HINT = ("Checked tools ask before they run here. Unchecking one allows it in this project "
+              "(saved on this machine); checking it again revokes that rule and any \"don't "
+              "ask again this session\". Paths outside the directory always ask.")
 
 
 class ApprovalRulesScreen(ModalScreen[None]):
@@ -25,11 +30,15 @@ class ApprovalRulesScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
 
-    def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
+    def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
+                 local: LocalCalls | None = None) -> None:
+        """``local``: the tools run here, listed with the user's rules for them."""
         super().__init__()
         self.client = client
         self.agent_id = agent_id
         self.agent_name = agent_name
+        self.local = local
+        self._local_tools = SelectionList[str](id="local-rules-list")
         self._tools = SelectionList[str](id="rules-list")
         self._status = Static("Loading tools…", id="rules-status")
         #: The rule as the server holds it, per tool (to undo a toggle that failed).
@@ -41,9 +50,43 @@ class ApprovalRulesScreen(ModalScreen[None]):
             yield Static(HINT, id="rules-hint")
             yield self._tools
             yield self._status
+            if self.local is not None:
+                where = home_relative(self.local.workspace.root)
+                yield Static(plain_text(f"Local tools, run here in {where} "
+                                        f"(mode: {self.local.mode.label})"),
+                             id="local-rules-title")
+                yield Static(LOCAL_HINT, id="local-rules-hint")
+                yield self._local_tools
 
     def on_mount(self) -> None:
         self.load()
+        if self.local is not None:
+            self._local_tools.add_options(self._local_rows(self.local))
+
+    @staticmethod
+    def _local_rows(local: LocalCalls) -> list[Selection[str]]:
+        permissions = local.permissions
+        project = set(permissions.project_rules.allowed(local.workspace.root))
+        rows = []
+        for tool in local.tools:
+            rule = ("allowed in this project" if tool.name in project else
+                    "allowed this session" if tool.name in permissions.session else "asks")
+            rows.append(Selection(f"{tool.name} · {rule}", tool.name,
+                                  tool.name not in project | permissions.session))
+        return rows
+
+    @on(SelectionList.SelectionToggled, "#local-rules-list")
+    def _local_toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
+        event.stop()
+        assert self.local is not None
+        tool, permissions = event.selection.value, self.local.permissions
+        if tool in self._local_tools.selected:  # asks again
+            permissions.session.discard(tool)
+            permissions.project_rules.revoke(self.local.workspace.root, tool)
+            self._status.update(f"{tool} asks again before it runs here.")
+        else:
+            permissions.allow_always(tool)
+            self._status.update(f"{tool} now runs here without asking, in this project.")
 
     @work(exclusive=True, group="rules", exit_on_error=False)
     async def load(self) -> None:
@@ -62,7 +105,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self._tools.highlighted = 0 if self._required else None
         self._tools.focus()
 
-    @on(SelectionList.SelectionToggled)
+    @on(SelectionList.SelectionToggled, "#rules-list")
     def _toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
         event.stop()
         tool = event.selection.value

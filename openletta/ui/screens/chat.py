@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -16,10 +16,13 @@ from textual.widgets import Footer
 
 from openletta.api.errors import LettaError
 from openletta.chat.controller import ChatController
+from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
+from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
 from openletta.ui.chat_view import ChatView
+from openletta.ui.formatting import home_relative
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
@@ -56,6 +59,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         Binding("pagedown", "page(1)", "Page down", show=False, priority=True,
                 id="chat.page_down"),
         Binding("ctrl+end", "newest", "Newest", show=False, priority=True, id="chat.newest"),
+        Binding("shift+tab", "switch_mode", "Mode", id="chat.mode"),
     ]
 
     AUTO_FOCUS = "#prompt"
@@ -64,12 +68,13 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     """True while a request is in flight (mirrors the controller's phase, for the bindings)."""
 
     def __init__(self, session: ChatSession, *, demo: bool = False,
-                 slash: SlashHandler | None = None) -> None:
+                 slash: SlashHandler | None = None, local: LocalCalls | None = None) -> None:
+        """``local``: the tools run on this machine (``None``: none are declared)."""
         super().__init__()
         self.session = session
         self._demo = demo
         self._slash = slash
-        self.controller = ChatController(session, self)
+        self.controller = ChatController(session, self, local)
         self._shown_usage = session.transcript.usage
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
@@ -98,7 +103,11 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                                       conversation=self.session.conversation_id or "",
                                       model=agent.model_name,
                                       state="connected", demo=self._demo,
-                                      context_window=agent.context_window)
+                                      context_window=agent.context_window,
+                                      **_mode_fields(self.controller.state.permission_mode,
+                                                     self.controller.local))
+        if self.controller.state.permission_mode is PermissionMode.YOLO:
+            self.notify(YOLO_WARNING, title="YOLO", severity="warning", timeout=15)
         self.app.sub_title = agent.name or agent.id
         self.load_history()
 
@@ -165,7 +174,8 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self._show_approval(state)
         approval = state.phase is Phase.AWAITING_APPROVAL
         self.status.info = dataclasses.replace(
-            self.status.info, state=_status_state(state), stop_reason=state.stop_reason)
+            self.status.info, state=_status_state(state), stop_reason=state.stop_reason,
+            **_mode_fields(state.permission_mode, self.controller.local))
         name = self.session.agent.name or self.session.agent.id
         title = f"{APPROVAL_STATE} · {name}" if approval else name
         if self.app.sub_title != title:
@@ -200,7 +210,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             card = self.view.reveal(asking)
             if not isinstance(card, ToolCallCard):
                 return
-            prompt = self._asking = ApprovalPrompt(asking, waiting=state.undecided)
+            local = self.controller.local
+            where = home_relative(local.workspace.root) if local and asking.runs_here else None
+            prompt = self._asking = ApprovalPrompt(asking, waiting=state.undecided, here=where)
             self.call_later(self._focus_prompt, card.open_prompt(prompt), card, prompt)
         if prompt is not None and state.answer_error and prompt.error != state.answer_error:
             prompt.show_error(state.answer_error)
@@ -242,7 +254,16 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
             return True if self.busy else None
+        if action == "switch_mode":
+            return self.controller.local is not None
         return True
+
+    def action_switch_mode(self) -> None:
+        """Go to the next permission mode for local calls."""
+        mode = self.controller.switch_mode()
+        if mode is not None:
+            self.notify(MODE_NOTES[mode], title=f"Local tools: {mode.label}",
+                        severity="information")
 
     def action_interrupt(self) -> None:
         """Stop the running turn: keep what arrived, mark it interrupted, cancel the run."""
@@ -287,12 +308,34 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.report(message, title=title, notice=True)
 
 
+YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
+                "on this machine, with your rights. Shift+Tab switches to asking.")
+MODE_NOTES = {
+    PermissionMode.ASK: "Every local call asks first.",
+    PermissionMode.ACCEPT_EDITS: ("Reads, writes and edits inside the working directory run "
+                                  "without asking; commands still ask."),
+    PermissionMode.READ_ONLY: ("Only Read, Glob, Grep and LS run; other calls are denied and "
+                               "the agent is told why."),
+    PermissionMode.YOLO: "Every local call runs without asking.",
+}
+
+
+def _mode_fields(mode: PermissionMode | None, local: LocalCalls | None) -> dict[str, Any]:
+    """The status bar's fields for the permission mode (none without local tools)."""
+    if mode is None or local is None:
+        return {}
+    return {"permission_mode": mode.label, "workspace": home_relative(local.workspace.root),
+            "unguarded": mode is PermissionMode.YOLO}
+
+
 def _status_state(state: TurnState) -> str:
     """The connection state the status bar shows for ``state``."""
     if state.phase is Phase.AWAITING_APPROVAL:
         return APPROVAL_STATE
     if state.phase is Phase.WAITING:
         return "waiting"
+    if state.phase is Phase.RUNNING:
+        return "running tools"
     if state.phase.busy:
         return state.connection or "streaming"
     return "offline" if state.offline else "connected"

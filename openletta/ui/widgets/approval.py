@@ -35,6 +35,8 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
     (Choice.DENY, "n 4", "Deny, with a reason"),
     (Choice.APPROVE_ALL, "A 5", "Approve all {count} waiting requests"),
 )
+#: The "always" choice of a tool run here: the rule is kept on this machine.
+ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
 
 #: The keys the footer shows while a prompt has the focus.
 FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
@@ -79,17 +81,20 @@ class ApprovalPrompt(Vertical):
             self.prompt = prompt
             self.call = prompt.call
 
-    def __init__(self, call: ToolCallItem, *, waiting: int = 1,
+    def __init__(self, call: ToolCallItem, *, waiting: int = 1, here: str | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        """``here``: the directory the call runs in, when it runs on this machine."""
         super().__init__(classes="approval-prompt")
         self.call = call
         self.waiting = waiting
+        self.here = here
         self._clock = clock
         self._shown_at = clock()
         tool = literal_text(call.name) or "this tool"
-        self._choices = [(choice, keys, label.format(tool=tool, count=waiting))
-                         for choice, keys, label in CHOICES
-                         if choice is not Choice.APPROVE_ALL or waiting > 1]
+        self._choices = [
+            (choice, keys, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
+             .format(tool=tool, count=waiting))
+            for choice, keys, label in CHOICES if choice is not Choice.APPROVE_ALL or waiting > 1]
         self._options = OptionList(*(Option(choice_row(keys, label), id=choice.value)
                                      for choice, keys, label in self._choices),
                                    classes="approval-options")
@@ -103,6 +108,7 @@ class ApprovalPrompt(Vertical):
         title = Text("⚠ Approval needed", style="bold")
         tool = literal_text(self.call.name) or "a tool"
         title.append(f": the agent wants to run {tool}")
+        title.append(f" here, in {self.here}" if self.here else " on the server")
         if self.waiting > 1:
             title.append(f" · {self.waiting} requests waiting", style="dim")
         if has_hidden_characters_in_call(self.call):

@@ -66,10 +66,13 @@ class CardHeader(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "card-header--auto", "card-header--badge", "card-header--elapsed",
+        "card-header--place",
     }
 
     title: reactive[Content] = reactive(Content)
     badge = reactive("")
+    #: Where the call runs, when it matters: ``here`` or ``server``.
+    place = reactive("")
     elapsed = reactive("")
     auto_approved = reactive(False)
 
@@ -79,6 +82,7 @@ class CardHeader(Widget):
     def render(self) -> Content:
         style = self.get_visual_style
         right = Content.assemble(
+            *((" ", (self.place, style("card-header--place"))) if self.place else ()),
             *((" ", (" auto-approved ", style("card-header--auto"))) if self.auto_approved
               else ()),
             " ", (f" {self.badge} ", style("card-header--badge")),
@@ -154,6 +158,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
     def _sync_status(self) -> None:
         status = self.item.status
         self._header.auto_approved = self.item.auto_approved
+        self._header.place = _place(self.item)
+        self.set_class(self.item.runs_here, "-runs-here")
         if status is self._status:
             return
         if self._status is not None:
@@ -191,7 +197,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
     def _sync_body(self) -> None:
         item = self.item
         key = (item.status, item.arguments_text, item.result, len(item.stdout),
-               len(item.stderr), item.reason, self.wide)
+               len(item.stderr), item.reason, item.preview, self.wide)
         if key == self._body_key:
             return
         self._body_key = key
@@ -261,6 +267,13 @@ class ToolCallCard(ItemWidget, can_focus=True):
         """Show a folded body in full, or fold it again."""
         if self.has_class("-foldable"):
             self.expanded = not self.expanded
+
+
+def _place(item: ToolCallItem) -> str:
+    """Where the call runs, said when the user is asked about it: here or on the server."""
+    if item.runs_here:
+        return "⌂ runs here"
+    return "runs on server" if item.needs_approval else ""
 
 
 def _status_class(status: ToolStatus) -> str:

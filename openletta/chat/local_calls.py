@@ -1,0 +1,84 @@
+"""The local toolset of a chat: which pending calls run here, whether they may, and running
+them. No Textual here; the controller decides when.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from openletta.tools import LOCAL_TOOLS
+from openletta.tools.base import (
+    LocalTool,
+    OnOutput,
+    ToolInputError,
+    ToolOutcome,
+    Workspace,
+)
+from openletta.tools.permissions import PermissionMode, Permissions, Verdict
+from openletta.transcript import ToolCallItem
+
+log = logging.getLogger(__name__)
+
+BAD_ARGUMENTS = "The arguments are not a JSON object; call the tool again with valid JSON."
+
+
+@dataclass
+class LocalCalls:
+    """The tools this client declares to the agent, and the user's permissions for them."""
+
+    permissions: Permissions
+    tools: Sequence[LocalTool] = LOCAL_TOOLS
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.permissions.workspace
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self.permissions.mode
+
+    def declarations(self) -> list[dict[str, Any]]:
+        """The ``client_tools`` of every request."""
+        return [tool.declaration() for tool in self.tools]
+
+    def tool_of(self, call: ToolCallItem) -> LocalTool | None:
+        """The local tool ``call`` calls, if it is one of ours."""
+        return next((tool for tool in self.tools if tool.name == call.name), None)
+
+    def verdict(self, call: ToolCallItem) -> Verdict:
+        """Run, deny or ask (see :meth:`Permissions.verdict`)."""
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None:
+            return Verdict(None)
+        if args is None:
+            return Verdict(False, BAD_ARGUMENTS, why="invalid arguments")
+        return self.permissions.verdict(tool, args)
+
+    def preview(self, call: ToolCallItem) -> str | None:
+        """What the call would change on disk (``None`` when nothing, or unknown)."""
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None or args is None:
+            return None
+        try:
+            return tool.preview(args, self.workspace)
+        except (ToolInputError, OSError, ValueError) as error:
+            log.info("no preview for %s: %s", call.name, error)
+            return None
+
+    async def run(self, call: ToolCallItem, on_output: OnOutput) -> ToolOutcome:
+        """Run ``call`` here; a failure becomes an error result the agent reads.
+
+        Cancelling the task stops the call (and every process it started).
+        """
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None or args is None:
+            return ToolOutcome(BAD_ARGUMENTS, ok=False)
+        try:
+            return await tool.run(args, self.workspace, on_output)
+        except ToolInputError as error:
+            return ToolOutcome(str(error), ok=False)
+        except OSError as error:
+            return ToolOutcome(f"{type(error).__name__}: {error}", ok=False)

@@ -1,0 +1,182 @@
+"""What every local tool is: a name, a JSON schema the agent sees, and a coroutine that runs
+it in a :class:`Workspace`.
+
+No Textual and no network here. The tools run with the user's rights, in the working
+directory, and only once the chat controller allowed the call (see
+:mod:`openletta.tools.permissions`).
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar, overload
+
+#: Hears output as it comes (a running command's stdout and stderr, merged).
+OnOutput = Callable[[str], None]
+#: What the agent is told when the user stopped a call with Esc.
+INTERRUPTED = "Interrupted by the user: the call was stopped before it finished."
+#: Environment variables never passed to a child process, whatever their value.
+SECRET_VARIABLES = frozenset({"LETTA_API_KEY"})
+
+
+class Access(StrEnum):
+    """What a tool can do to the machine (permission modes decide by it)."""
+
+    READ = "read"
+    EDIT = "edit"
+    EXECUTE = "execute"
+
+
+class ToolInputError(Exception):
+    """The call's arguments cannot work; the message is for the agent, who can fix them."""
+
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
+_REQUIRED: Any = object()
+_JSON_TYPES = {str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
+               dict: "object"}
+
+
+@overload
+def arg(args: Mapping[str, Any], name: str, kind: type[_T]) -> _T: ...
+@overload
+def arg(args: Mapping[str, Any], name: str, kind: type[_T], default: _D) -> _T | _D: ...
+def arg(args: Mapping[str, Any], name: str, kind: type[Any], default: Any = _REQUIRED) -> Any:
+    """``args[name]``, checked to be a ``kind`` (``default`` when absent or null; without a
+    default it is required). Raises :class:`ToolInputError` for a missing or mistyped one."""
+    value = args.get(name)
+    if value is None:
+        if default is _REQUIRED:
+            raise ToolInputError(f"Missing required argument {name!r}.")
+        return default
+    if kind is float and type(value) is int:
+        value = float(value)
+    elif kind is int and type(value) is float and value.is_integer():
+        value = int(value)
+    if not isinstance(value, kind) or isinstance(value, bool) is not (kind is bool):
+        raise ToolInputError(f"Argument {name!r} must be of type {_JSON_TYPES.get(kind, kind)}, "
+                             f"not {_JSON_TYPES.get(type(value), type(value).__name__)}.")
+    return value
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """What a local tool gives back to the agent: ``text`` is the tool return."""
+
+    text: str
+    ok: bool = True
+    stdout: list[str] | None = None
+    stderr: list[str] | None = None
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """A file as it was when the agent read it."""
+
+    mtime_ns: int
+    size: int
+
+
+@dataclass
+class Workspace:
+    """Where local tools run: the working directory, the files the agent has read (and how
+    they were then), and the environment child processes get."""
+
+    root: Path
+    environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    _read: dict[Path, FileStamp] = field(default_factory=dict)
+
+    def resolve(self, path: str) -> Path:
+        """``path`` (``~`` expanded, relative to :attr:`root`) as an absolute path."""
+        candidate = Path(path).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        return Path(os.path.normpath(candidate))
+
+    def inside(self, path: Path) -> bool:
+        """Whether ``path`` is in the working directory (symbolic links followed)."""
+        root = self.root.resolve()
+        try:
+            path.resolve().relative_to(root)
+        except ValueError:
+            return False
+        return True
+
+    def child_environment(self) -> dict[str, str]:
+        """The environment for child processes: never the Letta API key, under any name."""
+        secrets = {value for name, value in self.environment.items()
+                   if name in SECRET_VARIABLES and value}
+        return {name: value for name, value in self.environment.items()
+                if name not in SECRET_VARIABLES
+                and not any(secret in value for secret in secrets)}
+
+    def note_read(self, path: Path) -> None:
+        """Remember ``path`` as the agent has just read it."""
+        stat = path.stat()
+        self._read[path] = FileStamp(stat.st_mtime_ns, stat.st_size)
+
+    def unchanged_since_read(self, path: Path) -> str | None:
+        """Why ``path`` may not be written over now (``None``: it may).
+
+        A file that does not exist may be written; one that exists must have been read by
+        the agent, and not changed on disk since.
+        """
+        if not path.exists():
+            return None
+        stamp = self._read.get(path)
+        if stamp is None:
+            return f"{path} exists and has not been read yet: read it first."
+        stat = path.stat()
+        if (stat.st_mtime_ns, stat.st_size) != (stamp.mtime_ns, stamp.size):
+            return f"{path} changed on disk since it was last read: read it again first."
+        return None
+
+
+def object_schema(*, required: list[str], properties: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema of a tool's arguments: these ``properties``, no others."""
+    return {"type": "object", "properties": properties, "required": required,
+            "additionalProperties": False}
+
+
+class LocalTool(ABC):
+    """One tool of the local toolset. Subclasses set the class attributes and :meth:`run`."""
+
+    #: The name the agent calls (Letta Code's Anthropic-style names: ``Bash``, ``Read`` …).
+    name: ClassVar[str]
+    description: ClassVar[str]
+    #: JSON schema of the arguments.
+    parameters: ClassVar[dict[str, Any]]
+    access: ClassVar[Access]
+    #: The argument naming the file or directory the call works on (``None``: none).
+    path_argument: ClassVar[str | None] = None
+    #: Whether that argument may be left out, for the working directory.
+    path_optional: ClassVar[bool] = False
+
+    def declaration(self) -> dict[str, Any]:
+        """The tool as declared in a request's ``client_tools``."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.parameters}
+
+    def paths(self, args: Mapping[str, Any], workspace: Workspace) -> list[Path]:
+        """The paths the call would touch: what :attr:`path_argument` names (nothing for a
+        command: its paths are unknown). Never raises; :meth:`run` checks the arguments."""
+        value = args.get(self.path_argument) if self.path_argument else None
+        if isinstance(value, str) and value:
+            return [workspace.resolve(value)]
+        return [workspace.root] if self.path_argument and self.path_optional else []
+
+    def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
+        """What the call would change, shown before it is approved (a unified diff)."""
+        return None
+
+    @abstractmethod
+    async def run(self, args: Mapping[str, Any], workspace: Workspace,
+                  on_output: OnOutput) -> ToolOutcome:
+        """Carry the call out. Raises :class:`ToolInputError` for arguments that cannot
+        work; cancelling the task stops the call (and everything it started)."""

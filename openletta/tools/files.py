@@ -1,0 +1,312 @@
+"""``Read``, ``Write`` and ``Edit``: the agent's view of files, and its changes to them.
+
+Writing over a file needs a fresh read of it first (:meth:`Workspace.unchanged_since_read`),
+and every write is atomic: a temporary file next to it, then a rename.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from openletta.tools.base import (
+    Access,
+    LocalTool,
+    OnOutput,
+    ToolInputError,
+    ToolOutcome,
+    Workspace,
+    arg,
+    object_schema,
+)
+
+DEFAULT_LIMIT = 2000
+MAX_LINE = 2000
+#: Files larger than this are not read whole.
+MAX_READ_BYTES = 50 * 1024 * 1024
+#: A NUL byte this early means a binary file.
+BINARY_PROBE = 8192
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".ico", ".tif",
+                            ".tiff"})
+#: New files get the usual permissions (0o666 less the umask), read once at import.
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def _file_path(args: Mapping[str, Any], workspace: Workspace) -> Path:
+    return workspace.resolve(arg(args, "file_path", str))
+
+
+def read_text(path: Path, errors: str = "replace") -> str:
+    """A text file's content (``errors`` as for :meth:`bytes.decode`); :class:`ToolInputError`
+    for what is not one."""
+    if path.is_dir():
+        raise ToolInputError(f"{path} is a directory, not a file: use LS to list it.")
+    if not path.exists():
+        raise ToolInputError(f"{path} does not exist.")
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        raise ToolInputError(f"{path} is an image; only text files can be read.")
+    try:
+        size = path.stat().st_size
+        if size > MAX_READ_BYTES:
+            raise ToolInputError(f"{path} is too large to read ({size:,} bytes): search it "
+                                 "with Grep, or look at part of it with Bash (head, tail, "
+                                 "sed -n).")
+        data = path.read_bytes()
+    except OSError as error:
+        raise ToolInputError(f"{path} cannot be read: {error.strerror}.") from error
+    if b"\0" in data[:BINARY_PROBE]:
+        raise ToolInputError(f"{path} is a binary file; only text files can be read.")
+    return data.decode("utf-8", errors=errors)
+
+
+def split_lines(text: str) -> list[str]:
+    """``text``'s lines, without their line endings (a last newline ends a line)."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _numbered(path: Path, text: str, offset: int, limit: int) -> str:
+    lines = split_lines(text)
+    if offset > len(lines):
+        raise ToolInputError(f"offset {offset} is past the end of {path}, which has "
+                             f"{len(lines):,} lines.")
+    shown = lines[offset - 1:offset - 1 + limit]
+    body = "\n".join(f"{number:>6}\t{_cut(line)}"
+                     for number, line in enumerate(shown, start=offset))
+    last = offset + len(shown) - 1
+    if last < len(lines):
+        body += (f"\n\n[Showing lines {offset:,}–{last:,} of {len(lines):,}. "
+                 f"Use offset={last + 1} to read on.]")
+    return body
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_LINE:
+        return line
+    return f"{line[:MAX_LINE]} [… line cut, {len(line) - MAX_LINE:,} more characters]"
+
+
+def write_atomically(path: Path, content: str) -> int:
+    """Put ``content`` in ``path`` at once, keeping an existing file's permissions; the
+    number of bytes written. Undecodable bytes kept by ``surrogateescape`` go back as
+    they were."""
+    try:
+        data = content.encode("utf-8", errors="surrogateescape")
+    except UnicodeEncodeError as error:
+        raise ToolInputError(f"The new content of {path} is not valid Unicode: {error}.") \
+            from error
+    target = path.resolve()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_UMASK
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
+                                             suffix=".tmp")
+    except OSError as error:
+        raise ToolInputError(f"{path} cannot be written: {error.strerror}.") from error
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return len(data)
+
+
+def unified_diff(path: Path, workspace: Workspace, old: str | None, new: str) -> str:
+    """The change from ``old`` (``None``: no file yet) to ``new`` as a unified diff."""
+    try:
+        relative = path.relative_to(workspace.root)
+        before, after = f"a/{relative}", f"b/{relative}"
+    except ValueError:
+        before = after = str(path)
+    return "".join(difflib.unified_diff((old or "").splitlines(keepends=True),
+                                        new.splitlines(keepends=True),
+                                        before if old is not None else "/dev/null", after))
+
+
+def _disk_text(path: Path) -> str | None:
+    """For a preview: the file's text, ``None`` when there is no readable one."""
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+class Read(LocalTool):
+    """Shows a text file with numbered lines, a page at a time."""
+
+    name: ClassVar[str] = "Read"
+    description: ClassVar[str] = (
+        "Show a text file's content with line numbers (as `cat -n` does). By default the "
+        f"first {DEFAULT_LIMIT:,} lines; pass offset (the first line, counted from 1) and "
+        "limit to page through longer files. Lines over "
+        f"{MAX_LINE:,} characters are cut. Images, binary files and directories are refused "
+        "(list directories with LS). A file must be read before Edit or Write may change it.")
+    parameters: ClassVar[dict[str, Any]] = object_schema(
+        required=["file_path"],
+        properties={
+            "file_path": {"type": "string",
+                          "description": "The file, absolute or relative to the working "
+                                         "directory."},
+            "offset": {"type": "integer", "description": "The line to start at (1 = first)."},
+            "limit": {"type": "integer",
+                      "description": f"How many lines to show (default {DEFAULT_LIMIT})."},
+        },
+    )
+    access: ClassVar[Access] = Access.READ
+    path_argument: ClassVar[str | None] = "file_path"
+
+
+    async def run(self, args: Mapping[str, Any], workspace: Workspace,
+                  on_output: OnOutput) -> ToolOutcome:
+        """Read the file, or the page of it asked for."""
+        path = _file_path(args, workspace)
+        offset = max(arg(args, "offset", int, 1), 1)
+        limit = arg(args, "limit", int, DEFAULT_LIMIT)
+        if limit < 1:
+            raise ToolInputError("Argument 'limit' must be at least 1.")
+        text = await asyncio.to_thread(read_text, path)
+        result = f"{path} is empty." if not text else _numbered(path, text, offset, limit)
+        workspace.note_read(path)
+        return ToolOutcome(result)
+
+
+class Write(LocalTool):
+    """Creates a file, or replaces one the agent has read."""
+
+    name: ClassVar[str] = "Write"
+    description: ClassVar[str] = (
+        "Write a whole file: create it (with any missing parent directories) or replace its "
+        "content. An existing file must have been read with Read first, and not changed since. "
+        "To change part of a file, Edit is usually better.")
+    parameters: ClassVar[dict[str, Any]] = object_schema(
+        required=["file_path", "content"],
+        properties={
+            "file_path": {"type": "string",
+                          "description": "The file, absolute or relative to the working "
+                                         "directory."},
+            "content": {"type": "string", "description": "The file's complete new content."},
+        },
+    )
+    access: ClassVar[Access] = Access.EDIT
+    path_argument: ClassVar[str | None] = "file_path"
+
+
+    def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
+        """The file on disk against the new content, as a unified diff."""
+        try:
+            path, content = _file_path(args, workspace), arg(args, "content", str)
+        except ToolInputError:
+            return None
+        return unified_diff(path, workspace, _disk_text(path) if path.exists() else None,
+                            content)
+
+    async def run(self, args: Mapping[str, Any], workspace: Workspace,
+                  on_output: OnOutput) -> ToolOutcome:
+        """Write the file."""
+        path = _file_path(args, workspace)
+        content = arg(args, "content", str)
+        if path.is_dir():
+            raise ToolInputError(f"{path} is a directory.")
+        if reason := workspace.unchanged_since_read(path):
+            raise ToolInputError(reason)
+        existed = path.exists()
+        size = await asyncio.to_thread(write_atomically, path, content)
+        workspace.note_read(path)
+        count = len(split_lines(content)) if content else 0
+        lines = f"{count:,} line{'' if count == 1 else 's'}"
+        if existed:
+            return ToolOutcome(f"Wrote {size:,} bytes ({lines}) to {path}")
+        return ToolOutcome(f"Created {path} ({size:,} bytes, {lines})")
+
+
+def _edited(text: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
+    """``text`` with the edit made, and how many places changed (a file with Windows line
+    endings takes the strings' newlines as ``\\r\\n``)."""
+    if old not in text and "\r\n" in text:
+        old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
+    count = text.count(old)
+    if count == 0:
+        raise ToolInputError("old_string was not found in the file. It must match exactly, "
+                             "whitespace and indentation included: read the file again and "
+                             "copy the text from there.")
+    if count > 1 and not replace_all:
+        raise ToolInputError(f"old_string occurs {count} times in the file. Give more of the "
+                             "surrounding text so it matches one place only, or set "
+                             "replace_all to change every one.")
+    return text.replace(old, new), count
+
+
+class Edit(LocalTool):
+    """Replaces exact text in a file the agent has read."""
+
+    name: ClassVar[str] = "Edit"
+    description: ClassVar[str] = (
+        "Change a file by replacing an exact piece of its text (old_string) with new text "
+        "(new_string). The file must have been read with Read first, and not changed since. "
+        "old_string must match the file exactly, whitespace included, and occur once, unless "
+        "replace_all is set to replace every occurrence. Do not include Read's line-number "
+        "prefixes in old_string.")
+    parameters: ClassVar[dict[str, Any]] = object_schema(
+        required=["file_path", "old_string", "new_string"],
+        properties={
+            "file_path": {"type": "string",
+                          "description": "The file, absolute or relative to the working "
+                                         "directory."},
+            "old_string": {"type": "string", "description": "The exact text to replace."},
+            "new_string": {"type": "string", "description": "The text to put in its place."},
+            "replace_all": {"type": "boolean",
+                            "description": "Replace every occurrence (default false)."},
+        },
+    )
+    access: ClassVar[Access] = Access.EDIT
+    path_argument: ClassVar[str | None] = "file_path"
+
+
+    def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
+        """The edit as a unified diff; ``None`` when it cannot be made."""
+        try:
+            path, old, new, replace_all = self._arguments(args, workspace)
+            text = read_text(path)
+            changed, _ = _edited(text, old, new, replace_all)
+        except (ToolInputError, OSError):
+            return None
+        return unified_diff(path, workspace, text, changed)
+
+    async def run(self, args: Mapping[str, Any], workspace: Workspace,
+                  on_output: OnOutput) -> ToolOutcome:
+        """Make the edit."""
+        path, old, new, replace_all = self._arguments(args, workspace)
+        if not path.exists():
+            raise ToolInputError(f"{path} does not exist. Use Write to create a file.")
+        if reason := workspace.unchanged_since_read(path):
+            raise ToolInputError(reason)
+        text = await asyncio.to_thread(read_text, path, "surrogateescape")
+        changed, count = _edited(text, old, new, replace_all)
+        await asyncio.to_thread(write_atomically, path, changed)
+        workspace.note_read(path)
+        noun = "occurrence" if count == 1 else "occurrences"
+        return ToolOutcome(f"Replaced {count} {noun} in {path}")
+
+    @staticmethod
+    def _arguments(args: Mapping[str, Any],
+                   workspace: Workspace) -> tuple[Path, str, str, bool]:
+        path = _file_path(args, workspace)
+        old, new = arg(args, "old_string", str), arg(args, "new_string", str)
+        replace_all = arg(args, "replace_all", bool, False)
+        if old == new:
+            raise ToolInputError("old_string and new_string are the same: nothing to change.")
+        if not old:
+            raise ToolInputError("old_string is empty: use Write to create or replace a "
+                                 "whole file.")
+        return path, old, new, replace_all

@@ -1,0 +1,296 @@
+"""Calls of local tools through the controller: declared in every request, asked about or
+decided by the permission mode and the user's rules, run here, and answered in one message
+with the server's calls; Esc stops a running call and the agent is told."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from chat_fakes import FakeClient, FakeStream, Listener
+
+from openletta.api.client import ApprovalAnswer, ToolReturnAnswer
+from openletta.api.models import Agent, Message, parse_message
+from openletta.api.sse import parse_sse_text
+from openletta.chat.approvals import Choice
+from openletta.chat.controller import ChatController
+from openletta.chat.local_calls import LocalCalls
+from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase
+from openletta.tools.base import (
+    INTERRUPTED,
+    Access,
+    LocalTool,
+    OnOutput,
+    ToolOutcome,
+    Workspace,
+)
+from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.transcript import ToolStatus
+
+FIXTURES = Path(__file__).parent / "fixtures"
+HELLO = "hello_tokens.sse"
+
+
+class Probe(LocalTool):
+    """A local tool that records its runs; ``hold`` makes a run wait (to be interrupted)."""
+
+    description = "A test tool."
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    def __init__(self, name: str, access: Access) -> None:
+        self.name = name  # type: ignore[misc]
+        self.access = access  # type: ignore[misc]
+        self.runs: list[Mapping[str, Any]] = []
+        self.hold: asyncio.Event | None = None
+        self.stopped = False
+
+    def paths(self, args: Mapping[str, Any], workspace: Workspace) -> list[Path]:
+        return [workspace.resolve(args["path"])] if "path" in args else []
+
+    def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
+        return f"--- a/{args.get('path')}\n+++ b/{args.get('path')}\n+new line\n"
+
+    async def run(self, args: Mapping[str, Any], workspace: Workspace,
+                  on_output: OnOutput) -> ToolOutcome:
+        self.runs.append(args)
+        on_output(f"{self.name} says hi\n")
+        if self.hold is not None:
+            try:
+                await self.hold.wait()
+            except asyncio.CancelledError:
+                self.stopped = True
+                raise
+        return ToolOutcome(f"{self.name} ran", stdout=[f"{self.name} says hi\n"])
+
+
+def asks_for(*calls: tuple[str, str, dict[str, Any]]) -> list[Message]:
+    """A reply that stops for approval of ``calls`` (``(tool_call_id, name, arguments)``)."""
+    request = parse_message({
+        "message_type": "approval_request_message", "id": "message-asks", "otid": "asks",
+        "tool_calls": [{"tool_call_id": call_id, "name": name, "arguments": json.dumps(args)}
+                       for call_id, name, args in calls]})
+    return [request, parse_message({"message_type": "stop_reason",
+                                    "stop_reason": "requires_approval"})]
+
+
+def recorded(name: str) -> list[Message]:
+    return parse_sse_text((FIXTURES / name).read_bytes()).messages
+
+
+class LocalChat:
+    def __init__(self, tmp_path: Path, mode: PermissionMode) -> None:
+        self.client = FakeClient()
+        self.listener = Listener()
+        self.run_tool = Probe("Run", Access.EXECUTE)
+        self.edit_tool = Probe("Change", Access.EDIT)
+        self.read_tool = Probe("Look", Access.READ)
+        self.workspace = Workspace(tmp_path / "project")
+        self.workspace.root.mkdir(parents=True)
+        self.rules = ProjectRules(tmp_path / "config" / "local-tools.toml")
+        self.permissions = Permissions(self.workspace, mode=mode, project_rules=self.rules)
+        self.local = LocalCalls(self.permissions,
+                                tools=(self.run_tool, self.edit_tool, self.read_tool))
+        session = ChatSession(self.client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
+        self.controller = ChatController(session, self.listener, self.local)
+
+    @property
+    def transcript(self):
+        return self.controller.session.transcript
+
+    async def until(self, condition: Any, what: str = "condition") -> None:
+        for _ in range(500):
+            if condition():
+                return
+            await asyncio.sleep(0.002)
+        raise AssertionError(f"{what} never happened; phases {self.listener.phases}")
+
+    async def send(self, *calls: tuple[str, str, dict[str, Any]]) -> None:
+        """Send a message whose reply asks about ``calls``; the continuation is a greeting."""
+        self.client.turns.append(FakeStream(asks_for(*calls)))
+        self.client.answers.append(FakeStream(recorded(HELLO)))
+        self.controller.submit("do it")
+        await self.until(lambda: self.controller.state.asking is not None
+                         or self.client.answered
+                         or self.controller.state.phase is Phase.RUNNING, "a decision")
+
+    async def settled(self) -> None:
+        await self.until(lambda: self.controller.state.phase is Phase.IDLE
+                         and self.client.answered, "the answers")
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[LocalChat]:
+    chat = LocalChat(tmp_path, PermissionMode.ASK)
+    yield chat
+    await chat.controller.close()
+
+
+def only_answer(chat: LocalChat) -> list[Any]:
+    assert len(chat.client.answered) == 1
+    return chat.client.answered[0]
+
+
+async def test_the_tools_are_declared_in_every_request(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Run", {}))
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.client.declared == [["Run", "Change", "Look"]] * 2
+
+
+async def test_an_approved_call_runs_here_and_its_result_goes_back(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Run", {}))
+    call = chat.controller.state.asking
+    assert call is not None and call.runs_here and chat.run_tool.runs == []
+    chat.controller.decide(call, Choice.APPROVE)
+    await chat.settled()
+    assert chat.run_tool.runs == [{}]
+    assert only_answer(chat) == [ToolReturnAnswer(
+        tool_call_id="call-1", tool_return="Run ran", status="success",
+        stdout=["Run says hi\n"])]
+    assert call.status is ToolStatus.SUCCESS and call.result == "Run ran"
+    assert Phase.RUNNING in chat.listener.phases
+
+
+async def test_a_denied_call_never_runs_and_the_reason_goes_back(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Run", {}))
+    chat.controller.decide(chat.controller.state.asking, Choice.DENY, "not today")  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.run_tool.runs == []
+    assert only_answer(chat) == [ApprovalAnswer(tool_call_id="call-1", approve=False,
+                                                reason="not today")]
+
+
+async def test_output_shows_while_the_call_runs(chat: LocalChat) -> None:
+    chat.run_tool.hold = asyncio.Event()
+    await chat.send(("call-1", "Run", {}))
+    call = chat.controller.state.asking
+    assert call is not None
+    chat.controller.decide(call, Choice.APPROVE)
+    await chat.until(lambda: call.stdout == ["Run says hi\n"], "live output")
+    assert call.status is ToolStatus.RUNNING and chat.controller.state.phase is Phase.RUNNING
+    chat.run_tool.hold.set()
+    await chat.settled()
+
+
+async def test_esc_stops_a_running_call_and_the_agent_is_told(chat: LocalChat) -> None:
+    chat.run_tool.hold = asyncio.Event()
+    await chat.send(("call-1", "Run", {}), ("call-2", "Run", {}))
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE_ALL)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.phase is Phase.RUNNING)
+    chat.controller.interrupt()
+    await chat.settled()
+    assert chat.run_tool.stopped and len(chat.run_tool.runs) == 1  # the second never started
+    assert [(answer.tool_call_id, answer.status, answer.tool_return)
+            for answer in only_answer(chat)] == [("call-1", "error", INTERRUPTED),
+                                                 ("call-2", "error", INTERRUPTED)]
+    assert chat.controller.state.stop_reason == "end_turn"  # the agent went on
+
+
+async def test_a_round_with_server_and_local_calls_is_answered_in_one_message(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "bash", {"command": "ls"}), ("call-2", "Run", {}))
+    server_call = chat.controller.state.asking
+    assert server_call is not None and not server_call.runs_here
+    chat.controller.decide(server_call, Choice.APPROVE)
+    local_call = chat.controller.state.asking
+    assert local_call is not None and local_call.runs_here
+    chat.controller.decide(local_call, Choice.APPROVE)
+    await chat.settled()
+    assert only_answer(chat) == [
+        ApprovalAnswer(tool_call_id="call-1", approve=True),
+        ToolReturnAnswer(tool_call_id="call-2", tool_return="Run ran", status="success",
+                         stdout=["Run says hi\n"])]
+
+
+async def test_read_only_mode_runs_reads_and_denies_the_rest_with_a_reason(
+        tmp_path: Path) -> None:
+    chat = LocalChat(tmp_path, PermissionMode.READ_ONLY)
+    await chat.send(("call-1", "Look", {}), ("call-2", "Run", {}), ("call-3", "Change", {}))
+    await chat.settled()
+    answers = only_answer(chat)
+    assert isinstance(answers[0], ToolReturnAnswer) and chat.read_tool.runs == [{}]
+    for denied in answers[1:]:
+        assert isinstance(denied, ApprovalAnswer) and not denied.approve
+        assert denied.reason is not None and "read-only mode" in denied.reason
+    assert chat.run_tool.runs == chat.edit_tool.runs == []
+    await chat.controller.close()
+
+
+async def test_accept_edits_runs_edits_inside_and_asks_for_commands(tmp_path: Path) -> None:
+    chat = LocalChat(tmp_path, PermissionMode.ACCEPT_EDITS)
+    await chat.send(("call-1", "Change", {"path": "notes.txt"}), ("call-2", "Run", {}))
+    asking = chat.controller.state.asking
+    assert asking is not None and asking.name == "Run"
+    assert chat.controller.state.undecided == 1
+    chat.controller.decide(asking, Choice.APPROVE)
+    await chat.settled()
+    assert chat.edit_tool.runs == [{"path": "notes.txt"}]
+    await chat.controller.close()
+
+
+async def test_a_path_outside_the_directory_asks_in_every_mode_but_yolo(
+        tmp_path: Path) -> None:
+    for mode in (PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.YOLO):
+        chat = LocalChat(tmp_path / mode.value, mode)
+        await chat.send(("call-1", "Look", {"path": str(tmp_path / "elsewhere.txt")}))
+        if mode is PermissionMode.YOLO:
+            await chat.settled()
+            assert chat.read_tool.runs
+        else:
+            assert chat.controller.state.asking is not None and not chat.read_tool.runs
+        await chat.controller.close()
+
+
+async def test_a_session_rule_answers_the_next_call(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Run", {}))
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE_FOR_SESSION)  # type: ignore[arg-type]
+    await chat.settled()
+    chat.client.answered.clear()
+    await chat.send(("call-2", "Run", {}))
+    await chat.settled()
+    assert len(chat.run_tool.runs) == 2
+    assert chat.transcript.call("call-2").auto_approved  # type: ignore[union-attr]
+
+
+async def test_always_allow_is_saved_for_the_project_not_on_the_server(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "a.txt"}))
+    chat.controller.decide(chat.controller.state.asking, Choice.ALWAYS_ALLOW)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.client.rules == {}  # nothing changed on the agent
+    assert ProjectRules(chat.rules.path).allowed(chat.workspace.root) == ["Change"]
+    assert len(chat.edit_tool.runs) == 1
+
+
+async def test_the_preview_of_a_change_is_shown_before_approval(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "a.txt"}))
+    call = chat.controller.state.asking
+    assert call is not None and call.preview is not None and "+new line" in call.preview
+
+
+async def test_a_call_that_ran_is_not_run_again_when_the_answers_are_refused(
+        chat: LocalChat) -> None:
+    from openletta.api.errors import APIConnectionError
+
+    chat.client.turns.append(FakeStream(asks_for(("call-1", "Run", {}))))
+    chat.client.answers.extend([FakeStream([], refuse=APIConnectionError("offline")),
+                                FakeStream(recorded(HELLO))])
+    chat.controller.submit("do it")
+    await chat.until(lambda: chat.controller.state.asking is not None)
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.answer_error is not None)
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE)
+    assert len(chat.run_tool.runs) == 1
+    assert chat.client.answered[0] == chat.client.answered[1]
+
+
+async def test_switching_modes_cycles_and_is_reported(chat: LocalChat) -> None:
+    modes = [chat.controller.switch_mode() for _ in range(3)]
+    assert modes == [PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.ASK]
+    assert chat.listener.states[-1].permission_mode is PermissionMode.ASK

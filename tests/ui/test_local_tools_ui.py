@@ -1,0 +1,68 @@
+"""Local tools in the real app against the demo server: the demo agent lists and reads the
+working directory through them, each call approved on its card, which says it runs here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chat_helpers import open_chat
+from test_app import SIZE
+from test_approvals import answered, calls, prompt_focused
+
+from openletta.chat.local_calls import LocalCalls
+from openletta.tools.base import Workspace
+from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.tool_card import ToolCallCard
+
+
+@pytest.fixture(autouse=True)
+def no_typing_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ApprovalPrompt, "GUARD_SECONDS", 0.0)
+
+
+@pytest.fixture
+def local(tmp_path: Path) -> LocalCalls:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "hello.txt").write_text("hi from the test folder\n")
+    return LocalCalls(Permissions(Workspace(root),
+                                  project_rules=ProjectRules(tmp_path / "rules.toml")))
+
+
+async def test_the_demo_lists_and_reads_the_folder_with_approval(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        assert screen.status.info.permission_mode == "ask"
+        await pilot.press(*"what files are here", "enter")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert prompt.call.name == "LS" and prompt.here is not None
+        card = screen.view.widget_for(prompt.call)
+        assert isinstance(card, ToolCallCard) and card.has_class("-runs-here")
+        await pilot.press("y")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert prompt.call.name == "Read"
+        await pilot.press("y")
+        await answered(pilot, screen, wait_until)
+        listing, read = calls(screen)
+        assert "hello.txt" in (listing.result or "")
+        assert "hi from the test folder" in (read.result or "")
+        assert "hello.txt" in screen.session.transcript.items[-2].text  # type: ignore[attr-defined]
+
+
+async def test_shift_tab_switches_the_permission_mode(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: screen.status.info.permission_mode == "accept edits")
+        assert local.mode is PermissionMode.ACCEPT_EDITS
+        await pilot.press("shift+tab")
+        await wait_until(pilot, lambda: screen.status.info.permission_mode == "read-only")
+        await pilot.press(*"what files are here", "enter")
+        await answered(pilot, screen, wait_until)  # read-only: LS and Read ran unasked
+        assert [call.auto_approved for call in calls(screen)] == [True, True]
