@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from openletta import __version__
-from openletta.api.client import ApprovalAnswer, LettaClient, parse_version
+from openletta.api.client import ApprovalAnswer, LettaClient, ToolReturnAnswer, parse_version
 from openletta.api.errors import (
     ConnectError,
     ConversationBusyError,
@@ -347,6 +347,36 @@ async def test_send_approvals(replay_server, replay_client) -> None:
     assert only_request(replay_server).body["messages"] == [{"type": "approval", "approvals": [
         {"type": "approval", "tool_call_id": "call_1", "approve": True},
         {"type": "approval", "tool_call_id": "call_2", "approve": False, "reason": "not now"}]}]
+
+
+async def test_client_tool_results_and_declarations_go_in_the_request(
+        replay_server, replay_client) -> None:
+    replay_server.reply_capture("client_tool_return_tokens.sse")
+    tools = [{"name": "Bash", "description": "Run a command.",
+              "parameters": {"type": "object", "properties": {}}}]
+    answers = [ToolReturnAnswer(tool_call_id="call_1", tool_return="/home/me", status="success",
+                                stdout=["/home/me\n"]),
+               ApprovalAnswer(tool_call_id="call_2", approve=True)]
+    async with replay_client.send_approvals(AGENT, answers, client_tools=tools) as stream:
+        [message async for message in stream]
+    body = only_request(replay_server).body
+    assert body["client_tools"] == tools
+    assert body["messages"][0]["approvals"] == [
+        {"type": "tool", "tool_call_id": "call_1", "tool_return": "/home/me",
+         "status": "success", "stdout": ["/home/me\n"]},
+        {"type": "approval", "tool_call_id": "call_2", "approve": True}]
+
+
+@pytest.mark.parametrize(("version", "declared"), [(None, True), ((0, 16, 2), True),
+                                                   ((0, 16, 1), False)])
+async def test_client_tools_are_not_sent_to_a_server_too_old_for_them(
+        replay_server, replay_client, version, declared) -> None:
+    replay_server.reply_capture("hello_tokens.sse")
+    replay_client.server_version = version
+    tools = [{"name": "LS", "description": "List.", "parameters": {"type": "object"}}]
+    async with replay_client.send_message(AGENT, "hello", client_tools=tools) as stream:
+        [message async for message in stream]
+    assert ("client_tools" in only_request(replay_server).body) is declared
 
 
 def test_send_approvals_needs_a_decision(replay_client) -> None:

@@ -348,3 +348,18 @@ def test_streamed_calls_the_server_does_not_hold_are_settled_as_not_run() -> Non
     assert transcript.call("call-2").status is ToolStatus.CANCELLED
     assert change.changed == [transcript.call("call-2")]
     assert transcript.settle_unheld([]).changed == [transcript.call("call-1")]
+
+
+def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
+    transcript = Transcript()
+    transcript.load_history([
+        parse_message({"message_type": "approval_request_message", "id": "message-1",
+                       "tool_calls": [{"tool_call_id": "call-1", "name": "Bash",
+                                       "arguments": '{"command": "pwd"}'}]}),
+        parse_message({"message_type": "approval_response_message", "id": "message-2",
+                       "approvals": [{"type": "tool", "tool_call_id": "call-1",
+                                      "tool_return": "/home/me", "status": "success"}]}),
+    ])
+    call = transcript.call("call-1")
+    assert call is not None and call.client_result and not call.runs_here
+    assert call.status is ToolStatus.SUCCESS and call.result == "/home/me"

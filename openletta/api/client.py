@@ -50,6 +50,8 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 #: The conversations API addresses an agent's default thread (``default`` + ``agent_id``)
 #: from this version on; older servers get the deprecated agent stream endpoint.
 AGENT_DIRECT_VERSION = (0, 16, 6)
+#: The first server version that takes ``client_tools`` in a request.
+CLIENT_TOOLS_VERSION = (0, 16, 2)
 DEFAULT_THREAD = "default"
 FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
@@ -242,7 +244,8 @@ class LettaClient:
         item = {"type": "message", "role": "user", "content": text,
                 "otid": otid or str(uuid.uuid4())}
         return self._stream_turn(agent_id, conversation_id, item,
-                                 _turn_options(background, stream_tokens, client_tools))
+                                 turn_options(background, stream_tokens,
+                                               self._declarable(client_tools)))
 
     def send_approvals(self, agent_id: str, decisions: Sequence[Answer], *,
                        conversation_id: str | None = None, background: bool = False,
@@ -255,7 +258,8 @@ class LettaClient:
         item = {"type": "approval",
                 "approvals": [decision.model_dump(exclude_none=True) for decision in decisions]}
         return self._stream_turn(agent_id, conversation_id, item,
-                                 _turn_options(background, stream_tokens, client_tools))
+                                 turn_options(background, stream_tokens,
+                                               self._declarable(client_tools)))
 
     def resume_stream(self, run_id: str, starting_after: int) -> MessageStream:
         """Re-attach to a background run, after the chunk with ``seq_id`` ``starting_after``."""
@@ -353,6 +357,12 @@ class LettaClient:
             return False
         return run.status in FINISHED_RUN_STATES
 
+    def _declarable(self, client_tools: Sequence[Mapping[str, Any]]
+                    ) -> Sequence[Mapping[str, Any]]:
+        """``client_tools``, unless the server is known to be too old to take them."""
+        old = self.server_version is not None and self.server_version < CLIENT_TOOLS_VERSION
+        return () if old else client_tools
+
     def _agent_stream_needed(self) -> bool:
         old = self.server_version is not None and self.server_version < AGENT_DIRECT_VERSION
         return self._agent_stream_only or old
@@ -442,7 +452,7 @@ def _header_safe_key(api_key: str) -> str:
     return key
 
 
-def _turn_options(background: bool, stream_tokens: bool,
+def turn_options(background: bool, stream_tokens: bool,
                   client_tools: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The request options of a turn (``client_tools`` only when there are some)."""
     options: dict[str, Any] = {"stream_tokens": stream_tokens, "include_pings": True,

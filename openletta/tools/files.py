@@ -7,9 +7,10 @@ and every write is atomic: a temporary file next to it, then a rename.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import difflib
 import os
-import tempfile
+import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
@@ -33,9 +34,8 @@ MAX_READ_BYTES = 50 * 1024 * 1024
 BINARY_PROBE = 8192
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".ico", ".tif",
                             ".tiff"})
-#: New files get the usual permissions (0o666 less the umask), read once at import.
-_UMASK = os.umask(0)
-os.umask(_UMASK)
+#: A new file's permissions before the umask (the system applies it, as for any new file).
+NEW_FILE_MODE = 0o666
 
 
 def _file_path(args: Mapping[str, Any], workspace: Workspace) -> Path:
@@ -106,20 +106,30 @@ def write_atomically(path: Path, content: str) -> int:
     target = path.resolve()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        mode = target.stat().st_mode & 0o7777 if target.exists() else 0o666 & ~_UMASK
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                             suffix=".tmp")
+        kept_mode = target.stat().st_mode & 0o7777 if target.exists() else None
+        handle, temporary = _temporary_beside(target)
     except OSError as error:
         raise ToolInputError(f"{path} cannot be written: {error.strerror}.") from error
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
-        os.chmod(temporary, mode)
+        if kept_mode is not None:
+            os.chmod(temporary, kept_mode)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
     return len(data)
+
+
+def _temporary_beside(target: Path) -> tuple[int, Path]:
+    """A new, empty file next to ``target`` (made as any new file is: the umask applies),
+    open for writing."""
+    while True:
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+        with contextlib.suppress(FileExistsError):
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                           NEW_FILE_MODE), temporary
 
 
 def unified_diff(path: Path, workspace: Workspace, old: str | None, new: str) -> str:
@@ -166,7 +176,6 @@ class Read(LocalTool):
     access: ClassVar[Access] = Access.READ
     path_argument: ClassVar[str | None] = "file_path"
 
-
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:
         """Read the file, or the page of it asked for."""
@@ -200,7 +209,6 @@ class Write(LocalTool):
     )
     access: ClassVar[Access] = Access.EDIT
     path_argument: ClassVar[str | None] = "file_path"
-
 
     def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
         """The file on disk against the new content, as a unified diff."""
@@ -271,7 +279,6 @@ class Edit(LocalTool):
     )
     access: ClassVar[Access] = Access.EDIT
     path_argument: ClassVar[str | None] = "file_path"
-
 
     def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
         """The edit as a unified diff; ``None`` when it cannot be made."""

@@ -91,7 +91,6 @@ class Glob(LocalTool):
     path_argument: ClassVar[str | None] = "path"
     path_optional: ClassVar[bool] = True
 
-
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:
         """List the matching files."""
@@ -478,7 +477,6 @@ class LS(LocalTool):
     access: ClassVar[Access] = Access.READ
     path_argument: ClassVar[str | None] = "path"
     path_optional: ClassVar[bool] = True
-
 
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:

@@ -463,6 +463,7 @@ class Transcript:
                 if item is None:
                     continue
                 if decision.type == "tool":
+                    item.client_result = True
                     item.result = decision.tool_return
                     item.status = (ToolStatus.ERROR if decision.status == "error"
                                    else ToolStatus.SUCCESS)

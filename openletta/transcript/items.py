@@ -197,6 +197,8 @@ class ToolCallItem(Item):
     auto_approved: bool = False
     #: The call is of a tool this client runs, on this machine (not on the server).
     runs_here: bool = False
+    #: A client sent the call's result (it ran on a client's machine, not on the server).
+    client_result: bool = False
     #: What the call would change, shown before it is approved (a unified diff).
     preview: str | None = None
     _parsed: Any = field(default=None, repr=False)

@@ -9,10 +9,12 @@ import pytest
 from chat_helpers import open_chat
 from test_app import SIZE
 from test_approvals import answered, calls, prompt_focused
+from textual.widgets import SelectionList
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.tool_card import ToolCallCard
 
@@ -66,3 +68,27 @@ async def test_shift_tab_switches_the_permission_mode(
         await pilot.press(*"what files are here", "enter")
         await answered(pilot, screen, wait_until)  # read-only: LS and Read ran unasked
         assert [call.auto_approved for call in calls(screen)] == [True, True]
+
+
+async def test_approvals_lists_local_rules_and_toggles_them(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    local.permissions.session.add("Read")
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/approvals", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen))
+        listing = app.screen.query_one("#local-rules-list", SelectionList)
+        prompts = [str(listing.get_option_at_index(index).prompt)
+                   for index in range(listing.option_count)]
+        assert prompts[:2] == ["Bash · asks", "Read · allowed this session"]
+        assert "Read" not in listing.selected and "Bash" in listing.selected
+        listing.focus()
+        listing.highlighted = 0
+        await pilot.press("space")  # Bash: allowed in this project
+        await wait_until(pilot, lambda: "Bash" in local.permissions.project_rules.allowed(
+            local.workspace.root))
+        assert str(listing.get_option_at_index(0).prompt) == "Bash · allowed in this project"
+        listing.highlighted = 1
+        await pilot.press("space")  # Read: asks again
+        await wait_until(pilot, lambda: "Read" not in local.permissions.session)

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import socket
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from textual.app import App, ComposeResult
 
+from openletta.chat.local_calls import LocalCalls
+from openletta.cli import build_parser
 from openletta.settings import Settings
+from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
 from openletta.ui.app import default_export_name
-from openletta.ui.formatting import format_tokens
-from openletta.ui.launch import port_open, should_use_demo
+from openletta.ui.formatting import format_tokens, home_relative
+from openletta.ui.launch import local_calls, port_open, should_use_demo
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
 from openletta.ui.status_bar import StatusInfo, context_gauge, status_text
@@ -121,3 +125,32 @@ async def test_prompt_restore_puts_unsent_text_first() -> None:
         await pilot.press(*"typed")
         prompt.restore("unsent")
         assert prompt.text == "unsent\ntyped"
+
+
+def test_the_local_tool_flags_choose_the_mode_or_no_tools() -> None:
+    def local(*flags: str) -> LocalCalls | None:
+        return local_calls(build_parser().parse_args(list(flags)))
+
+    default = local()
+    assert default is not None and default.mode is PermissionMode.ASK
+    assert default.workspace.root == Path.cwd()
+    assert [tool["name"] for tool in default.declarations()] == [
+        "Bash", "Read", "Write", "Edit", "Glob", "Grep", "LS"]
+    chosen = local("--permission-mode", "read-only")
+    assert chosen is not None and chosen.mode is PermissionMode.READ_ONLY
+    yolo = local("--yolo")
+    assert yolo is not None and yolo.mode is PermissionMode.YOLO
+    assert local("--no-local-tools") is None
+
+
+def test_the_status_bar_shows_the_mode_and_directory() -> None:
+    text = status_text(StatusInfo(agent_name="a", state="connected",
+                                  permission_mode="accept edits", workspace="~/project"))
+    assert "⚒ accept edits · ~/project" in text.plain
+    assert "stopped" not in status_text(StatusInfo(stop_reason="requires_approval")).plain
+
+
+def test_paths_under_home_are_shown_from_tilde() -> None:
+    assert home_relative(Path.home() / "work" / "project") == "~/work/project"
+    assert home_relative(Path.home()) == "~"
+    assert home_relative(Path("/srv/project")) == "/srv/project"

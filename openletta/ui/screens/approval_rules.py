@@ -61,7 +61,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.load()
         if self.local is not None:
-            self._local_tools.add_options(self._local_rows(self.local))
+            self._show_local_rules(self.local)
 
     @staticmethod
     def _local_rows(local: LocalCalls) -> list[Selection[str]]:
@@ -87,6 +87,16 @@ class ApprovalRulesScreen(ModalScreen[None]):
         else:
             permissions.allow_always(tool)
             self._status.update(f"{tool} now runs here without asking, in this project.")
+        self._show_local_rules(self.local)
+
+    def _show_local_rules(self, local: LocalCalls) -> None:
+        """(Re)fill the list of local tools with their rules, keeping the highlight."""
+        listing = self._local_tools
+        highlighted = listing.highlighted
+        with listing.prevent(SelectionList.SelectionToggled):
+            listing.clear_options()
+            listing.add_options(self._local_rows(local))
+        listing.highlighted = highlighted
 
     @work(exclusive=True, group="rules", exit_on_error=False)
     async def load(self) -> None:

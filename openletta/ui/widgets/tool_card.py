@@ -270,9 +270,12 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
 
 def _place(item: ToolCallItem) -> str:
-    """Where the call runs, said when the user is asked about it: here or on the server."""
+    """Where the call runs, said for calls that ask first: here, on a client (read from
+    history), or on the server."""
     if item.runs_here:
         return "⌂ runs here"
+    if item.client_result:
+        return "ran on a client"
     return "runs on server" if item.needs_approval else ""
 
 
