@@ -37,6 +37,9 @@ class Shot:
     prompt: str | None
     theme: str = "openletta-dark"
     agent: str | None = "demo-agent"
+    #: Keys pressed before the prompt is sent, and after its reply ended.
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
 
 SHOTS = (
@@ -51,6 +54,10 @@ SHOTS = (
     Shot("tool-error", "error"),
     Shot("hostile-output", "hostile"),
     Shot("approval-spoof", "spoof"),
+    Shot("memory-panel", "remember my name is Ana and I drink tea without sugar",
+         before=("f2",)),
+    Shot("run-inspector", "bash", after=(*"/run", "enter")),
+    Shot("context-view", "bash", after=(*"/context", "enter")),
 )
 
 
@@ -78,9 +85,14 @@ async def take(shot: Shot) -> Path:
             else:
                 await wait_for(pilot, lambda: isinstance(app.screen, ChatScreen)
                                and app.focused is app.screen.prompt, "the chat screen")
+            await pilot.press(*shot.before)
+            if shot.before:
+                await pilot.pause(0.3)
+                app.screen.query_one("#prompt").focus()
             if shot.prompt is not None:
                 await send(pilot, app, shot.prompt)
-            await pilot.pause(0.3)
+            await pilot.press(*shot.after)
+            await pilot.pause(0.5 if shot.before or shot.after else 0.3)
             app.clear_notifications()
             await pilot.pause()
             path = OUT / f"{shot.name}.svg"

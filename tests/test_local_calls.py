@@ -294,3 +294,16 @@ async def test_switching_modes_cycles_and_is_reported(chat: LocalChat) -> None:
     modes = [chat.controller.switch_mode() for _ in range(3)]
     assert modes == [PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY, PermissionMode.ASK]
     assert chat.listener.states[-1].permission_mode is PermissionMode.ASK
+
+
+async def test_quitting_while_a_call_runs_stops_it_tells_the_agent_then_exits(
+        chat: LocalChat) -> None:
+    chat.run_tool.hold = asyncio.Event()
+    await chat.send(("call-1", "Run", {}))
+    assert not chat.controller.quit_after_local_calls()  # nothing runs yet: quit as usual
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.phase is Phase.RUNNING)
+    assert chat.controller.quit_after_local_calls()
+    await chat.until(lambda: chat.listener.exits == 1, "the exit")
+    assert chat.run_tool.stopped
+    assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]

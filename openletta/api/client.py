@@ -35,10 +35,13 @@ from openletta.api.history import HistoryPage, history_page
 from openletta.api.models import (
     Agent,
     ApprovalRequestMessage,
+    Block,
+    ContextWindow,
     Conversation,
     Health,
     Message,
     Run,
+    Step,
     Tool,
     parse_message,
 )
@@ -54,6 +57,8 @@ AGENT_DIRECT_VERSION = (0, 16, 6)
 CLIENT_TOOLS_VERSION = (0, 16, 2)
 DEFAULT_THREAD = "default"
 FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
+#: Core memory blocks read at once (an agent has a handful).
+BLOCKS_LIMIT = 100
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
@@ -179,6 +184,18 @@ class LettaClient:
 
     # --- conversations and history ------------------------------------------------------
 
+    async def list_blocks(self, agent_id: str) -> list[Block]:
+        """The agent's core memory blocks."""
+        data = await self._request("GET", f"/v1/agents/{agent_id}/core-memory/blocks",
+                                   params={"limit": BLOCKS_LIMIT})
+        return _validate_list(Block, _as_list(data))
+
+    async def update_block(self, agent_id: str, label: str, value: str) -> Block:
+        """Set the value of the agent's block ``label`` (the user asked for this change)."""
+        path = f"/v1/agents/{agent_id}/core-memory/blocks/{quote(label, safe='')}"
+        data = await self._request("PATCH", path, json={"value": value})
+        return _validate(Block, data)
+
     async def list_conversations(self, agent_id: str, limit: int = 50,
                                  after: str | None = None) -> list[Conversation]:
         params = _without_none(agent_id=agent_id, limit=limit, order="desc",
@@ -298,6 +315,17 @@ class LettaClient:
         return [run for run in _validate_list(Run, _as_list(data))
                 if run.status not in FINISHED_RUN_STATES
                 and _in_thread(run, agent_id, conversation_id)]
+
+    async def list_run_steps(self, run_id: str) -> list[Step]:
+        """The LLM calls of a run, in order."""
+        data = await self._request("GET", f"/v1/runs/{run_id}/steps",
+                                   params={"order": "asc", "limit": RUN_MESSAGES_LIMIT})
+        return _validate_list(Step, _as_list(data))
+
+    async def get_context(self, agent_id: str) -> ContextWindow:
+        """How the agent's context window is spent now."""
+        return _validate(ContextWindow, await self._request(
+            "GET", f"/v1/agents/{agent_id}/context"))
 
     async def list_run_messages(self, run_id: str) -> list[Message]:
         """What a run stored, oldest first (a cancelled run stores nothing)."""

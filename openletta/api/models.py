@@ -572,6 +572,42 @@ class Run(WireModel):
     background: bool | None = None
     metadata: dict[str, Any] | None = None
     created_at: WireDatetime = None
+    completed_at: WireDatetime = None
+    #: Time to the first token, and the whole run, in nanoseconds.
+    ttft_ns: int | None = None
+    total_duration_ns: int | None = None
+
+
+class Step(WireModel):
+    """One LLM call of a run (``GET /v1/runs/{id}/steps``)."""
+
+    id: str = ""
+    model: str | None = None
+    model_handle: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    stop_reason: str | None = None
+    status: str | None = None
+
+
+class ContextWindow(WireModel):
+    """How an agent's context window is spent (``GET /v1/agents/{id}/context``)."""
+
+    context_window_size_max: int = 0
+    context_window_size_current: int = 0
+    num_tokens_system: int = 0
+    num_tokens_core_memory: int = 0
+    num_tokens_functions_definitions: int = 0
+    num_tokens_tool_usage_rules: int = 0
+    num_tokens_memory_filesystem: int = 0
+    num_tokens_directories: int = 0
+    num_tokens_external_memory_summary: int = 0
+    num_tokens_summary_memory: int = 0
+    num_tokens_messages: int = 0
+    num_messages: int = 0
 
 
 class Health(WireModel):

@@ -141,6 +141,15 @@ class ChatController:
             if quitting:
                 self._listener.exit_app()
 
+    def quit_after_local_calls(self) -> bool:
+        """The user quits while local calls run: stop them, tell the agent, then exit
+        (``True``). ``False`` when none run (the UI quits as usual)."""
+        if self._state.phase is not Phase.RUNNING:
+            return False
+        self._quit_when_answered = True
+        self.interrupt()
+        return True
+
     def switch_mode(self) -> PermissionMode | None:
         """Go to the next permission mode for local calls (``None``: there are none)."""
         if self.local is None:

@@ -64,11 +64,11 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec("conversation_search", "Search prior conversation history.",
              (("query", "What to look for."),), tool_type="letta_core"),
     ToolSpec("memory_insert", "Insert text into a memory block.",
-             (("label", "The block label."), ("new_str", "The text to insert.")),
+             (("label", "The block label."), ("new_string", "The text to insert.")),
              tool_type="letta_sleeptime_core"),
     ToolSpec("memory_replace", "Replace text in a memory block.",
-             (("label", "The block label."), ("old_str", "Text to replace."),
-              ("new_str", "Replacement text.")), tool_type="letta_sleeptime_core"),
+             (("label", "The block label."), ("old_string", "Text to replace."),
+              ("new_string", "Replacement text.")), tool_type="letta_sleeptime_core"),
 )
 
 TOOLS_BY_NAME = {tool.name: tool for tool in TOOLS}

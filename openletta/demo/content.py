@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from itertools import cycle
 
 from openletta.demo.chunks import text_tokens
@@ -149,3 +150,22 @@ _LONG_SECTIONS = (
 
 NO_LOCAL_TOOLS = ("openletta offers me no local tools in this chat (was it started with "
                   "`--no-local-tools`?), so I cannot look at your folder.")
+
+#: ``conversation_search`` returns a dict that Letta sends as its ``str()``.
+SEARCH_RESULT = str({"message": "Showing 2 results:", "results": [
+    {"timestamp": "2026-11-20T09:12:04.000000+00:00", "time_ago": "4d ago", "role": "user",
+     "content": "hello!"},
+    {"timestamp": "2026-11-20T09:12:06.000000+00:00", "time_ago": "4d ago",
+     "role": "assistant", "content": "Hello! I am the openletta demo agent."},
+]})
+WEB_RESULT = json.dumps({"query": "letta stateful agents", "results": [
+    {"title": "Letta: stateful agents", "url": "https://www.letta.com/",
+     "published_date": "2026-01-02T00:00:00.000Z",
+     "summary": "Letta is a platform for agents with memory that persists."},
+    {"title": "letta-ai/letta", "url": "https://github.com/letta-ai/letta",
+     "highlights": ["The open source framework for stateful agents."]},
+]})
+CODE = "squares = [n * n for n in range(1, 11)]\nprint(squares)\nsum(squares)"
+CODE_RESULT = json.dumps({"results": ["385"],
+                          "logs": {"stdout": ["[1, 4, 9, 16, 25, 36, 49, 64, 81, 100]\n"],
+                                   "stderr": []}})

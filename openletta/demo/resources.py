@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from openletta.demo import catalog
-from openletta.demo.catalog import USER_ID, ToolSpec
+from openletta.demo.catalog import CONTEXT_WINDOW, USER_ID, ToolSpec
 from openletta.demo.ids import naive_time, record_time, stable_id
 from openletta.demo.runs import Run
 from openletta.demo.state import AgentRecord, ConversationRecord
@@ -60,13 +60,19 @@ def agent_json(agent: AgentRecord, *, include: set[str]) -> dict[str, Any]:
     }
 
 
+BLOCK_DESCRIPTIONS = {
+    "human": "The human block: Stores key details about the person you are conversing with.",
+    "persona": "The persona block: Stores details about your current persona.",
+}
+
+
 def blocks_json(agent: AgentRecord) -> list[dict[str, Any]]:
-    spec = agent.spec
-    return [_block(agent, "human", spec.human,
-                   "The human block: Stores key details about the person you are conversing "
-                   "with."),
-            _block(agent, "persona", spec.persona,
-                   "The persona block: Stores details about your current persona.")]
+    return [block_json(agent, label) for label in agent.blocks]
+
+
+def block_json(agent: AgentRecord, label: str) -> dict[str, Any]:
+    """One core memory block of ``agent`` (``label`` must be one of its blocks)."""
+    return _block(agent, label, agent.blocks[label], BLOCK_DESCRIPTIONS.get(label, ""))
 
 
 def _block(agent: AgentRecord, label: str, value: str, description: str) -> dict[str, Any]:
@@ -114,3 +120,19 @@ def run_json(run: Run) -> dict[str, Any]:
             "stop_reason": run.stop_reason, "callback_url": None, "callback_sent_at": None,
             "callback_status_code": None, "callback_error": None, "ttft_ns": None,
             "total_duration_ns": None}
+
+
+#: How the demo splits the tokens every context starts with.
+SYSTEM_TOKENS, TOOL_TOKENS = 900, 1500
+
+
+def context_json(agent: AgentRecord) -> dict[str, Any]:
+    """``ContextWindowOverview`` of the agent's default thread, in round figures."""
+    memory = sum(len(value) for value in agent.blocks.values()) // 4
+    messages = max(0, agent.thread.context_tokens - SYSTEM_TOKENS - TOOL_TOKENS - memory)
+    return {"context_window_size_max": CONTEXT_WINDOW,
+            "context_window_size_current": SYSTEM_TOKENS + TOOL_TOKENS + memory + messages,
+            "num_messages": len(agent.thread.rows), "num_tokens_system": SYSTEM_TOKENS,
+            "num_tokens_core_memory": memory, "num_tokens_functions_definitions": TOOL_TOKENS,
+            "num_tokens_messages": messages, "num_tokens_summary_memory": 0,
+            "num_tokens_external_memory_summary": 0}

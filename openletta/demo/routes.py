@@ -49,6 +49,8 @@ class Api:
             ("GET", "/v1/agents/{agent_id}", self.get_agent),
             ("GET", "/v1/agents/{agent_id}/tools", self.agent_tools),
             ("PATCH", "/v1/agents/{agent_id}/tools/approval/{tool_name}", self.set_approval),
+            ("GET", "/v1/agents/{agent_id}/core-memory/blocks", self.list_blocks),
+            ("PATCH", "/v1/agents/{agent_id}/core-memory/blocks/{label}", self.update_block),
             ("GET", "/v1/agents/{agent_id}/messages", self.agent_messages),
             ("POST", "/v1/agents/{agent_id}/messages/stream", self.agent_send),
             ("POST", "/v1/agents/{agent_id}/messages/cancel", self.agent_cancel),
@@ -63,6 +65,8 @@ class Api:
             ("GET", "/v1/runs/", self.list_runs),
             ("GET", "/v1/runs/{run_id}", self.get_run),
             ("GET", "/v1/runs/{run_id}/messages", self.run_messages),
+            ("GET", "/v1/runs/{run_id}/steps", self.run_steps),
+            ("GET", "/v1/agents/{agent_id}/context", self.context_window),
             ("POST", "/v1/runs/{run_id}/stream", self.resume_run),
         ):
             router.add(method, path, handler)
@@ -236,6 +240,19 @@ class Api:
         return JSONResponse([resources.run_json(run)
                              for run in runs[:request.int_param("limit", 100)]])
 
+    async def run_steps(self, request: Request) -> Response:
+        run = self.store.runs.get(request.path_params["run_id"])
+        if run is None:
+            return JSONResponse({"detail": f"Run {request.path_params['run_id']} not found"},
+                                status=404)
+        return JSONResponse(run.steps)
+
+    async def context_window(self, request: Request) -> Response:
+        agent = self._agent(request.path_params["agent_id"])
+        if isinstance(agent, JSONResponse):
+            return agent
+        return JSONResponse(resources.context_json(agent))
+
     async def run_messages(self, request: Request) -> Response:
         """What a run stored, oldest first."""
         run_id = request.path_params["run_id"]
@@ -259,6 +276,27 @@ class Api:
             raise BadParameter("starting_after must be an integer") from None
         return StreamResponse(run.follow(starting_after=starting_after,
                                          keepalive=self.keepalive, date=self.engine.date))
+
+    # --- core memory ------------------------------------------------------------------------
+
+    async def list_blocks(self, request: Request) -> Response:
+        agent = self._agent(request.path_params["agent_id"])
+        if isinstance(agent, JSONResponse):
+            return agent
+        return JSONResponse(resources.blocks_json(agent))
+
+    async def update_block(self, request: Request) -> Response:
+        agent = self._agent(request.path_params["agent_id"])
+        if isinstance(agent, JSONResponse):
+            return agent
+        label = request.path_params["label"]
+        if label not in agent.blocks:
+            return JSONResponse({"detail": f"Block with label {label} not found"}, status=404)
+        value = request.json_object().get("value")
+        if not isinstance(value, str):
+            raise BadParameter("value must be a string")
+        agent.blocks[label] = value
+        return JSONResponse(resources.block_json(agent, label))
 
     # --- conversations ----------------------------------------------------------------------
 

@@ -31,6 +31,8 @@ class Run:
     finished: bool = False
     cancel_requested: bool = False
     frames: list[tuple[int | None, bytes]] = field(default_factory=list)
+    #: One record per LLM step (``GET /v1/runs/{id}/steps``).
+    steps: list[Chunk] = field(default_factory=list)
     _seq: int = 0
     _followers: int = 0
     _changed: asyncio.Event = field(default_factory=asyncio.Event)

@@ -91,9 +91,14 @@ class Script:
     def __init__(self, *, long_tokens: int = DEFAULT_LONG_TOKENS) -> None:
         self.long_tokens = long_tokens
         self._client_tools: frozenset[str] = frozenset()
+        self._text = ""
         self._replies: tuple[tuple[frozenset[str], Callable[[list[str]], Reply]], ...] = (
             (frozenset({"llmerror"}), self._llm_error),
             (frozenset({"files", "folder"}), self._local_files),
+            (frozenset({"remember"}), self._remember),
+            (frozenset({"search", "recall"}), self._search),
+            (frozenset({"web", "internet"}), self._web),
+            (frozenset({"code", "python", "compute"}), self._code),
             (frozenset({"hostile"}), self._hostile),
             (frozenset({"spoof"}), self._spoof),
             (frozenset({"parallel"}), self._parallel),
@@ -112,7 +117,7 @@ class Script:
         """The reply to a user message (the showcase answer when no keyword matches);
         ``client_tools``: the tools the client declared it runs itself."""
         words = re.findall(r"[a-z]+|\d+", text.lower())
-        self._client_tools = client_tools
+        self._client_tools, self._text = client_tools, text
         for keywords, build in self._replies:
             if keywords.intersection(words):
                 return build(words)
@@ -146,6 +151,31 @@ class Script:
         return outcome.call.summary or f"Tool `{name}` finished (status: {status})."
 
     # --- replies ------------------------------------------------------------------------
+
+    def _remember(self, _words: list[str]) -> Reply:
+        fact = re.split(r"(?i)\bremember\b[:,]?\s*", self._text, maxsplit=1)[-1].strip()
+        call = ScriptedCall(
+            "memory_insert", {"label": "human", "new_string": fact or "The user likes demos."},
+            "None", summary="Noted: it is in my `human` memory block now (F2 shows it).")
+        return Reply(Step(reasoning="The user wants me to remember something: it goes in my "
+                                    "human block.", calls=(call,)))
+
+    def _search(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("conversation_search", {"query": "greeting", "limit": 5},
+                            content.SEARCH_RESULT,
+                            summary="Two earlier messages match: your hello, and my greeting.")
+        return Reply(Step(reasoning="Looking through our earlier messages.", calls=(call,)))
+
+    def _web(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("web_search", {"query": "letta stateful agents"}, content.WEB_RESULT,
+                            summary="Letta builds agents with memory; its code is on GitHub.")
+        return Reply(Step(reasoning="Searching the web (pretend: the demo is offline).",
+                          calls=(call,)))
+
+    def _code(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("run_code", {"language": "python", "code": content.CODE},
+                            content.CODE_RESULT, summary="The first ten squares add up to 385.")
+        return Reply(Step(reasoning="Running a little Python in the sandbox.", calls=(call,)))
 
     def _local_files(self, _words: list[str]) -> Reply:
         if not {"LS", "Read"} <= self._client_tools:

@@ -92,6 +92,11 @@ class AgentRecord:
     last_run_completion: datetime | None = None
     last_run_duration_ms: int | None = None
     last_stop_reason: str | None = None
+    #: Core memory: label → value (starts from the spec's human and persona blocks).
+    blocks: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.blocks = self.blocks or {"human": self.spec.human, "persona": self.spec.persona}
 
     @property
     def id(self) -> str:

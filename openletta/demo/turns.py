@@ -221,6 +221,8 @@ class Turn:
                 return "end_turn"
             await self._tick(self.engine.pacer.pause(TOOL_SECONDS))
             outcomes = [_executed(call, call_id) for call_id, call in pairs]
+            for outcome in outcomes:
+                _change_memory(self.agent, outcome.call)
             self._store_returns(self._last_step_id, outcomes)
             step = self.engine.script.follow_up(outcomes)
         return "max_steps"
@@ -258,6 +260,8 @@ class Turn:
             completion += await self._deliver_calls(parts[-1], records, pace)
         self.rows.append(Row.of(row_id, parts))
         self.usage.add_step(prompt, completion + 4, reasoning_tokens)
+        self.run.steps.append(chunks.step_json(step_id, self.run.id, prompt, completion + 4,
+                                               reasoning_tokens))
         self.context = prompt + completion + 4
         return pairs
 
@@ -349,6 +353,23 @@ class Turn:
             self.run.emit_frame(chunks.DONE_FRAME)
         self.agent.last_stop_reason = "cancelled"
         self.run.finish("cancelled", "cancelled", self.engine.clock())
+
+
+def _change_memory(agent: AgentRecord, call: ScriptedCall) -> None:
+    """A memory tool the server ran changes the agent's block, as Letta's do."""
+    args, label = call.arguments, call.arguments.get("label")
+    if label not in agent.blocks:
+        return
+    value = agent.blocks[label]
+    if call.name in ("memory_insert", "core_memory_append"):
+        added = str(args.get("new_string", args.get("content", "")))
+        agent.blocks[label] = f"{value.rstrip()}\n{added}" if value else added
+    elif call.name in ("memory_replace", "core_memory_replace"):
+        old = str(args.get("old_string", args.get("old_content", "")))
+        new = str(args.get("new_string", args.get("new_content", "")))
+        agent.blocks[label] = value.replace(old, new, 1)
+    elif call.name == "memory_rethink":
+        agent.blocks[label] = str(args.get("new_memory", value))
 
 
 def _executed(call: ScriptedCall, call_id: str) -> Outcome:

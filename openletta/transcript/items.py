@@ -293,6 +293,8 @@ class TurnFooterItem(Item):
     duration: float | None = None
     tokens: int | None = None
     steps: int | None = None
+    #: The runs of the turn (its inspector shows them).
+    run_ids: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "duration": self.duration, "tokens": self.tokens,

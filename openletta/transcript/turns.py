@@ -28,6 +28,9 @@ class TurnStats:
     live_started: float | None = None
     live_seconds: float | None = None
     step_ids: set[str] = field(default_factory=set)
+    #: The runs of the turn, in the order they were seen (a turn paused for approval has
+    #: several).
+    run_ids: list[str] = field(default_factory=list)
     tokens: int | None = None
     steps: int | None = None
     #: Whether any message other than the user's belongs to the turn.
@@ -43,6 +46,8 @@ class TurnStats:
             self.ended = message.date
         if message.step_id:
             self.step_ids.add(message.step_id)
+        if message.run_id and message.run_id not in self.run_ids:
+            self.run_ids.append(message.run_id)
 
     def add_usage(self, usage: m.UsageStatistics) -> None:
         """Count one request's usage (a turn that paused for approval makes several)."""
@@ -54,6 +59,8 @@ class TurnStats:
         self.started = earlier.started or self.started
         self.ended = self.ended or earlier.ended
         self.step_ids |= earlier.step_ids
+        self.run_ids = [*earlier.run_ids,
+                        *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
 
     @property
@@ -70,3 +77,4 @@ class TurnStats:
         footer.duration = self.duration
         footer.tokens = self.tokens
         footer.steps = self.steps if self.steps is not None else len(self.step_ids) or None
+        footer.run_ids = tuple(self.run_ids)

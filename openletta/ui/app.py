@@ -283,6 +283,21 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         else:
             self.notify("Open a chat first.", severity="warning")
 
+    def action_memory(self) -> None:
+        """Show or hide the memory panel of the open chat."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.action_toggle_memory()
+
+    def action_context(self) -> None:
+        """Show how the open chat's agent spends its context window."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.inspect_context()
+
+    def action_inspect_run(self) -> None:
+        """Show the runs and steps of the open chat's last turn."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.inspect_last_run()
+
     def action_approval_rules(self) -> None:
         """Show which of the agent's tools need approval, and toggle them."""
         screen = self.screen

@@ -75,15 +75,10 @@ def status_text(info: StatusInfo, state_style: Style | str = "",
         text.append(info.agent_name, style="bold")
     if info.conversation:
         text.append(" / ")
-        text.append(info.conversation)
+        text.append(short_id(info.conversation))
     if info.model:
         text.append(" · ")
         text.append(info.model)
-    if info.permission_mode:
-        text.append("   ")
-        text.append(f"⚒ {info.permission_mode}",
-                    style=warning_style if info.unguarded else "")
-        text.append(f" · {info.workspace}")
     usage = info.usage
     if usage is not None and (usage.total_tokens or usage.step_count):
         steps = "step" if usage.step_count == 1 else "steps"
@@ -93,7 +88,19 @@ def status_text(info: StatusInfo, state_style: Style | str = "",
         text.append(f"   stopped: {info.stop_reason.replace('_', ' ')}")
     if usage is not None and usage.context_tokens and info.context_window:
         text.append(f"   {context_gauge(usage.context_tokens, info.context_window)}")
+    if info.permission_mode:  # last: the directory may be long
+        text.append("   ")
+        text.append(f"⚒ {info.permission_mode}",
+                    style=warning_style if info.unguarded else "")
+        text.append(f" · {info.workspace}")
     return text
+
+
+def short_id(identifier: str) -> str:
+    """``conv-1a2b3c4d`` for ``conv-1a2b3c4d-…``: enough to tell threads apart, and short
+    enough to leave the status bar room for the context gauge."""
+    prefix, _, rest = identifier.partition("-")
+    return f"{prefix}-{rest[:8]}" if rest and len(rest) > 8 else identifier
 
 
 def state_class(state: str) -> str:
@@ -102,7 +109,7 @@ def state_class(state: str) -> str:
 
 
 class StatusBar(Widget):
-    """One line of status, updated by setting :attr:`info`.
+    """One line of status, updated by setting :attr:`info`; a click opens ``/context``.
 
     The widget carries the class ``-<state>`` so the stylesheet can colour the state.
     """
@@ -115,6 +122,10 @@ class StatusBar(Widget):
     def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
         self.remove_class(state_class(old.state))
         self.add_class(state_class(new.state))
+
+    async def on_click(self) -> None:
+        """A click on the bar (its context gauge) opens the context view."""
+        await self.run_action("app.context")
 
     def render(self) -> Text:
         return status_text(self.info, self.get_component_rich_style("status-bar--state"),

@@ -9,6 +9,7 @@ keyword    reply
 ========== ===================================================================
 llmerror   HTTP 500 (Letta reports ``llm_api_error``)
 local …    a call of a client-side tool the request declares (see below)
+remember   ``memory_insert`` into the ``human`` block of what follows the word
 stall      silence for ``--stall-seconds`` (default 12), then a short answer
 slow       ~40 words streamed 0.3 s apart (for cancel and resume tests)
 twice      two ``bash`` calls in one response (both need approval)
@@ -219,6 +220,10 @@ def user_reply(text: str, stall_seconds: float, declared: set[str] = frozenset()
         return Reply("", http_status=500)
     if "local " in lowered:
         return local_reply(text, declared)
+    if "remember" in lowered:
+        fact = re.split(r"(?i)\bremember\b[:,]?\s*", text, maxsplit=1)[-1].strip()
+        return Reply("Saving that to my human block.", tool_calls=[
+            ToolCall("memory_insert", {"label": "human", "new_string": fact or "a fact"})])
     if "stall" in lowered:
         return Reply("I waited before answering.", "Sorry for the wait: here is the answer.",
                      stall_seconds=stall_seconds)

@@ -24,7 +24,8 @@ def test_registry_holds_the_commands_and_their_actions() -> None:
     actions = {name: command.action for name, command in SLASH_COMMANDS.items()}
     assert actions == {"help": "help", "agents": "switch_agent",
                        "conversations": "conversations", "new": "new_conversation",
-                       "approvals": "approval_rules", "theme": "theme",
+                       "approvals": "approval_rules", "memory": "memory",
+                       "context": "context", "run": "inspect_run", "theme": "theme",
                        "clear": "clear", "export": "export", "quit": "quit"}
     assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == ["theme", "export"]
     assert all(command.name == name for name, command in SLASH_COMMANDS.items())
@@ -62,8 +63,8 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "names"), [
-    ("/", ["help", "agents", "conversations", "new", "approvals", "theme", "clear", "export",
-           "quit"]),
+    ("/", ["help", "agents", "conversations", "new", "approvals", "memory", "context", "run",
+           "theme", "clear", "export", "quit"]),
     ("/h", ["help"]),
     ("/n", ["new"]),
     ("/TH", ["theme"]),

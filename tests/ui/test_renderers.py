@@ -13,7 +13,9 @@ from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import GenericRenderer, register, registered_names, renderer_for
 from openletta.ui.renderers.base import ADDED, REMOVED, ToolRenderer, language_for
 from openletta.ui.renderers.bash import BashRenderer, parse_result
+from openletta.ui.renderers.conversation_search import ConversationSearchRenderer
 from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
+from openletta.ui.renderers.memory import MemoryRenderer
 from openletta.ui.renderers.read_file import ReadFileRenderer
 from openletta.ui.renderers.write_file import WriteFileRenderer, outcome, size_of
 
@@ -52,7 +54,7 @@ def styles_of_line(blocks: list[Content], needle: str) -> list[str | Style]:
     ("client_bash", BashRenderer), ("read_file", ReadFileRenderer), ("Read", ReadFileRenderer),
     ("cat", ReadFileRenderer), ("edit_file", EditFileRenderer), ("str_replace", EditFileRenderer),
     ("Edit", EditFileRenderer), ("write_file", WriteFileRenderer), ("Write", WriteFileRenderer),
-    ("memory_insert", GenericRenderer), ("conversation_search", GenericRenderer),
+    ("memory_insert", MemoryRenderer), ("conversation_search", ConversationSearchRenderer),
     ("no_such_tool", GenericRenderer), ("", GenericRenderer),
 ])
 def test_renderer_chosen_by_name_any_case(name: str, renderer: type[ToolRenderer]) -> None:

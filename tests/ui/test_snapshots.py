@@ -97,3 +97,24 @@ def test_approval_prompt(snap_compare, fixed_clock: Clock, keyword: str) -> None
                      and isinstance(app.focused.parent, ApprovalPrompt))
 
     assert snap_compare(app, terminal_size=(100, 36), run_before=ready)
+
+
+def test_memory_panel_after_a_turn_that_changed_a_block(snap_compare,
+                                                       fixed_clock: Clock) -> None:
+    """The panel beside the chat, the human block marked as changed by the turn."""
+    app = demo_app(fixed_clock)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ChatScreen))
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        await pilot.press("f2")
+        await settle(pilot, lambda: bool(screen.memory.query(".memory-block")))
+        screen.prompt.focus()
+        await pilot.press(*"remember my name is Ana", "enter")
+        await settle(pilot, lambda: bool(screen.memory.query(".memory-block.-changed")))
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=ready)

@@ -154,3 +154,14 @@ def test_paths_under_home_are_shown_from_tilde() -> None:
     assert home_relative(Path.home() / "work" / "project") == "~/work/project"
     assert home_relative(Path.home()) == "~"
     assert home_relative(Path("/srv/project")) == "/srv/project"
+
+
+def test_a_conversation_id_is_shortened_so_the_gauge_keeps_its_room() -> None:
+    info = StatusInfo(agent_name="openletta-e2e", state="connected",
+                      conversation="conv-1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
+                      model="openai-proxy/fake-model", context_window=30000,
+                      usage=Usage(prompt_tokens=17300, completion_tokens=169, step_count=1,
+                                  total_tokens=17469, context_tokens=17500))
+    text = status_text(info).plain
+    assert "openletta-e2e / conv-1a2b3c4d · " in text
+    assert len(text) <= 118 and text.endswith("17.5k/30k")

@@ -58,6 +58,23 @@ class ToolRenderer:
         return []
 
 
+class ResultRenderer(ToolRenderer):
+    """A tool whose card shows its result only: nothing until it ran, the error when it
+    failed, else :meth:`result`."""
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        output = finished_output(item)
+        if output is None:
+            return []
+        if item.status is ToolStatus.ERROR:
+            return [error_block(without_error_prefix(output))]
+        return self.result(item, output, width)
+
+    def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
+        """Blocks for the result ``output`` of a call that ran well."""
+        raise NotImplementedError
+
+
 # --- reading items ------------------------------------------------------------------------
 
 

@@ -97,9 +97,7 @@ class EditFileRenderer(ToolRenderer):
         if item.preview is not None:  # the change against the file on disk (a local call)
             blocks.append(patch_block(item.preview))
         elif new is not None:
-            hunks = diff_lines(old, new)
-            wide = width >= SIDE_BY_SIDE_WIDTH
-            blocks.extend(_side_by_side(hunks, width) if wide else _unified(hunks))
+            blocks.extend(diff_blocks(old, new, width))
         elif patch is not None:
             blocks.append(patch_block(patch))
         output = finished_output(item)
@@ -108,6 +106,12 @@ class EditFileRenderer(ToolRenderer):
         elif output:
             blocks.extend(output_block(output, MUTED))
         return blocks
+
+
+def diff_blocks(old: str, new: str, width: int) -> list[Content]:
+    """``old`` → ``new`` as a diff: side by side when ``width`` allows, else unified."""
+    hunks = diff_lines(old, new)
+    return _side_by_side(hunks, width) if width >= SIDE_BY_SIDE_WIDTH else _unified(hunks)
 
 
 def patch_counts(patch: str) -> tuple[int, int]:

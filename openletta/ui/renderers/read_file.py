@@ -6,17 +6,14 @@ import re
 
 from textual.content import Content
 
-from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
-    ToolRenderer,
+    ResultRenderer,
     arg,
     code_block,
-    error_block,
-    finished_output,
     language_for,
     one_line,
-    without_error_prefix,
 )
 
 PATH_ARGS = ("path", "file_path", "filename", "file", "target_file")
@@ -25,7 +22,7 @@ _START_ARGS = ("offset", "start_line", "line", "view_range")
 
 
 @register
-class ReadFileRenderer(ToolRenderer):
+class ReadFileRenderer(ResultRenderer):
     """``read_file`` and its aliases."""
 
     names = ("read_file", "open_file", "view_file", "read", "cat")
@@ -33,12 +30,7 @@ class ReadFileRenderer(ToolRenderer):
     def summary(self, item: ToolCallItem) -> str:
         return one_line(arg(item, *PATH_ARGS) or "")
 
-    def body(self, item: ToolCallItem, width: int) -> list[Content]:
-        output = finished_output(item)
-        if output is None:
-            return []
-        if item.status is ToolStatus.ERROR:
-            return [error_block(without_error_prefix(output))]
+    def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
         path = arg(item, *PATH_ARGS)
         text, start = without_line_numbers(output)
         return code_block(text, language_for(path), line_numbers=True,

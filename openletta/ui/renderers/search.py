@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from textual.content import Content
 
-from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     MUTED,
-    ToolRenderer,
+    ResultRenderer,
     arg,
-    error_block,
-    finished_output,
     one_line,
     output_block,
-    without_error_prefix,
 )
 
 _PATTERN_ARGS = ("pattern", "query", "regex", "glob")
@@ -22,7 +19,7 @@ _PLACE_ARGS = ("path", "directory", "dir", "cwd")
 
 
 @register
-class SearchRenderer(ToolRenderer):
+class SearchRenderer(ResultRenderer):
     """``LS``, ``Glob``, ``Grep`` and their kin."""
 
     names = ("ls", "list_dir", "list_directory", "glob", "find_files", "grep", "search",
@@ -35,11 +32,6 @@ class SearchRenderer(ToolRenderer):
             return one_line(place or ".")
         return one_line(f"{pattern}  in {place}" if place else pattern)
 
-    def body(self, item: ToolCallItem, width: int) -> list[Content]:
-        output = finished_output(item)
-        if output is None:
-            return []
-        if item.status is ToolStatus.ERROR:
-            return [error_block(without_error_prefix(output))]
+    def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
         return output_block(output.rstrip("\n"), MUTED) if output.strip() else [
             Content.styled("(nothing found)", MUTED)]

@@ -20,16 +20,19 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.tools.permissions import PermissionMode
-from openletta.transcript import Change
+from openletta.transcript import Change, TurnFooterItem
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
+from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
 
 APPROVAL_STATE = "approval needed"
@@ -60,6 +63,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                 id="chat.page_down"),
         Binding("ctrl+end", "newest", "Newest", show=False, priority=True, id="chat.newest"),
         Binding("shift+tab", "switch_mode", "Mode", id="chat.mode"),
+        Binding("f2", "toggle_memory", "Memory", id="chat.memory"),
     ]
 
     AUTO_FOCUS = "#prompt"
@@ -86,10 +90,13 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
                              menu=self.menu)
         self.status = StatusBar(id="status")
+        agent = session.agent
+        self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)
         self.search = SearchBar(self.view, lambda: self.session.transcript.items,
                                 self._load_earlier_page, id="search-bar")
 
     def compose(self) -> ComposeResult:
+        yield self.memory
         yield self.view
         yield self.menu
         yield self.search
@@ -167,6 +174,8 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
             self.view.flush()
+            if self.memory.display:  # the turn may have changed a block
+                self.memory.reload()
         self.busy = state.phase.busy
         rows = [("waiting" if state.phase is Phase.WAITING else "sending", state.sending)
                 ] if state.sending is not None else []
@@ -238,7 +247,12 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
 
     def ask_to_leave(self, *, quitting: bool) -> bool:
         """If the agent waits for answers, ask whether to deny them or leave them pending;
-        ``True`` if asked."""
+        ``True`` if asked. Quitting while local calls run stops them and quits once the agent
+        was told (also ``True``)."""
+        if quitting and self.controller.quit_after_local_calls():
+            self.notify("Stopping the local calls and telling the agent, then quitting…",
+                        title="Quitting", severity="information")
+            return True
         if self.controller.state.phase is not Phase.AWAITING_APPROVAL:
             return False
 
@@ -257,6 +271,34 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         if action == "switch_mode":
             return self.controller.local is not None
         return True
+
+    @on(TurnFooter.Inspect)
+    def _inspect_turn(self, event: TurnFooter.Inspect) -> None:
+        event.stop()
+        self.app.push_screen(RunScreen(self.session.client, event.run_ids))
+
+    def inspect_last_run(self) -> None:
+        """Open the inspector on the newest turn that names its runs."""
+        footers = [item for item in self.session.transcript.items
+                   if isinstance(item, TurnFooterItem) and item.run_ids]
+        run_ids = footers[-1].run_ids if footers else ()
+        if not run_ids and self.session.run_id:
+            run_ids = (self.session.run_id,)
+        self.app.push_screen(RunScreen(self.session.client, run_ids))
+
+    def inspect_context(self) -> None:
+        """Open the view of how the context window is spent."""
+        agent = self.session.agent
+        self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id))
+
+    def action_toggle_memory(self) -> None:
+        """Show or hide the agent's memory blocks beside the chat."""
+        self.memory.toggle()
+        if not self.memory.display:
+            self.prompt.focus()
+
+    def on_resize(self) -> None:
+        self.memory.fit(self.size.width)
 
     def action_switch_mode(self) -> None:
         """Go to the next permission mode for local calls."""

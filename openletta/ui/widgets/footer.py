@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.message import Message
 
 from openletta.transcript import TurnFooterItem
 from openletta.ui.formatting import format_elapsed, format_tokens
@@ -28,10 +31,23 @@ def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
     return " · ".join(parts)
 
 
-class TurnFooter(TextItemWidget):
-    """A :class:`TurnFooterItem`."""
+class TurnFooter(TextItemWidget, can_focus=True):
+    """A :class:`TurnFooterItem`; Enter on it opens the inspector of the turn's runs."""
 
     item: TurnFooterItem
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "inspect", "Inspect run", id="footer.inspect"),
+    ]
+
+    class Inspect(Message):
+        """The user wants to see the runs ``run_ids`` of a turn."""
+
+        def __init__(self, run_ids: tuple[str, ...]) -> None:
+            super().__init__()
+            self.run_ids = run_ids
+
+    def action_inspect(self) -> None:
+        self.post_message(self.Inspect(self.item.run_ids))
 
     def state(self) -> str:
         return footer_text(self.item)

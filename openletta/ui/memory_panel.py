@@ -1,0 +1,231 @@
+"""The memory panel: the agent's core memory blocks beside the chat, refreshed after turns.
+
+A block that changed since the panel last read it is marked; Enter on it shows the change as
+a word diff. Editing is deliberate: ``e`` opens the value, Ctrl+S saves only that block,
+Esc cancels; a block changed on the server meanwhile is not overwritten (the newer value is
+shown instead). The panel never writes anything unasked.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Static, TextArea
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.api.models import Block
+from openletta.display import DisplayText, plain_text
+from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
+
+GAUGE_CELLS = 8
+#: Below this width the panel takes the whole screen.
+NARROW_WIDTH = 100
+_WORDS = re.compile(r"\s+|\S+")
+
+
+def word_diff(old: str, new: str) -> Content:
+    """``old`` → ``new`` word by word: removed words struck in red, added ones in green."""
+    before, after = _WORDS.findall(old), _WORDS.findall(new)
+    parts: list[tuple[str, str] | str] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            parts.append(DisplayText("".join(before[i1:i2])))
+            continue
+        if i2 > i1:
+            parts.append((DisplayText("".join(before[i1:i2])), f"{REMOVED} strike"))
+        if j2 > j1:
+            parts.append((DisplayText("".join(after[j1:j2])), ADDED))
+    return Content.assemble(*parts)
+
+
+def usage_gauge(used: int, limit: int | None) -> str:
+    """``▰▰▱▱▱▱▱▱ 1,234/5,000 chars`` (no bar when the block has no limit)."""
+    if not limit:
+        return f"{used:,} chars"
+    filled = min(GAUGE_CELLS, round(GAUGE_CELLS * used / limit))
+    return f"{'▰' * filled}{'▱' * (GAUGE_CELLS - filled)} {used:,}/{limit:,} chars"
+
+
+class BlockView(Vertical, can_focus=True):
+    """One memory block: label and gauge, description, value (or its editor)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_diff", "Show change", id="memory.diff"),
+        Binding("e", "edit", "Edit block", id="memory.edit"),
+    ]
+
+    class SaveRequested(Message):
+        """The user saves ``value`` over the block that read ``original`` when opened."""
+
+        def __init__(self, view: BlockView, value: str) -> None:
+            super().__init__()
+            self.view, self.value = view, value
+
+    def __init__(self, block: Block, previous: str | None) -> None:
+        changed = previous is not None and previous != block.value
+        super().__init__(classes="memory-block -changed" if changed else "memory-block")
+        self.block = block
+        self.previous = previous if changed else None
+        self._diff_shown = False
+        self._value = Static(plain_text(block.value), classes="memory-value")
+        self._editor: TextArea | None = None
+
+    def compose(self) -> ComposeResult:
+        block = self.block
+        badge = "  changed (Enter: what)" if self.previous is not None else ""
+        yield Static(Content.assemble((DisplayText(block.label), "bold"),
+                                      (f"  {usage_gauge(len(block.value), block.limit)}", MUTED),
+                                      (badge, "bold")), classes="memory-title")
+        if block.description:
+            yield Static(Content.styled(DisplayText(block.description), MUTED),
+                         classes="memory-description")
+        yield self._value
+        yield Static("", classes="memory-error")
+
+    def action_toggle_diff(self) -> None:
+        """Show the change since the previous read as a word diff, or the value again."""
+        if self.previous is None or self._editor is not None:
+            return
+        self._diff_shown = not self._diff_shown
+        self._value.update(word_diff(self.previous, self.block.value) if self._diff_shown
+                           else plain_text(self.block.value))
+
+    def action_edit(self) -> None:
+        """Open the value for editing (Ctrl+S saves this block only, Esc cancels)."""
+        if self._editor is not None or self.block.read_only:
+            return
+        self._editor = BlockEditor(self.block.value)
+        self._value.display = False
+        self.mount(self._editor, after=self._value)
+        self._editor.focus()
+
+    def close_editor(self) -> None:
+        """Back to the value (after a save, or a cancel)."""
+        if self._editor is not None:
+            self._editor.remove()
+            self._editor = None
+        self._value.display = True
+        self.focus()
+
+    def show_error(self, message: str) -> None:
+        """Say why a save did not happen, under the block."""
+        error = self.query_one(".memory-error", Static)
+        error.update(Content.styled(DisplayText(message), "$text-error"))
+        error.display = True
+
+
+class BlockEditor(TextArea):
+    """The value of a block being edited."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "save", "Save block", priority=True, id="memory.save"),
+        Binding("escape", "cancel", "Cancel edit", priority=True, id="memory.cancel"),
+    ]
+
+    def action_save(self) -> None:
+        view = self.parent
+        if isinstance(view, BlockView):
+            view.post_message(BlockView.SaveRequested(view, self.text))
+
+    def action_cancel(self) -> None:
+        view = self.parent
+        if isinstance(view, BlockView):
+            view.close_editor()
+
+
+class MemoryPanel(Vertical):
+    """The agent's core memory blocks, docked beside the chat (hidden until toggled)."""
+
+    def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
+        super().__init__(id="memory-panel")
+        self.client, self.agent_id, self.agent_name = client, agent_id, agent_name
+        self._blocks = VerticalScroll(classes="memory-blocks")
+        self._status = Static("", classes="memory-status")
+        #: The values last shown, to mark what a turn changed.
+        self._values: dict[str, str] = {}
+        self.display = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(plain_text(f"Memory of {self.agent_name}"), classes="memory-heading")
+        yield Static("Tab/click a block · Enter: what changed · e: edit · F2 closes",
+                     classes="memory-hint")
+        yield self._blocks
+        yield self._status
+
+    def toggle(self) -> None:
+        """Show (and read) the blocks, or hide the panel."""
+        self.display = not self.display
+        if self.display:
+            self.fit(self.app.size.width)
+            self.reload(focus=True)
+
+    def fit(self, width: int) -> None:
+        """Take the whole screen on a narrow terminal, a column beside the chat otherwise."""
+        self.set_class(width < NARROW_WIDTH, "-full")
+
+    @work(exclusive=True, group="memory", exit_on_error=False)
+    async def reload(self, *, focus: bool = False) -> None:
+        """Read the blocks again; the ones whose value changed since the last read are marked
+        (``focus``: then put the focus on the first changed block, or the first block)."""
+        try:
+            blocks = await self.client.list_blocks(self.agent_id)
+        except LettaError as error:
+            self._status.update(plain_text(f"Could not read the memory: {error.message}"))
+            return
+        views = await self._show(blocks)
+        if focus and views:
+            next((view for view in views if view.previous is not None), views[0]).focus()
+
+    async def _show(self, blocks: list[Block]) -> list[BlockView]:
+        focused = self.app.focused
+        label = focused.block.label if isinstance(focused, BlockView) else None
+        views = [BlockView(block, self._values.get(block.label)) for block in blocks]
+        self._values = {block.label: block.value for block in blocks}
+        await self._blocks.remove_children()
+        await self._blocks.mount_all(views)
+        changed = [view.block.label for view in views if view.previous is not None]
+        self._status.update(plain_text(
+            f"{len(blocks)} blocks" + (f" · changed: {', '.join(changed)}" if changed else "")))
+        for view in views:
+            if view.block.label == label:
+                view.focus()
+        return views
+
+    @on(BlockView.SaveRequested)
+    def _save_requested(self, event: BlockView.SaveRequested) -> None:
+        event.stop()
+        self.save(event.view, event.value)
+
+    @work(group="memory-save", exit_on_error=False)
+    async def save(self, view: BlockView, value: str) -> None:
+        """Write ``value`` over the block, unless it changed on the server since it was read."""
+        label = view.block.label
+        try:
+            current = {block.label: block for block in await self.client.list_blocks(
+                self.agent_id)}.get(label)
+            if current is None:
+                raise LettaError(f"The block {label} no longer exists.")
+            if current.value != view.block.value:
+                view.show_error("Not saved: the block changed on the server meanwhile. Its "
+                                "newer value is shown; edit again from there.")
+                view.block = current
+                view.close_editor()
+                view.query_one(".memory-value", Static).update(plain_text(current.value))
+                return
+            await self.client.update_block(self.agent_id, label, value)
+        except LettaError as error:
+            view.show_error(f"Not saved: {error.message}")
+            return
+        self._values[label] = value  # the user's own change is not marked as the agent's
+        view.close_editor()
+        self.reload()

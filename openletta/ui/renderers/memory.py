@@ -1,0 +1,76 @@
+"""Letta's memory tools: which block changes, and how (a diff, or the text added)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import register
+from openletta.ui.renderers.base import (
+    ADDED,
+    MUTED,
+    ToolRenderer,
+    arg,
+    error_block,
+    finished_output,
+    one_line,
+    output_block,
+    without_error_prefix,
+)
+from openletta.ui.renderers.edit_file import count_changes, diff_blocks, diff_lines
+
+_LABEL_ARGS = ("label", "block_label", "path")
+_OLD_ARGS = ("old_str", "old_content", "old_string", "old_text")
+_NEW_ARGS = ("new_str", "new_content", "new_string", "new_text")
+_ADDED_ARGS = ("content", "new_string", "new_str", "insert_text", "file_text")
+_REWRITE_ARGS = ("new_memory",)
+#: Results that only say the tool ran (shown as nothing).
+_QUIET_RESULTS = frozenset({"", "None", "none", "null", "OK"})
+
+
+@register
+class MemoryRenderer(ToolRenderer):
+    """``memory_insert``, ``memory_replace``, ``memory_rethink``, ``memory``,
+    ``core_memory_append`` and ``core_memory_replace``."""
+
+    names = ("memory_insert", "memory_replace", "memory_rethink", "memory",
+             "core_memory_append", "core_memory_replace", "memory_finish_edits")
+
+    def summary(self, item: ToolCallItem) -> str:
+        label = one_line(arg(item, *_LABEL_ARGS) or "memory")
+        old, new = arg(item, *_OLD_ARGS), arg(item, *_NEW_ARGS)
+        if old is not None and new is not None:
+            added, removed = count_changes(diff_lines(old, new))
+            return f"{label}  +{added} −{removed}"
+        if (text := arg(item, *_REWRITE_ARGS)) is not None:
+            return f"{label}  rewritten ({_lines(text)})"
+        if (text := arg(item, *_ADDED_ARGS)) is not None:
+            return f"{label}  +{_lines(text)}"
+        return label
+
+    def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        blocks = _change(item, width)
+        output = finished_output(item)
+        if output is not None and item.status is ToolStatus.ERROR:
+            blocks.append(error_block(without_error_prefix(output)))
+        elif output is not None and output.strip() not in _QUIET_RESULTS:
+            blocks.extend(output_block(output, MUTED))
+        return blocks
+
+
+def _change(item: ToolCallItem, width: int) -> list[Content]:
+    """What the call does to the block: a diff, the whole new text, or the text added."""
+    old, new = arg(item, *_OLD_ARGS), arg(item, *_NEW_ARGS)
+    if old is not None and new is not None:
+        return diff_blocks(old, new, width)
+    if (text := arg(item, *_REWRITE_ARGS)) is not None:
+        return [Content.styled("the block's new value:", MUTED), Content(text)]
+    if (text := arg(item, *_ADDED_ARGS)) is not None:
+        return [Content.styled(f"+ {line}", ADDED) for line in text.split("\n")]
+    command = arg(item, "command")
+    return [Content.styled(f"{command}", MUTED)] if command else []
+
+
+def _lines(text: str) -> str:
+    count = text.count("\n") + 1
+    return f"{count} line{'' if count == 1 else 's'}"

@@ -1,0 +1,179 @@
+"""Inspectors over the chat: how the context window is spent (``/context``), and the runs of a
+turn with their steps (``/run``, or Enter on a turn's footer). Read-only views, Esc closes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.api.models import ContextWindow, Run, Step
+from openletta.display import DisplayText, plain_text
+from openletta.ui.formatting import format_elapsed, format_tokens
+
+BAR_CELLS = 24
+MUTED = "$text-muted"
+
+
+def context_rows(window: ContextWindow) -> list[tuple[str, int]]:
+    """What fills the context window, part by part (parts of 0 tokens left out)."""
+    rows = [
+        ("System prompt", window.num_tokens_system),
+        ("Tool definitions", window.num_tokens_functions_definitions),
+        ("Tool rules", window.num_tokens_tool_usage_rules),
+        ("Core memory", window.num_tokens_core_memory),
+        ("Files", window.num_tokens_memory_filesystem + window.num_tokens_directories),
+        ("Memory summary", window.num_tokens_external_memory_summary),
+        ("Conversation summary", window.num_tokens_summary_memory),
+        (f"Messages ({window.num_messages:,})", window.num_tokens_messages),
+    ]
+    return [(label, tokens) for label, tokens in rows if tokens]
+
+
+def bar(part: int, whole: int, cells: int = BAR_CELLS) -> str:
+    """``▰▰▱▱…`` for ``part`` of ``whole`` (one cell at least for a part that is not 0)."""
+    filled = min(cells, round(cells * part / whole)) if whole > 0 else 0
+    filled = max(filled, 1 if part else 0)
+    return "▰" * filled + "▱" * (cells - filled)
+
+
+def context_text(window: ContextWindow) -> Content:
+    """The context window as a gauge per part, their sum, and the server's own total."""
+    whole = window.context_window_size_max or window.context_window_size_current
+    rows = context_rows(window)
+    width = max((len(label) for label, _ in rows), default=10)
+    lines = [Content.assemble((f"{label:<{width}}  ", "bold"), bar(tokens, whole),
+                              (f"  {tokens:>8,}", ""), (f"  {tokens / whole:5.1%}" if whole
+                                                         else "", MUTED))
+             for label, tokens in rows]
+    total = sum(tokens for _, tokens in rows)
+    lines.append(Content.styled(
+        f"{'In use':<{width}}  {bar(total, whole)}  {total:>8,} of {whole:,} tokens "
+        f"({total / whole:.0%})" if whole else f"In use: {total:,} tokens", "bold"))
+    if window.context_window_size_current != total:
+        lines.append(Content.styled(f"The server counts {window.context_window_size_current:,} "
+                                    "in all.", MUTED))
+    return Content("\n").join(lines)
+
+
+def run_text(run: Run, steps: Sequence[Step]) -> Content:
+    """One run: its status and timing, then a line per step with its tokens."""
+    lines = [Content.assemble(("Run ", MUTED), (DisplayText(run.id), "bold"),
+                              (f"  {run.status or 'unknown'}", ""),
+                              (f" · {(run.stop_reason or '').replace('_', ' ')}"
+                               if run.stop_reason else "", MUTED))]
+    timing = _timing(run)
+    if timing:
+        lines.append(Content.styled(timing, MUTED))
+    if not steps:
+        lines.append(Content.styled("No steps recorded.", MUTED))
+    for number, step in enumerate(steps, start=1):
+        tokens = [f"↑{format_tokens(step.prompt_tokens or 0)}",
+                  f"↓{format_tokens(step.completion_tokens or 0)}"]
+        if step.cached_input_tokens:
+            tokens.append(f"cached {format_tokens(step.cached_input_tokens)}")
+        if step.reasoning_tokens:
+            tokens.append(f"reasoning {format_tokens(step.reasoning_tokens)}")
+        lines.append(Content.assemble(
+            (f"  step {number}  ", "bold"), (DisplayText(step.model_handle or step.model or ""),
+                                             ""),
+            f"  {' · '.join(tokens)}",
+            (f"  {(step.stop_reason or step.status or '').replace('_', ' ')}", MUTED)))
+    return Content("\n").join(lines)
+
+
+def _timing(run: Run) -> str:
+    parts = []
+    if run.created_at is not None:
+        parts.append(f"started {run.created_at.astimezone():%H:%M:%S}")
+    seconds = _seconds(run.total_duration_ns) or _between(run.created_at, run.completed_at)
+    if seconds is not None:
+        parts.append(f"took {format_elapsed(seconds) if seconds >= 1 else f'{seconds:.2f}s'}")
+    if (first := _seconds(run.ttft_ns)) is not None:
+        parts.append(f"first token after {first:.2f}s")
+    return " · ".join(parts)
+
+
+def _seconds(nanoseconds: int | None) -> float | None:
+    return nanoseconds / 1e9 if nanoseconds else None
+
+
+def _between(start: datetime | None, end: datetime | None) -> float | None:
+    return (end - start).total_seconds() if start and end else None
+
+
+class InspectScreen(ModalScreen[None]):
+    """A read-only view loaded from the server when it opens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self._title = title
+        self._body = Static("Loading…", classes="inspect-body")
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="inspect-box"):
+            yield Static(plain_text(self._title), classes="inspect-title")
+            yield self._body
+            yield Static("Esc closes", classes="inspect-hint")
+
+    def show(self, content: Content | str) -> None:
+        self._body.update(content)
+
+
+class ContextScreen(InspectScreen):
+    """``/context``: how the agent's context window is spent."""
+
+    def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
+        super().__init__(f"Context window of {agent_name}")
+        self.client, self.agent_id = client, agent_id
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(exclusive=True, exit_on_error=False)
+    async def load(self) -> None:
+        try:
+            window = await self.client.get_context(self.agent_id)
+        except LettaError as error:
+            self.show(Content(DisplayText(f"The server did not say: {error.message}")))
+            return
+        self.show(context_text(window))
+
+
+class RunScreen(InspectScreen):
+    """The runs of a turn and their steps (``/run``, Enter on a turn's footer)."""
+
+    def __init__(self, client: LettaClient, run_ids: Sequence[str]) -> None:
+        super().__init__("Runs of this turn" if len(run_ids) > 1 else "Run of this turn")
+        self.client, self.run_ids = client, list(run_ids)
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(exclusive=True, exit_on_error=False)
+    async def load(self) -> None:
+        if not self.run_ids:
+            self.show("No run is known for this turn.")
+            return
+        shown = []
+        for run_id in self.run_ids:
+            try:
+                run = await self.client.get_run(run_id)
+                steps = await self.client.list_run_steps(run_id)
+            except LettaError as error:
+                shown.append(Content(DisplayText(f"Run {run_id}: {error.message}")))
+                continue
+            shown.append(run_text(run, steps))
+        self.show(Content("\n\n").join(shown))

@@ -1,0 +1,67 @@
+"""The context view and the run inspector: what they compute, and opening them in the app."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chat_helpers import open_chat, send
+from test_app import SIZE
+
+from openletta.api.models import ContextWindow, Run, Step
+from openletta.transcript import TurnFooterItem
+from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
+from openletta.ui.screens.inspect import run_text as run_content
+from openletta.ui.widgets.footer import TurnFooter
+
+
+def test_the_context_parts_add_up_and_empty_parts_are_left_out() -> None:
+    window = ContextWindow(context_window_size_max=30000, context_window_size_current=3000,
+                           num_tokens_system=400, num_tokens_functions_definitions=1900,
+                           num_tokens_core_memory=200, num_tokens_messages=500, num_messages=7)
+    rows = context_rows(window)
+    assert rows == [("System prompt", 400), ("Tool definitions", 1900), ("Core memory", 200),
+                    ("Messages (7)", 500)]
+    text = context_text(window).plain
+    assert "3,000 of 30,000 tokens (10%)" in text and "The server counts" not in text
+    window.context_window_size_current = 3100
+    assert "The server counts 3,100 in all." in context_text(window).plain
+
+
+def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
+    start = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    run = Run(id="run-1", status="completed", stop_reason="end_turn", created_at=start,
+              completed_at=start + timedelta(seconds=4), ttft_ns=350_000_000)
+    steps = [Step(id="s1", model_handle="openai/gpt", prompt_tokens=17226, completion_tokens=24,
+                  reasoning_tokens=11, stop_reason="tool_call"),
+             Step(id="s2", model="gpt", prompt_tokens=17400, completion_tokens=40,
+                  cached_input_tokens=16000)]
+    text = run_content(run, steps).plain
+    assert "run-1  completed · end turn" in text and "took 4s" in text
+    assert "first token after 0.35s" in text
+    assert "step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call" in text
+    assert "step 2  gpt  ↑17.4k · ↓40 · cached 16k" in text
+
+
+async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "bash", wait_until)
+        footer = next(item for item in screen.session.transcript.items
+                      if isinstance(item, TurnFooterItem))
+        assert footer.run_ids and footer.run_ids[0].startswith("run-")
+        widget = screen.view.widget_for(footer)
+        assert isinstance(widget, TurnFooter)
+        widget.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, RunScreen))
+        body = app.screen.query_one(".inspect-body")
+        await wait_until(pilot, lambda: "step 2" in str(body.render()))
+        assert footer.run_ids[0] in str(body.render())
+        await pilot.press("escape")
+        screen.prompt.focus()
+        await pilot.press(*"/context", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
+        body = app.screen.query_one(".inspect-body")
+        await wait_until(pilot, lambda: "In use" in str(body.render()))
+        assert "of 32,000 tokens" in str(body.render())

@@ -1,0 +1,98 @@
+"""The memory panel against the demo server: the blocks beside the chat, refreshed after a turn
+that changed one (marked, with a word diff), and a deliberate edit that never overwrites a
+block the server changed meanwhile."""
+
+from __future__ import annotations
+
+import httpx
+from chat_helpers import open_chat, send
+from test_app import SIZE
+
+from openletta.ui.memory_panel import (
+    BlockEditor,
+    BlockView,
+    MemoryPanel,
+    usage_gauge,
+    word_diff,
+)
+from openletta.ui.renderers.base import ADDED, REMOVED
+
+
+def at_end(view: BlockView) -> None:
+    """Put the cursor of the block's open editor at the end of the value."""
+    editor = view.query_one(BlockEditor)
+    editor.cursor_location = editor.document.end
+
+
+def blocks(panel: MemoryPanel) -> dict[str, BlockView]:
+    return {view.block.label: view for view in panel.query(BlockView)}
+
+
+async def test_f2_shows_the_blocks_and_a_turn_that_changed_one_marks_it(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        panel = screen.memory
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: set(blocks(panel)) == {"human", "persona"})
+        assert panel.display and app.focused is blocks(panel)["human"]
+        assert not any(view.has_class("-changed") for view in blocks(panel).values())
+        screen.prompt.focus()
+        await send(pilot, screen, "remember my name is Ana", wait_until)
+        await wait_until(pilot, lambda: blocks(panel)["human"].has_class("-changed"))
+        human = blocks(panel)["human"]
+        assert human.block.value.endswith("my name is Ana")
+        assert not blocks(panel)["persona"].has_class("-changed")
+        human.focus()
+        await pilot.press("enter")
+        assert human.previous is not None and "my name is Ana" not in human.previous
+        await pilot.press("f2")
+        assert not panel.display and app.focused is screen.prompt
+
+
+async def test_an_edit_saves_only_that_block_and_refuses_a_newer_one(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        panel = screen.memory
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "persona" in blocks(panel))
+        persona = blocks(panel)["persona"]
+        persona.focus()
+        await pilot.press("e")
+        at_end(persona)
+        await pilot.press(*" Likes tea.", "ctrl+s")
+        await wait_until(pilot, lambda: blocks(panel)["persona"].block.value.endswith(
+            "Likes tea."))
+        assert not blocks(panel)["persona"].has_class("-changed")  # the user's own change
+        agent = screen.session.agent.id
+        async with httpx.AsyncClient(base_url=demo_server.base_url) as other:
+            stored = (await other.get(f"/v1/agents/{agent}/core-memory/blocks")).json()
+            assert [block["value"] for block in stored if block["label"] == "human"] == [
+                blocks(panel)["human"].block.value]  # the other block was not touched
+            human = blocks(panel)["human"]
+            human.focus()
+            await pilot.press("e")
+            at_end(human)
+            await other.patch(f"/v1/agents/{agent}/core-memory/blocks/human",
+                              json={"value": "Changed elsewhere."})
+            await pilot.press(*" mine", "ctrl+s")
+            await wait_until(pilot, lambda: human.block.value == "Changed elsewhere.")
+            stored = (await other.get(f"/v1/agents/{agent}/core-memory/blocks")).json()
+        assert [block["value"] for block in stored if block["label"] == "human"] == [
+            "Changed elsewhere."]
+        assert "changed on the server" in str(human.query_one(".memory-error").render())
+
+
+def test_a_word_diff_marks_removed_and_added_words() -> None:
+    diff = word_diff("likes tea a lot", "likes coffee a lot")
+    assert diff.plain == "likes teacoffee a lot"
+    styles = {diff.plain[span.start:span.end]: str(span.style) for span in diff.spans}
+    assert REMOVED in styles["tea"] and styles["coffee"] == ADDED
+
+
+def test_the_gauge_counts_characters_against_the_limit() -> None:
+    assert usage_gauge(2500, 5000) == "▰▰▰▰▱▱▱▱ 2,500/5,000 chars"
+    assert usage_gauge(12, None) == "12 chars"
