@@ -19,7 +19,7 @@ from openletta.api.errors import (
     StreamDroppedError,
     ValidationError,
 )
-from openletta.api.models import Agent, Message, Run, parse_message
+from openletta.api.models import Agent, Message, Run, RunUsage, parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import session as session_module
@@ -650,3 +650,24 @@ async def test_a_call_that_ran_before_esc_shows_its_stored_result(chat: Chat) ->
     call = chat.transcript.call(CALL_ID)
     await chat.until(lambda: call is not None and call.status is ToolStatus.SUCCESS,
                      "the stored result")
+
+
+async def test_footers_from_history_get_their_runs_token_counts(chat: Chat) -> None:
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.transcript.load_history(stored)  # a stored turn: history has no usage
+    footer = chat.transcript.footers_without_tokens()[0]
+    assert footer.tokens is None and footer.run_ids
+    usage = {footer.run_ids[0]: RunUsage(prompt_tokens=6378, completion_tokens=27,
+                                         total_tokens=6405)}
+
+    async def get_run_usage(run_id: str) -> RunUsage:
+        if run_id not in usage:
+            raise NotFoundError("no such run")
+        return usage[run_id]
+
+    chat.client.get_run_usage = get_run_usage  # type: ignore[attr-defined]
+    changes: list = []
+    await chat.session.fill_footer_tokens(changes.append)
+    assert footer.tokens == 6405 and changes[-1].changed == [footer]
+    assert chat.transcript.footers_without_tokens() == []

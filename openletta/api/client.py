@@ -41,6 +41,7 @@ from openletta.api.models import (
     Health,
     Message,
     Run,
+    RunUsage,
     Step,
     Tool,
     parse_message,
@@ -321,6 +322,10 @@ class LettaClient:
         data = await self._request("GET", f"/v1/runs/{run_id}/steps",
                                    params={"order": "asc", "limit": RUN_MESSAGES_LIMIT})
         return _validate_list(Step, _as_list(data))
+
+    async def get_run_usage(self, run_id: str) -> RunUsage:
+        """The tokens a run used."""
+        return _validate(RunUsage, await self._request("GET", f"/v1/runs/{run_id}/usage"))
 
     async def get_context(self, agent_id: str) -> ContextWindow:
         """How the agent's context window is spent now."""

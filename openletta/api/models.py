@@ -578,6 +578,14 @@ class Run(WireModel):
     total_duration_ns: int | None = None
 
 
+class RunUsage(WireModel):
+    """Tokens a run used (``GET /v1/runs/{id}/usage``)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
 class Step(WireModel):
     """One LLM call of a run (``GET /v1/runs/{id}/steps``)."""
 

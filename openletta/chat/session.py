@@ -85,6 +85,8 @@ class ChatSession:
         self._turn: object | None = None
         #: Whether replies run in the background (resumable); off once the server refuses.
         self.background = True
+        #: Runs whose usage the server could not give (not asked again).
+        self._unknown_runs: set[str] = set()
         #: Tools this client runs, declared in every request (``client_tools``).
         self.client_tools: list[dict[str, Any]] = []
 
@@ -119,6 +121,20 @@ class ChatSession:
             limit=PAGE_SIZE)
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
+
+    async def fill_footer_tokens(self, on_change: OnChange) -> None:
+        """Give the turn footers read from history their token counts, from their runs'
+        usage (history itself has none); a run the server cannot tell about is skipped."""
+        for footer in self.transcript.footers_without_tokens():
+            if self._unknown_runs.intersection(footer.run_ids):
+                continue
+            try:
+                usages = [await self.client.get_run_usage(run_id) for run_id in footer.run_ids]
+            except LettaError:
+                self._unknown_runs.update(footer.run_ids)
+                continue
+            on_change(self.transcript.set_footer_tokens(
+                footer, sum(usage.total_tokens for usage in usages)))
 
     async def all_messages(self) -> list[Message]:
         """Every stored message of this thread, oldest first (reads all pages)."""

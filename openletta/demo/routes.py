@@ -66,6 +66,7 @@ class Api:
             ("GET", "/v1/runs/{run_id}", self.get_run),
             ("GET", "/v1/runs/{run_id}/messages", self.run_messages),
             ("GET", "/v1/runs/{run_id}/steps", self.run_steps),
+            ("GET", "/v1/runs/{run_id}/usage", self.run_usage),
             ("GET", "/v1/agents/{agent_id}/context", self.context_window),
             ("POST", "/v1/runs/{run_id}/stream", self.resume_run),
         ):
@@ -246,6 +247,17 @@ class Api:
             return JSONResponse({"detail": f"Run {request.path_params['run_id']} not found"},
                                 status=404)
         return JSONResponse(run.steps)
+
+    async def run_usage(self, request: Request) -> Response:
+        run = self.store.runs.get(request.path_params["run_id"])
+        if run is None:
+            return JSONResponse({"detail": f"Run {request.path_params['run_id']} not found"},
+                                status=404)
+        prompt = sum(step["prompt_tokens"] for step in run.steps)
+        completion = sum(step["completion_tokens"] for step in run.steps)
+        return JSONResponse({"completion_tokens": completion, "prompt_tokens": prompt,
+                             "total_tokens": prompt + completion,
+                             "prompt_tokens_details": None, "completion_tokens_details": None})
 
     async def context_window(self, request: Request) -> Response:
         agent = self._agent(request.path_params["agent_id"])

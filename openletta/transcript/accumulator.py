@@ -222,6 +222,19 @@ class Transcript:
                 change.touch(item)
         return change
 
+    def footers_without_tokens(self) -> list[TurnFooterItem]:
+        """Footers of turns read from history, whose token count only their runs know."""
+        return [item for item in self.items if isinstance(item, TurnFooterItem)
+                and item.tokens is None and item.run_ids]
+
+    def set_footer_tokens(self, footer: TurnFooterItem, tokens: int) -> Change:
+        """Give a footer from history the token count its runs reported."""
+        change = Change()
+        if footer.tokens is None and tokens:
+            footer.tokens = tokens
+            change.touch(footer)
+        return change
+
     # --- calls run here ---------------------------------------------------------------------
 
     def mark_local(self, tool_call_id: str, preview: str | None) -> Change:

@@ -62,7 +62,11 @@ class BlockView(Vertical, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "toggle_diff", "Show change", id="memory.diff"),
         Binding("e", "edit", "Edit block", id="memory.edit"),
+        Binding("escape", "leave", "Back to the prompt", id="memory.leave"),
     ]
+
+    class Left(Message):
+        """The user leaves the panel for the prompt (it stays open)."""
 
     class SaveRequested(Message):
         """The user saves ``value`` over the block that read ``original`` when opened."""
@@ -99,6 +103,10 @@ class BlockView(Vertical, can_focus=True):
         self._diff_shown = not self._diff_shown
         self._value.update(word_diff(self.previous, self.block.value) if self._diff_shown
                            else plain_text(self.block.value))
+
+    def action_leave(self) -> None:
+        """Back to the prompt; the panel stays open (and refreshes after turns)."""
+        self.post_message(self.Left())
 
     def action_edit(self) -> None:
         """Open the value for editing (Ctrl+S saves this block only, Esc cancels)."""
@@ -157,7 +165,7 @@ class MemoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(plain_text(f"Memory of {self.agent_name}"), classes="memory-heading")
-        yield Static("Tab/click a block · Enter: what changed · e: edit · F2 closes",
+        yield Static("Enter: what changed · e: edit · Esc: to the prompt · F2 closes",
                      classes="memory-hint")
         yield self._blocks
         yield self._status

@@ -131,3 +131,23 @@ async def test_the_run_inspector_shows_the_servers_steps(letta_base_url: str,
         shown = str(body.render())
         for step in steps:
             assert f"↑{format_tokens(step.prompt_tokens or 0)}" in shown
+
+
+async def test_footers_read_from_history_show_their_runs_tokens(letta_base_url: str,
+                                                               fresh_agent_id: str) -> None:
+    async with (LettaClient(letta_base_url) as client,
+                client.send_message(fresh_agent_id, "hello") as stream):
+        [message async for message in stream]
+    app = OpenLettaApp(base_url=letta_base_url, agent=fresh_agent_id, settings=Settings())
+    async with app.run_test(size=SIZE) as pilot:
+        await waited(pilot, lambda: isinstance(app.screen, ChatScreen))
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+
+        def footer_tokens() -> int | None:
+            footers = [item for item in screen.session.transcript.items
+                       if isinstance(item, TurnFooterItem)]
+            return footers[-1].tokens if footers else None
+
+        await waited(pilot, lambda: footer_tokens())
+        assert (footer_tokens() or 0) > 100

@@ -96,3 +96,14 @@ def test_a_word_diff_marks_removed_and_added_words() -> None:
 def test_the_gauge_counts_characters_against_the_limit() -> None:
     assert usage_gauge(2500, 5000) == "▰▰▰▰▱▱▱▱ 2,500/5,000 chars"
     assert usage_gauge(12, None) == "12 chars"
+
+
+async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.focused, BlockView))
+        await pilot.press("escape")
+        assert app.focused is screen.prompt and screen.memory.display

@@ -23,7 +23,7 @@ from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, TurnFooterItem
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
-from openletta.ui.memory_panel import MemoryPanel
+from openletta.ui.memory_panel import BlockView, MemoryPanel
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
@@ -125,12 +125,20 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         """Load and show the newest page of history, then catch up with the conversation."""
         if await self._load(self.session.load_latest):
             self.controller.opened()
+            self.fill_footer_tokens()
+
+    @work(group="footers", exclusive=True, exit_on_error=False)
+    async def fill_footer_tokens(self) -> None:
+        """Show the token counts of turns read from history (their runs' usage)."""
+        await self.session.fill_footer_tokens(self.view.apply)
 
     @work(group="history", exclusive=True, exit_on_error=False)
     async def load_earlier(self) -> None:
         """Load and show the next older page of history."""
         if not await self._load(self.session.load_earlier):
             self.view.earlier_failed()
+        else:
+            self.fill_footer_tokens()
 
     @on(ChatView.EarlierRequested)
     def _earlier_requested(self) -> None:
@@ -290,6 +298,11 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         """Open the view of how the context window is spent."""
         agent = self.session.agent
         self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id))
+
+    @on(BlockView.Left)
+    def _left_memory(self, event: BlockView.Left) -> None:
+        event.stop()
+        self.prompt.focus()
 
     def action_toggle_memory(self) -> None:
         """Show or hide the agent's memory blocks beside the chat."""
