@@ -129,6 +129,7 @@ async def test_the_run_inspector_shows_the_servers_steps(letta_base_url: str,
         body = app.screen.query_one(".inspect-body")
         await waited(pilot, lambda: "step 2" in str(body.render()))
         shown = str(body.render())
+        assert "called read_file" in shown
         for step in steps:
             assert f"↑{format_tokens(step.prompt_tokens or 0)}" in shown
 

@@ -35,8 +35,10 @@ def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
                   reasoning_tokens=11, stop_reason="tool_call"),
              Step(id="s2", model="gpt", prompt_tokens=17400, completion_tokens=40,
                   cached_input_tokens=16000)]
-    text = run_content(run, steps).plain
+    text = run_content(run, steps, {"s1": ["bash"]}).plain
     assert "run-1  completed · end turn" in text and "took 4s" in text
+    assert ("step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call\n"
+            "          called bash") in text
     assert "first token after 0.35s" in text
     assert "step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call" in text
     assert "step 2  gpt  ↑17.4k · ↓40 · cached 16k" in text
@@ -58,6 +60,7 @@ async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_un
         body = app.screen.query_one(".inspect-body")
         await wait_until(pilot, lambda: "step 2" in str(body.render()))
         assert footer.run_ids[0] in str(body.render())
+        assert "called bash" in str(body.render())
         await pilot.press("escape")
         screen.prompt.focus()
         await pilot.press(*"/context", "enter")

@@ -4,9 +4,13 @@ block the server changed meanwhile."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import httpx
 from chat_helpers import open_chat, send
 from test_app import SIZE
+from textual.pilot import Pilot
 
 from openletta.ui.memory_panel import (
     BlockEditor,
@@ -16,6 +20,7 @@ from openletta.ui.memory_panel import (
     word_diff,
 )
 from openletta.ui.renderers.base import ADDED, REMOVED
+from openletta.ui.screens.chat import ChatScreen
 
 
 def at_end(view: BlockView) -> None:
@@ -98,12 +103,33 @@ def test_the_gauge_counts_characters_against_the_limit() -> None:
     assert usage_gauge(12, None) == "12 chars"
 
 
-async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
-        demo_server, make_app, wait_until) -> None:
+@contextlib.asynccontextmanager
+async def panel_focused(demo_server, make_app, wait_until
+                        ) -> AsyncIterator[tuple[Pilot[None], ChatScreen]]:
+    """The demo chat with the memory panel open and a block focused."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.focused, BlockView))
+        yield pilot, screen
+
+
+async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
         await pilot.press("escape")
-        assert app.focused is screen.prompt and screen.memory.display
+        assert pilot.app.focused is screen.prompt and screen.memory.display
+
+
+async def test_page_and_end_keys_stay_with_a_block_being_edited(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        taken: list[str] = []
+        screen.action_newest = lambda: taken.append("newest")  # type: ignore[method-assign]
+        await pilot.press("ctrl+end")
+        assert taken == ["newest"]  # outside the editor the chat has the key
+        await pilot.press("e")
+        assert isinstance(pilot.app.focused, BlockEditor)
+        await pilot.press("ctrl+end")
+        assert taken == ["newest"]  # in the editor, it does not

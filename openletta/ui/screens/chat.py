@@ -23,7 +23,7 @@ from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, TurnFooterItem
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
-from openletta.ui.memory_panel import BlockView, MemoryPanel
+from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
@@ -278,7 +278,8 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             return True if self.busy else None
         if action == "switch_mode":
             return self.controller.local is not None
-        return True
+        # In a memory block being edited, the page and end keys move in the block.
+        return not (action in ("page", "newest") and isinstance(self.focused, BlockEditor))
 
     @on(TurnFooter.Inspect)
     def _inspect_turn(self, event: TurnFooter.Inspect) -> None:

@@ -3,7 +3,7 @@ turn with their steps (``/run``, or Enter on a turn's footer). Read-only views, 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
@@ -17,7 +17,14 @@ from textual.widgets import Static
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import ContextWindow, Run, Step
+from openletta.api.models import (
+    ApprovalRequestMessage,
+    ContextWindow,
+    Message,
+    Run,
+    Step,
+    ToolCallMessage,
+)
 from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens
 
@@ -66,8 +73,20 @@ def context_text(window: ContextWindow) -> Content:
     return Content("\n").join(lines)
 
 
-def run_text(run: Run, steps: Sequence[Step]) -> Content:
-    """One run: its status and timing, then a line per step with its tokens."""
+def calls_by_step(messages: Sequence[Message]) -> dict[str, list[str]]:
+    """The tools each step called, by step id, from a run's stored messages."""
+    calls: dict[str, list[str]] = {}
+    for message in messages:
+        if isinstance(message, ToolCallMessage | ApprovalRequestMessage) and message.step_id:
+            calls.setdefault(message.step_id, []).extend(
+                call.name for call in message.tool_calls if call.name)
+    return calls
+
+
+def run_text(run: Run, steps: Sequence[Step],
+             calls: Mapping[str, Sequence[str]] | None = None) -> Content:
+    """One run: its status and timing, then a line per step with its tokens (and the tools
+    it called, when ``calls`` knows them)."""
     lines = [Content.assemble(("Run ", MUTED), (DisplayText(run.id), "bold"),
                               (f"  {run.status or 'unknown'}", ""),
                               (f" · {(run.stop_reason or '').replace('_', ' ')}"
@@ -89,6 +108,9 @@ def run_text(run: Run, steps: Sequence[Step]) -> Content:
                                              ""),
             f"  {' · '.join(tokens)}",
             (f"  {(step.stop_reason or step.status or '').replace('_', ' ')}", MUTED)))
+        if called := (calls or {}).get(step.id):
+            lines.append(Content.assemble(("          called ", MUTED),
+                                          DisplayText(", ".join(called))))
     return Content("\n").join(lines)
 
 
@@ -172,8 +194,9 @@ class RunScreen(InspectScreen):
             try:
                 run = await self.client.get_run(run_id)
                 steps = await self.client.list_run_steps(run_id)
+                messages = await self.client.list_run_messages(run_id)
             except LettaError as error:
                 shown.append(Content(DisplayText(f"Run {run_id}: {error.message}")))
                 continue
-            shown.append(run_text(run, steps))
+            shown.append(run_text(run, steps, calls_by_step(messages)))
         self.show(Content("\n\n").join(shown))
