@@ -43,6 +43,7 @@ from openletta.api.models import (
     Run,
     RunUsage,
     Step,
+    StepMetrics,
     Tool,
     parse_message,
 )
@@ -322,6 +323,11 @@ class LettaClient:
         data = await self._request("GET", f"/v1/runs/{run_id}/steps",
                                    params={"order": "asc", "limit": RUN_MESSAGES_LIMIT})
         return _validate_list(Step, _as_list(data))
+
+    async def get_step_metrics(self, step_id: str) -> StepMetrics:
+        """How long a step took: in all, waiting for the model, running its tool."""
+        return _validate(StepMetrics, await self._request(
+            "GET", f"/v1/steps/{step_id}/metrics"))
 
     async def get_run_usage(self, run_id: str) -> RunUsage:
         """The tokens a run used."""

@@ -601,6 +601,14 @@ class Step(WireModel):
     status: str | None = None
 
 
+class StepMetrics(WireModel):
+    """How long a step took (``GET /v1/steps/{id}/metrics``), in nanoseconds."""
+
+    step_ns: int | None = None
+    llm_request_ns: int | None = None
+    tool_execution_ns: int | None = None
+
+
 class ContextWindow(WireModel):
     """How an agent's context window is spent (``GET /v1/agents/{id}/context``)."""
 

@@ -130,6 +130,7 @@ async def test_the_run_inspector_shows_the_servers_steps(letta_base_url: str,
         await waited(pilot, lambda: "step 2" in str(body.render()))
         shown = str(body.render())
         assert "called read_file" in shown
+        assert shown.count("took ") == len(steps) + 1  # the run's, and each step's
         for step in steps:
             assert f"↑{format_tokens(step.prompt_tokens or 0)}" in shown
 

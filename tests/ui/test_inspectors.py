@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from chat_helpers import open_chat, send
 from test_app import SIZE
 
-from openletta.api.models import ContextWindow, Run, Step
+from openletta.api.models import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
 from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
 from openletta.ui.screens.inspect import run_text as run_content
@@ -35,10 +35,14 @@ def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
                   reasoning_tokens=11, stop_reason="tool_call"),
              Step(id="s2", model="gpt", prompt_tokens=17400, completion_tokens=40,
                   cached_input_tokens=16000)]
-    text = run_content(run, steps, {"s1": ["bash"]}).plain
+    metrics = {"s1": StepMetrics(step_ns=141_338_560, llm_request_ns=120_208_099,
+                                 tool_execution_ns=300_000_000)}
+    text = run_content(run, steps, {"s1": ["bash"]}, metrics).plain
     assert "run-1  completed · end turn" in text and "took 4s" in text
     assert ("step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call\n"
+            "          took 0.14s (model 0.12s, tool 0.30s)\n"
             "          called bash") in text
+    assert text.count("took ") == 2  # the run's, and step 1's (step 2 has no metrics)
     assert "first token after 0.35s" in text
     assert "step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call" in text
     assert "step 2  gpt  ↑17.4k · ↓40 · cached 16k" in text
