@@ -1,8 +1,8 @@
 """Write the SVG screenshots in ``screenshots/`` from the embedded demo server.
 
-Run from the repository root: ``python scripts/screenshots.py`` (rerunnable; it overwrites
-the files). Each shot starts a fresh demo server and app, sends one prompt, waits for the
-turn to end and saves what the terminal shows.
+Run from the repository root: ``python scripts/screenshots.py [NAME …]`` (rerunnable; it
+overwrites the files; names pick shots, default all). Each shot starts a fresh demo server
+and app, sends one prompt, waits for the turn to end and saves what the terminal shows.
 """
 
 from __future__ import annotations
@@ -58,6 +58,14 @@ SHOTS = (
          before=("f2",)),
     Shot("run-inspector", "bash", after=(*"/run", "enter")),
     Shot("context-view", "bash", after=(*"/context", "enter")),
+    Shot("tool-memory-insert", "remember my name is Ana and I drink tea without sugar"),
+    Shot("tool-conversation-search", "search"),
+    Shot("tool-archival-insert", "archive openletta renders Letta tools natively"),
+    Shot("tool-archival-search", "passages"),
+    Shot("tool-web-search", "web"),
+    Shot("tool-fetch-webpage", "fetch"),
+    Shot("tool-run-code", "code"),
+    Shot("tool-send-message", "legacy"),
 )
 
 
@@ -117,13 +125,16 @@ async def send(pilot: Pilot[None], app: OpenLettaApp, prompt: str) -> None:
     await wait_for(pilot, ended, f"the reply to {prompt!r}")
 
 
-async def main() -> None:
+async def main(names: list[str]) -> None:
+    """Take the shots named in ``names`` (all when none is named)."""
     OUT.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory() as config:
         os.environ["OPENLETTA_CONFIG_DIR"] = config
         for shot in SHOTS:
+            if names and shot.name not in names:
+                continue
             print(f"{await take(shot)}")
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(asyncio.run(main(sys.argv[1:])))

@@ -192,6 +192,19 @@ async def test_hello_turn_has_the_captured_shape(client: httpx.AsyncClient) -> N
     assert_wire_shape(events)
 
 
+async def test_send_message_ends_the_turn_after_one_step(client: httpx.AsyncClient) -> None:
+    """An older agent type replies through ``send_message``: no follow-up step."""
+    parsed = messages(await say(client, await first_agent_id(client), "legacy"))
+    calls = [m for m in parsed if isinstance(m, ToolCallMessage)]
+    returns = [m for m in parsed if isinstance(m, ToolReturnMessage)]
+    assert {call.name for m in calls for call in m.tool_calls if call.name} == {"send_message"}
+    assert [r.status for m in returns for r in m.tool_returns] == ["success"]
+    assert not [m for m in parsed if isinstance(m, AssistantMessage)]
+    stop, usage = parsed[-2], parsed[-1]
+    assert isinstance(stop, StopReason) and stop.stop_reason == "end_turn"
+    assert isinstance(usage, UsageStatistics) and usage.step_count == 1
+
+
 async def test_context_tokens_grow_from_turn_to_turn(client: httpx.AsyncClient) -> None:
     agent_id = await first_agent_id(client)
     first = of_type(await say(client, agent_id, "hello"), "usage_statistics")[0]

@@ -22,6 +22,15 @@ KEYWORDS: tuple[tuple[str, str], ...] = (
     ("slow", "a slow answer, to try interrupting"),
     ("hostile", "output full of markup and terminal escapes"),
     ("spoof", "an approval request whose command hides behind a carriage return"),
+    ("remember …", "saves a fact in a memory block (F2 shows the memory panel)"),
+    ("search", "searches the conversation's earlier messages"),
+    ("archive …", "files a passage in archival memory"),
+    ("passages", "searches archival memory"),
+    ("web", "a web search"),
+    ("fetch", "reads a web page"),
+    ("code", "runs Python in the sandbox"),
+    ("legacy", "an older agent type answering through `send_message`"),
+    ("files", "lists and reads this folder with local tools (asks first)"),
     ("llmerror", "the model provider fails"),
 )
 
@@ -169,3 +178,21 @@ CODE = "squares = [n * n for n in range(1, 11)]\nprint(squares)\nsum(squares)"
 CODE_RESULT = json.dumps({"results": ["385"],
                           "logs": {"stdout": ["[1, 4, 9, 16, 25, 36, 49, 64, 81, 100]\n"],
                                    "stderr": []}})
+ARCHIVE_PASSAGE = "openletta is a terminal client for Letta agents, written on Textual."
+#: ``archival_memory_search`` returns a list of passages that Letta sends as its ``str()``.
+ARCHIVAL_RESULT = str([
+    {"id": "passage-6a1f", "timestamp": "2026-11-18T16:40:11.000000+00:00",
+     "content": "openletta keeps memory visible beside the chat (F2).", "tags": ["demo"]},
+    {"id": "passage-19c2", "timestamp": "2026-11-02T08:05:37.000000+00:00",
+     "content": "The user prefers openletta's dark theme.", "tags": ["preferences"]},
+])
+PAGE_URL = "https://docs.letta.com/guides/agents/memory"
+PAGE_RESULT = json.dumps({
+    "title": "Agent memory | Letta", "published_date": "2026-03-14T00:00:00.000Z",
+    "author": "Letta",
+    "text": "# Agent memory\n\nLetta agents keep memory between sessions: core memory "
+            "blocks are always in context, and archival memory holds passages the agent "
+            "searches when it needs them.\n\nAgents edit their own memory with tools such as "
+            "`memory_insert` and `memory_replace`."})
+LEGACY_REPLY = ("Hello from an older agent type! My replies arrive as `send_message` tool "
+                "calls, and openletta shows them as plain replies.")

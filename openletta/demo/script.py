@@ -33,6 +33,8 @@ class ScriptedCall:
     always_ask: bool = False
     #: What the agent says once the call ran.
     summary: str = ""
+    #: The turn ends once the call ran (``send_message`` on older agent types).
+    ends_turn: bool = False
 
     @property
     def arguments_json(self) -> str:
@@ -97,7 +99,11 @@ class Script:
             (frozenset({"files", "folder"}), self._local_files),
             (frozenset({"remember"}), self._remember),
             (frozenset({"search", "recall"}), self._search),
+            (frozenset({"archive"}), self._archive),
+            (frozenset({"passages", "archives"}), self._archival_search),
             (frozenset({"web", "internet"}), self._web),
+            (frozenset({"fetch", "page"}), self._fetch),
+            (frozenset({"legacy"}), self._legacy),
             (frozenset({"code", "python", "compute"}), self._code),
             (frozenset({"hostile"}), self._hostile),
             (frozenset({"spoof"}), self._spoof),
@@ -165,6 +171,33 @@ class Script:
                             content.SEARCH_RESULT,
                             summary="Two earlier messages match: your hello, and my greeting.")
         return Reply(Step(reasoning="Looking through our earlier messages.", calls=(call,)))
+
+    def _archive(self, _words: list[str]) -> Reply:
+        passage = re.split(r"(?i)\barchive\b[:,]?\s*", self._text, maxsplit=1)[-1].strip()
+        call = ScriptedCall(
+            "archival_memory_insert",
+            {"content": passage or content.ARCHIVE_PASSAGE, "tags": ["demo", "notes"]}, "None",
+            summary="Filed in my archival memory; ask about `passages` to search it.")
+        return Reply(Step(reasoning="This is worth keeping for later, beyond core memory.",
+                          calls=(call,)))
+
+    def _archival_search(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("archival_memory_search", {"query": "openletta", "top_k": 5},
+                            content.ARCHIVAL_RESULT,
+                            summary="Two passages in my archive mention openletta.")
+        return Reply(Step(reasoning="Searching my archival memory by meaning.", calls=(call,)))
+
+    def _fetch(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("fetch_webpage", {"url": content.PAGE_URL}, content.PAGE_RESULT,
+                            summary="The page says Letta agents keep memory between sessions.")
+        return Reply(Step(reasoning="Reading the page (pretend: the demo is offline).",
+                          calls=(call,)))
+
+    def _legacy(self, _words: list[str]) -> Reply:
+        call = ScriptedCall("send_message", {"message": content.LEGACY_REPLY}, "None",
+                            ends_turn=True)
+        return Reply(Step(reasoning="An older agent type answers through send_message.",
+                          calls=(call,)))
 
     def _web(self, _words: list[str]) -> Reply:
         call = ScriptedCall("web_search", {"query": "letta stateful agents"}, content.WEB_RESULT,

@@ -224,6 +224,8 @@ class Turn:
             for outcome in outcomes:
                 _change_memory(self.agent, outcome.call)
             self._store_returns(self._last_step_id, outcomes)
+            if all(call.ends_turn for _, call in pairs):
+                return "end_turn"
             step = self.engine.script.follow_up(outcomes)
         return "max_steps"
 

@@ -306,6 +306,10 @@ def test_markup_in_results_stays_literal(name: str) -> None:
     ("search our history", "conversation_search", "Hello! I am the openletta demo agent."),
     ("find it on the web", "web_search", "https://github.com/letta-ai/letta"),
     ("compute some python", "run_code", "385"),
+    ("archive: tea, no sugar", "archival_memory_insert", "tea, no sugar"),
+    ("show me the passages", "archival_memory_search", "The user prefers openletta's dark"),
+    ("fetch that page", "fetch_webpage", "Agent memory | Letta"),
+    ("a legacy agent, please", "send_message", "Hello from an older agent type!"),
 ])
 async def test_the_demo_shows_each_letta_tool_with_its_renderer(
         demo_server, make_app, wait_until, prompt: str, tool: str, shown_text: str) -> None:

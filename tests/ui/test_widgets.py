@@ -9,6 +9,7 @@ import pytest
 from textual.pilot import Pilot
 from widget_app import ItemsApp, shown_text
 
+from openletta.demo import content
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -405,6 +406,21 @@ SNAPSHOT_ITEMS: dict[str, list[Item]] = {
     "memory": [call("memory_replace", {"label": "human", "old_string": "Their name is Alice",
                                        "new_string": "Their name is Bob"},
                     status=ToolStatus.SUCCESS, result="None")],
+    "conversation_search": [call("conversation_search", {"query": "greeting", "limit": 5},
+                                 status=ToolStatus.SUCCESS, result=content.SEARCH_RESULT)],
+    "archival_search": [call("archival_memory_search", {"query": "openletta", "top_k": 5},
+                             status=ToolStatus.SUCCESS, result=content.ARCHIVAL_RESULT)],
+    "archival_insert": [call("archival_memory_insert", {"content": content.ARCHIVE_PASSAGE,
+                                                        "tags": ["demo", "notes"]},
+                             status=ToolStatus.SUCCESS, result="None")],
+    "web_search": [call("web_search", {"query": "letta stateful agents"},
+                        status=ToolStatus.SUCCESS, result=content.WEB_RESULT)],
+    "fetch_webpage": [call("fetch_webpage", {"url": content.PAGE_URL},
+                           status=ToolStatus.SUCCESS, result=content.PAGE_RESULT)],
+    "run_code": [call("run_code", {"language": "python", "code": content.CODE},
+                      status=ToolStatus.SUCCESS, result=content.CODE_RESULT)],
+    "send_message": [call("send_message", {"message": content.LEGACY_REPLY},
+                          status=ToolStatus.SUCCESS, result="None")],
     "error": [ErrorItem(key="e", error_type="llm_error", message="The model provider timed out.",
                         detail="upstream 504")],
     "denied": [call("bash", {"command": "rm -rf build"}, status=ToolStatus.DENIED,
