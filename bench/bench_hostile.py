@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from openletta.api import json_text
-from openletta.api.models import parse_message
+from openletta.api.messages import parse_message
 from openletta.display import DisplayText, StreamCleaner, terminal_text
 from openletta.transcript import AssistantItem, Transcript
 

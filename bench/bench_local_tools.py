@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from openletta.api.client import LettaClient, turn_options
-from openletta.api.models import Ping
+from openletta.api.messages import Ping
 from openletta.demo import DemoServer
 from openletta.tools import declarations
 

@@ -26,13 +26,14 @@ lines into the compositor's frame) except writing the frame's escape codes to a 
    ``ChatScreen._on_change`` (which calls ``ChatView.apply``), exactly what
    ``ChatSession._stream`` does with chunks read from the network, followed by the final
    ``ChatView.flush``. No HTTP is involved, so the figures are UI (plus accumulator) cost.
-   The clock stops when the final Markdown has been rendered again and painted.
+   The clock stops when the whole reply is on screen and painted (the reply is not rendered
+   again when it ends; what is left to do then is the stream's backlog of fragments).
    By default the chunks are fed *flat out*: the feeder yields to the event loop once per
    chunk (``asyncio.sleep(0)``), so the app renders whenever its timers come due (the view
    syncs at 30 Hz, each sync may need a layout) and the figures show how fast the UI can
    take a reply. ``--rate R`` feeds R chunks/s instead (a real model sends ~50-150).
    Reported: wall and CPU (``time.process_time``) time, total and per chunk, how much of
-   the wall time the final re-render of the whole reply took, and how many screen layouts
+   the wall time the final catch-up took (writing the stream's backlog), and how many screen layouts
    ran (each one reflows every mounted widget).
 
 3. **Streaming after a long chat.** As 2, after ``--turns`` earlier turns (user, reasoning,
@@ -60,7 +61,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from openletta.api.models import Message, parse_message
+from openletta.api.messages import Message, parse_message
 from openletta.demo import chunks
 from openletta.demo.content import long_markdown
 from openletta.demo.ids import (
@@ -202,7 +203,7 @@ class StreamFigures:
     chunks: int
     wall: float
     cpu: float
-    #: Wall time from the final flush until the whole reply was rendered again and painted.
+    #: Wall time from the final flush until the whole reply was on screen and painted.
     final_wall: float
     #: Screen layouts (reflows of every mounted widget) during the stream.
     layouts: int
@@ -218,7 +219,7 @@ class StreamFigures:
     def lines(self) -> str:
         return (f"   total            wall {self.wall * 1000:7.0f} ms   "
                 f"cpu {self.cpu * 1000:7.0f} ms"
-                f"   ({self.final_wall * 1000:.0f} ms of the wall time is the final re-render;"
+                f"   ({self.final_wall * 1000:.0f} ms of the wall time is the final catch-up;"
                 f" {self.layouts} layouts)\n"
                 f"   per chunk        wall {self.wall_per_chunk_us:7.1f} µs   "
                 f"cpu {self.cpu_per_chunk_us:7.1f} µs   "
@@ -248,7 +249,7 @@ async def settle(view: ChatView) -> int:
 
 
 async def reply_rendered(view: ChatView, item: AssistantItem) -> None:
-    """Wait until ``item``'s final Markdown is rendered and painted."""
+    """Wait until all of ``item``'s Markdown is rendered and painted."""
     widget = view.widget_for(item)
     assert isinstance(widget, AssistantMessage)
     done = asyncio.Event()

@@ -105,7 +105,7 @@ class DisplayText(str):
 
     def __new__(cls, text: str = "") -> DisplayText:
         if type(text) is cls:
-            return text  # type: ignore[return-value]
+            return text
         if "\r" in text:
             text = text.replace("\r\n", "\n").replace("\r", "\n")
         if _NEEDS_CLEANING.search(text):

@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from openletta.api import json_text
-from openletta.api.models import Message, parse_message
+from openletta.api.messages import Message, parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.display import DisplayText, json_for_terminal, literal_text, plain_text
 from openletta.transcript import (

@@ -11,16 +11,15 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import re
 import tempfile
 import tomllib
 import warnings
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 
 import platformdirs
+import tomli_w
 
 CONFIG_DIR_ENV = "OPENLETTA_CONFIG_DIR"
 SETTINGS_FILE = "settings.toml"
@@ -91,7 +90,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
     others = {key: value for key, value in current.items() if key not in known}
     data = {key: value for key, value in known.items() if value is not None} | others
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_private_file(path, to_toml(data))
+    write_private_file(path, tomli_w.dumps(data))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -111,45 +110,3 @@ def write_private_file(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
-
-
-# --- a small TOML writer: enough for what tomllib reads back from a settings file ----------
-
-_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
-_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r",
-            '"': '\\"', "\\": "\\\\"}
-_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
-
-
-def to_toml(data: dict[str, Any]) -> str:
-    """``data`` as a TOML document of ``key = value`` lines (tables become inline tables)."""
-    return "".join(f"{_key(key)} = {_value(value)}\n" for key, value in data.items())
-
-
-def _key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _string(key)
-
-
-def _string(text: str) -> str:
-    def escape(match: re.Match[str]) -> str:
-        char = match.group()
-        return _ESCAPES.get(char) or f"\\u{ord(char):04x}"
-
-    return f'"{_NEEDS_ESCAPE.sub(escape, text)}"'
-
-
-def _value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)  # Python spells floats as TOML does, inf and nan included
-    if isinstance(value, str):
-        return _string(value)
-    if isinstance(value, datetime | date | time):
-        return value.isoformat()
-    if isinstance(value, list):
-        return f"[{', '.join(_value(item) for item in value)}]"
-    if isinstance(value, dict):
-        pairs = ", ".join(f"{_key(key)} = {_value(item)}" for key, item in value.items())
-        return f"{{{pairs}}}"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")

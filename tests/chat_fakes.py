@@ -8,10 +8,11 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-from openletta.api.client import Answer
+from openletta.api.answers import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
-from openletta.api.models import ApprovalRequestMessage, Message, Run, parse_message
+from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
+from openletta.api.resources import Run
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 

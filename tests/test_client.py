@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from openletta import __version__
-from openletta.api.client import ApprovalAnswer, LettaClient, ToolReturnAnswer, parse_version
+from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
+from openletta.api.client import LettaClient, parse_version
 from openletta.api.errors import (
     ConnectError,
     ConversationBusyError,
@@ -21,7 +22,7 @@ from openletta.api.errors import (
     ServerError,
     ValidationError,
 )
-from openletta.api.models import ApprovalRequestMessage, AssistantMessage, parse_message
+from openletta.api.messages import ApprovalRequestMessage, AssistantMessage, parse_message
 from openletta.config import CLOUD_URL, LOCAL_URL, resolve_connection
 
 AGENT = "agent-fd1e74fa-5214-458e-9812-de35c03ddc23"

@@ -19,14 +19,17 @@ from openletta.api.errors import (
     StreamDroppedError,
     ValidationError,
 )
-from openletta.api.models import Agent, Message, Run, RunUsage, parse_message
+from openletta.api.messages import Message, parse_message
+from openletta.api.resources import Agent, Run, RunUsage
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import session as session_module
+from openletta.chat.approval_flow import APPROVAL_FIRST
 from openletta.chat.approvals import CANCELLED_REASON, Choice
-from openletta.chat.controller import APPROVAL_FIRST, FOREGROUND_NOTICE, ChatController
+from openletta.chat.controller import ChatController
 from openletta.chat.session import INTERRUPTED, ChatSession
 from openletta.chat.turn_state import Phase, TurnState
+from openletta.chat.turn_tasks import FOREGROUND_NOTICE
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from httpx_sse import aconnect_sse
 
-from openletta.api.models import (
+from openletta.api.messages import (
     ApprovalRequestMessage,
     AssistantMessage,
     Ping,

@@ -22,7 +22,7 @@ from openletta.api.errors import (
     error_from_response,
     error_from_stream,
 )
-from openletta.api.models import ErrorMessage
+from openletta.api.messages import ErrorMessage
 from openletta.api.sse import parse_sse_text
 
 AGENT = "agent-00000000-0000-4000-8000-000000000000"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from openletta.api import models as m
+from openletta.api import messages as m
 from openletta.api.sse import parse_sse_text
 from openletta.transcript import EventItem, Transcript
 from openletta.transcript.shown import part_key

@@ -13,8 +13,9 @@ from typing import Any, ClassVar
 import pytest
 from chat_fakes import FakeClient, FakeStream, Listener
 
-from openletta.api.client import ApprovalAnswer, ToolReturnAnswer
-from openletta.api.models import Agent, Message, parse_message
+from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
+from openletta.api.messages import Message, parse_message
+from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import ChatController

@@ -17,7 +17,8 @@ from openletta.tools import LOCAL_TOOLS, declarations, local_tool
 from openletta.tools.base import Access, LocalTool, ToolInputError, ToolOutcome, Workspace
 from openletta.tools.bash import Bash
 from openletta.tools.files import Edit, Read, Write
-from openletta.tools.search import LS, Glob, Grep
+from openletta.tools.grep import Grep
+from openletta.tools.search import LS, Glob
 
 HAS_RIPGREP = shutil.which("rg") is not None
 

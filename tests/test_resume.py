@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from openletta.api.models import Agent
+from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
 from openletta.chat import session as session_module
 from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession

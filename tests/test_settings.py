@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
+from tempfile import TemporaryDirectory
+from typing import Any
 
 import pytest
+import tomli_w
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -16,7 +20,6 @@ from openletta.settings import (
     config_path,
     load_settings,
     save_settings,
-    to_toml,
     write_private_file,
 )
 
@@ -140,15 +143,47 @@ def test_the_api_key_is_never_a_setting() -> None:
     assert not any("key" in name for name in Settings.__dataclass_fields__)
 
 
-@given(st.dictionaries(st.text(), st.text(alphabet=st.characters(exclude_categories=["Cs"]))))
-def test_any_string_survives_the_toml_writer(data: dict[str, str]) -> None:
-    assert tomllib.loads(to_toml(data)) == data
+TEXT = st.text(alphabet=st.characters(exclude_categories=["Cs"]))
+HOSTILE = [
+    'a"b\\c', "line\nbreak\r\n", "\x1b[31mred\x1b[0m\x7f\x00\x08\x0c", "tab\there",
+    "'single' ''' \"\"\" \\u0041", "ünïcödé — 日本語 🙂 \u2028 \u200b", "", " ",
+    "# not a comment", "[table]", "key = value\nother = 1", "\\",
+]
 
 
-def test_toml_writer_escapes_quotes_controls_and_delete() -> None:
-    text = to_toml({"theme": 'a"b\\c\n\x1b[31m\x7f'})
-    assert "\x1b" not in text and "\x7f" not in text
-    assert tomllib.loads(text)["theme"] == 'a"b\\c\n\x1b[31m\x7f'
+@given(st.builds(Settings, *(st.none() | TEXT for _ in range(4))))
+def test_any_settings_survive_a_round_trip(settings: Settings) -> None:
+    with TemporaryDirectory() as directory:
+        path = Path(directory) / "settings.toml"
+        save_settings(settings, path)
+        assert load_settings(path) == settings
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_strings_are_escaped_and_read_back(settings_file: Path, text: str) -> None:
+    save_settings(Settings(theme=text, base_url=text, last_agent=text, last_conversation=text),
+                  settings_file)
+    written = settings_file.read_text(encoding="utf-8")
+    assert not set(written) & {"\x00", "\x08", "\x0c", "\x1b", "\x7f", "\r"}
+    assert tomllib.loads(written) == dict.fromkeys(Settings.__dataclass_fields__, text)
+
+
+UNKNOWN_VALUES = (TEXT | st.integers() | st.booleans() | st.floats(allow_nan=False)
+                  | st.datetimes() | st.lists(TEXT, max_size=3)
+                  | st.dictionaries(TEXT, TEXT, max_size=3)
+                  | st.lists(st.dictionaries(TEXT, st.integers(), max_size=2), max_size=2))
+
+
+@given(st.dictionaries(TEXT.filter(lambda key: key not in Settings.__dataclass_fields__),
+                       UNKNOWN_VALUES, max_size=4))
+def test_unknown_keys_of_any_name_and_type_are_kept(others: dict[str, Any]) -> None:
+    with TemporaryDirectory() as directory:
+        path = Path(directory) / "settings.toml"
+        path.write_text(tomli_w.dumps(others), encoding="utf-8")
+        save_settings(FULL, path)
+        assert load_settings(path) == FULL
+        assert tomllib.loads(path.read_text(encoding="utf-8")) == (
+            dataclasses.asdict(FULL) | others)
 
 
 def test_the_settings_file_and_private_files_are_the_users_alone(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from openletta.api.errors import PendingApprovalError, ServerError, StreamDroppedError
-from openletta.api.models import (
+from openletta.api.messages import (
     AssistantMessage,
     ErrorMessage,
     Ping,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from openletta.api.models import parse_message
+from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.transcript import (
     AssistantItem,

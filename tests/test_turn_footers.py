@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
 
-from openletta.api.models import parse_message
+from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.transcript import Transcript, TurnFooterItem, UserItem
 from openletta.ui.widgets.footer import footer_text

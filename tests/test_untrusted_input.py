@@ -20,15 +20,10 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import ConfigurationError, LettaError, ServerError
 from openletta.api.history import history_page
 from openletta.api.json_text import MAX_DEPTH, JSONTextError
-from openletta.api.models import (
-    Agent,
-    EventMessage,
-    ToolReturnMessage,
-    UsageStatistics,
-    parse_message,
-    utc_datetime,
-)
+from openletta.api.messages import EventMessage, ToolReturnMessage, UsageStatistics, parse_message
+from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
+from openletta.api.wire import utc_datetime
 from openletta.display import DisplayText
 from openletta.transcript import EventItem, ToolCallItem, Transcript, UserItem
 from openletta.transcript.packed import unpack_user_content

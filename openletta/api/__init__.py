@@ -1,6 +1,7 @@
 """The Letta API layer: HTTP client, SSE stream reading, typed errors and message models."""
 
-from openletta.api.client import ApprovalAnswer, LettaClient, parse_version
+from openletta.api.answers import ApprovalAnswer
+from openletta.api.client import LettaClient, parse_version
 from openletta.api.errors import (
     APIConnectionError,
     AuthError,

@@ -15,7 +15,7 @@ from http import HTTPStatus
 from typing import Any
 
 from openletta.api import json_text
-from openletta.api.models import ErrorMessage
+from openletta.api.messages import ErrorMessage
 
 #: Letta prefixes its own error texts with a code, e.g. ``"INVALID_ARGUMENT: …"``.
 _CODE_PREFIX = re.compile(r"^[A-Z][A-Z_]+: ")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from openletta.api.models import Message, parse_message
+from openletta.api.messages import Message, parse_message
 
 
 @dataclass

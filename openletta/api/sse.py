@@ -10,7 +10,7 @@ How a stream ends (``ended``):
 * ``"stop_reason"``: a ``stop_reason`` arrived, then the stream closed without ``[DONE]``
   (a cancelled foreground run ends like this);
 * ``"error"``: an ``event: error`` arrived and nothing but the end followed. It is yielded
-  as an :class:`~openletta.api.models.ErrorMessage` and is terminal;
+  as an :class:`~openletta.api.messages.ErrorMessage` and is terminal;
 * ``"cancelled"``: an ``event: cancelled`` arrived;
 * ``None``: the stream stopped with none of these. :class:`MessageStream` raises
   :class:`~openletta.api.errors.StreamDroppedError` after yielding what arrived.
@@ -32,7 +32,14 @@ from httpx_sse import EventSource, ServerSentEvent
 
 from openletta.api import json_text
 from openletta.api.errors import LettaError, StreamDroppedError, error_from_stream
-from openletta.api.models import ErrorMessage, Message, StopReason, UnknownMessage, parse_message
+from openletta.api.messages import (
+    ErrorMessage,
+    Message,
+    StopReason,
+    UnknownMessage,
+    parse_known_json,
+    parse_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +95,9 @@ class StreamState:
             return [self._error(data)]
         if not data.strip():
             return []
+        known = parse_known_json(data)
+        if known is not None:
+            return self._message(known)
         try:
             payload = json_text.loads(data)
         except json_text.JSONTextError as problem:
@@ -162,8 +172,8 @@ def parse_sse_text(text: str | bytes, *, starting_after: int | None = None) -> S
     """Parse a whole SSE body; a last event missing its blank line still counts."""
     state = StreamState(starting_after)
     messages: list[Message] = []
-    for event in _recorded_events(text):
-        messages.extend(state.feed(event.event, event.data))
+    for event, data in _recorded_events(text):
+        messages.extend(state.feed(event, data))
         if state.finished:
             break
     state.finish_at_end_of_stream()
@@ -176,12 +186,52 @@ def parse_sse_file(path: str | Path) -> SSEParseResult:
     return parse_sse_text(Path(path).read_bytes())
 
 
-def _recorded_events(text: str | bytes) -> Iterator[ServerSentEvent]:
-    raw = text if isinstance(text, bytes) else text.encode("utf-8", "replace")
-    if not raw.endswith(b"\n\n"):
-        raw += b"\n\n"
-    response = httpx.Response(200, headers={"content-type": SSE_CONTENT_TYPE}, content=raw)
-    return EventSource(response).iter_sse()
+def _recorded_events(text: str | bytes) -> Iterator[tuple[str, str]]:
+    """``(event, data)`` of each event of a whole body, as :class:`EventSource` reads them
+    from a response (the decoder of the SSE standard, without a response's machinery)."""
+    event, last_id, retry = "", "", False
+    data: list[str] = []
+    for line in _recorded_lines(text):
+        if line.startswith("data: "):  # nearly every line that is not blank
+            data.append(line[6:])
+            continue
+        if not line:  # the end of an event, if anything was said since the last one
+            if event or data or last_id or retry:
+                yield event or "message", "\n".join(data)
+                event, data, retry = "", [], False  # the last id is kept, by the standard
+            continue
+        name, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry":
+            retry = retry or _is_int(value)
+
+
+def _is_int(text: str) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _recorded_lines(text: str | bytes) -> list[str]:
+    """The lines of a body decoded as a response decodes it (UTF-8, bad bytes replaced), split
+    at ``\\r\\n``, ``\\r`` and ``\\n`` only, and ending with a blank line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    elif not text.isascii():
+        text = text.encode("utf-8", "replace").decode("utf-8")  # lone surrogates: "?"
+    if not text.endswith("\n\n"):
+        text += "\n\n"
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.split("\n")[:-1]
 
 
 # --- live: an HTTP response -----------------------------------------------------------------
@@ -194,7 +244,7 @@ class MessageStream:
 
     ``async with client.send_message(...) as stream: async for message in stream: ...``.
     Entering sends the request (HTTP errors raise there, typed); iterating yields
-    :data:`~openletta.api.models.Message` models until the stream ends, then raises
+    :data:`~openletta.api.messages.Message` models until the stream ends, then raises
     :class:`StreamDroppedError` if it ended without a marker or sent nothing, not even a
     ping, for ``stall_timeout`` seconds. Leaving the block (or
     :meth:`aclose`, or cancelling the task that iterates) closes the HTTP response.

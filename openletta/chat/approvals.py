@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from openletta.api.client import Answer, ApprovalAnswer, ToolReturnAnswer
+from openletta.api.answers import Answer, ApprovalAnswer, ToolReturnAnswer
 from openletta.tools.base import ToolOutcome
 from openletta.transcript import ToolCallItem
 

@@ -20,7 +20,8 @@ from openletta.api.errors import (
     RunStillGoingError,
     StreamDroppedError,
 )
-from openletta.api.models import Agent, Message, Run
+from openletta.api.messages import Message
+from openletta.api.resources import Agent, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.transcript import Change, Transcript
 
@@ -174,11 +175,13 @@ class ChatSession:
         """The calls the server holds pending (the authority, not what the stream showed);
         calls of the tools in ``auto_approve`` come already approved."""
         request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
-        held = [call.tool_call_id for call in request.tool_calls] if request else []
+        ids = [call.tool_call_id for call in request.tool_calls] if request else []
+        held = [call_id for call_id in ids if call_id is not None]
         on_change(self.transcript.settle_unheld(held))
         if request is None:
             return None
-        if any(self.transcript.call(call_id) is None for call_id in held):
+        # A call without an id is never in the transcript (nor answerable): feed it all the same.
+        if len(held) < len(ids) or any(self.transcript.call(call_id) is None for call_id in held):
             on_change(self.transcript.feed(request))
         calls = [self.transcript.call(call_id) for call_id in held]
         round_ = ApprovalRound([call for call in calls if call is not None])

@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -91,7 +91,7 @@ class JSONResponse:
 class StreamResponse:
     """An SSE response; ``frames`` yields already encoded events (several at once is fine)."""
 
-    frames: AsyncIterator[bytes]
+    frames: AsyncGenerator[bytes, None]
 
 
 Response = JSONResponse | StreamResponse

@@ -16,7 +16,7 @@ from typing import Any
 
 from openletta.demo.catalog import CONTEXT_WINDOW, DEMO_AGENTS
 from openletta.demo.history import synthetic_rows, system_row
-from openletta.demo.http import HTTPServer
+from openletta.demo.http import Handler, HTTPServer
 from openletta.demo.ids import Clock, new_id, utc_now
 from openletta.demo.routes import Api
 from openletta.demo.runs import Run
@@ -63,10 +63,14 @@ class DemoServer:
         """Fill the store, listen, and return the base URL (``http://127.0.0.1:<port>``)."""
         if not self.store.agents:
             await self._populate()
-        self._http = HTTPServer(self._api.router())
+        self._http = HTTPServer(self.handler())
         self.port = await self._http.start(HOST, self.port)
         self.base_url = f"http://{HOST}:{self.port}"
         return self.base_url
+
+    def handler(self) -> Handler:
+        """What answers each request: the demo API's router (a subclass may wrap it)."""
+        return self._api.router()
 
     async def stop(self) -> None:
         """Stop listening, end every run and drop open connections."""

@@ -10,7 +10,8 @@ from typing import Any
 from openletta.tools.base import LocalTool
 from openletta.tools.bash import Bash
 from openletta.tools.files import Edit, Read, Write
-from openletta.tools.search import LS, Glob, Grep
+from openletta.tools.grep import Grep
+from openletta.tools.search import LS, Glob
 
 LOCAL_TOOLS: tuple[LocalTool, ...] = (Bash(), Read(), Write(), Edit(), Glob(), Grep(), LS())
 _BY_NAME = {tool.name: tool for tool in LOCAL_TOOLS}

@@ -15,7 +15,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from openletta.settings import config_dir, to_toml, write_private_file
+import tomli_w
+
+from openletta.settings import config_dir, write_private_file
 from openletta.tools.base import Access, LocalTool, Workspace
 
 log = logging.getLogger(__name__)
@@ -104,7 +106,7 @@ class ProjectRules:
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        write_private_file(self.path, to_toml(dict(self._load())))
+        write_private_file(self.path, tomli_w.dumps(self._load()))
 
 
 def _read_rules(path: Path) -> dict[str, list[str]]:

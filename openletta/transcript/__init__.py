@@ -1,6 +1,7 @@
 """Pure transcript model: chunks and history in, display items out (no I/O, no UI)."""
 
-from openletta.transcript.accumulator import Change, Transcript
+from openletta.transcript.accumulator import Transcript
+from openletta.transcript.change import Change
 from openletta.transcript.items import (
     AssistantItem,
     ErrorItem,

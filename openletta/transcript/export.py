@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from openletta.transcript.items import (
     AssistantItem,
@@ -108,15 +109,25 @@ def _system(item: SystemItem) -> str:
     return f"### System ({_one_line(item.subtype)})\n\n{_fenced(item.text)}"
 
 
-_RENDERERS: dict[type[Item], Callable[[Item], str]] = {
-    UserItem: _user,
-    AssistantItem: _assistant,
-    ReasoningItem: _reasoning,
-    ToolCallItem: _tool_call,
-    ErrorItem: _error,
-    EventItem: _event,
-    SystemItem: _system,
-}  # type: ignore[dict-item]
+_I = TypeVar("_I", bound=Item)
+_Renderer = Callable[[Any], str]
+
+
+def _renderer(cls: type[_I], render: Callable[[_I], str]) -> tuple[type[Item], _Renderer]:
+    """One :data:`_RENDERERS` entry; checks that ``render`` takes items of class ``cls``
+    (a dict's type cannot tie each value's argument to its key)."""
+    return cls, render
+
+
+_RENDERERS: dict[type[Item], _Renderer] = dict([
+    _renderer(UserItem, _user),
+    _renderer(AssistantItem, _assistant),
+    _renderer(ReasoningItem, _reasoning),
+    _renderer(ToolCallItem, _tool_call),
+    _renderer(ErrorItem, _error),
+    _renderer(EventItem, _event),
+    _renderer(SystemItem, _system),
+])
 
 
 # --- Markdown helpers ---------------------------------------------------------------------

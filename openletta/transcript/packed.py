@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from openletta.api import json_text
-from openletta.api.models import WireModel
+from openletta.api.wire import WireModel
 
 #: Packet types the server writes into user messages; anything else is the user's own text.
 SYSTEM_PACKETS = frozenset({"system_alert", "login", "heartbeat"})

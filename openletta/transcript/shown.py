@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from openletta.api import models as m
+from openletta.api import messages as m
 
 _TOOL_CALLS = (m.ToolCallMessage, m.ApprovalRequestMessage)
 

@@ -7,13 +7,26 @@ history, from the messages' dates and distinct ``step_id`` values (history has n
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TypeGuard
 
-from openletta.api import models as m
+from openletta.api import messages as m
 from openletta.transcript.items import TurnFooterItem
 
 _NOT_THE_AGENTS = (m.UserMessage, m.SystemMessage, m.Ping)
+
+
+def _by_the_agent(message: m.Message) -> TypeGuard[m.LettaMessage]:
+    """Whether ``message`` is one of the agent's (and so has a date, a step and a run)."""
+    return _the_agents(type(message))
+
+
+@functools.cache
+def _the_agents(kind: type) -> bool:
+    # Asked of every chunk: the answer for each class is kept (it takes four isinstance()).
+    return issubclass(kind, m.LettaMessage) and not issubclass(kind, _NOT_THE_AGENTS)
 
 
 @dataclass
@@ -39,7 +52,7 @@ class TurnStats:
 
     def observe(self, message: m.Message) -> None:
         """Take the date and step of a message of the agent's that belongs to this turn."""
-        if not isinstance(message, m.LettaMessage) or isinstance(message, _NOT_THE_AGENTS):
+        if not _by_the_agent(message):
             return
         self.answered = True
         if message.date is not None and (self.ended is None or message.date > self.ended):

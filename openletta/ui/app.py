@@ -11,18 +11,20 @@ import dataclasses
 import shlex
 import warnings
 from datetime import datetime
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
+from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import Agent
+from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, single_line
@@ -38,6 +40,7 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
+from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import DEFAULT_THEME, THEME_VARIABLE_DEFAULTS, load_themes
 
 if TYPE_CHECKING:
@@ -49,7 +52,7 @@ DEMO_LABEL = "the embedded demo server"
 class OpenLettaApp(App[None], ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
-    CSS_PATH: ClassVar[list[str | Path]] = ["styles/app.tcss", "styles/widgets.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
     TITLE = "openletta"
     PAUSE_GC_ON_SCROLL = True
     COMMANDS = App.COMMANDS | {SlashCommandProvider}
@@ -85,6 +88,12 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._tune_gc = tune_gc
 
     # --- start up ---------------------------------------------------------------------------
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal; on Linux one whose input thread sleeps while
+        nothing happens (:class:`QuietLinuxDriver`)."""
+        driver = super().get_driver_class()
+        return QuietLinuxDriver if driver is LinuxDriver else driver
 
     def on_mount(self) -> None:
         self._apply_themes()
@@ -242,10 +251,9 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
 
     def watch_sub_title(self, sub_title: str) -> None:
         """Show the title in the terminal's window title too (e.g. "approval needed")."""
-        driver = self._driver  # Textual writes its own OSC sequences (clipboard) the same way
-        if driver is not None and not self.is_headless:
+        if not self.is_headless:
             title = single_line(f"{self.title} · {sub_title}" if sub_title else self.title)
-            driver.write(f"\x1b]2;{title}\x07")
+            write_to_terminal(self, f"\x1b]2;{title}\x07")
 
     async def action_quit(self) -> None:
         """Quit, first asking what to do with an approval request that is open."""
@@ -386,7 +394,7 @@ def updated_settings(settings: Settings, **changes: str | None) -> Settings:
     """A copy of ``settings`` with ``changes`` (works for a dataclass or a pydantic model)."""
     if dataclasses.is_dataclass(settings):
         return dataclasses.replace(settings, **changes)
-    return settings.model_copy(update=changes)  # type: ignore[attr-defined]
+    return settings.model_copy(update=changes)
 
 
 def default_export_name(agent_name: str, now: datetime) -> str:

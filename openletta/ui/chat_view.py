@@ -5,11 +5,13 @@ touched, their widgets are marked dirty, and a timer syncs the dirty ones at mos
 ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
 the user: while the view follows the bottom the oldest are unmounted and come back through the
 "earlier" row; while the user scrolls back, the newest are unmounted and come back when the
-user scrolls down again or presses Ctrl+End. A window move mounts its widgets and removes the
-ones it unmounts with the screen's updates held, so it costs one layout and one paint. Widgets
-unmounted otherwise (while following the bottom) are hidden at once and removed with the next
-window move or once the view has been still for ``QUIET_SECONDS``; a full garbage collection
-that is due runs then too. The scroller is in :mod:`openletta.ui.chat_scroll`.
+user scrolls down again or presses Ctrl+End. Which items those are is worked out by
+:class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the widgets. A window
+move mounts its widgets and removes the ones it unmounts with the screen's updates held, so it
+costs one layout and one paint. Widgets unmounted otherwise (while following the bottom) are
+hidden at once and removed with the next window move or once the view has been still for
+``QUIET_SECONDS``; a full garbage collection that is due runs then too. The scroller is in
+:mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
@@ -31,21 +33,11 @@ from textual.widgets import Static
 from openletta.display import plain_text
 from openletta.transcript import Change, Item, UserItem
 from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator
+from openletta.ui.chat_window import ChatWindow, Move
 from openletta.ui.collector import collect_if_due
 from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
 
 FLUSH_HZ = 30
-#: Items kept mounted while following the bottom, and how far beyond that before pruning.
-MAX_MOUNTED = 40
-PRUNE_SLACK = 10
-BEGINNING = "beginning of the conversation"
-#: Items mounted again per click on the "earlier" row, or per scroll past either end.
-EARLIER_BATCH = 6
-#: Items mounted when a page opens into an empty view, or on a jump to the bottom (more follow
-#: if they do not fill the view).
-OPENING_BATCH = 20
-#: Items kept above an item the view jumps to when it mounts a new window around it.
-WINDOW_LEAD = 10
 #: Widgets unmounted outside a window move are hidden at once and removed with the next one,
 #: after this many seconds without one, or at once when more than ``RETIRED_LIMIT`` wait
 #: (removal on its own costs a layout). A due full garbage collection waits for the same.
@@ -68,19 +60,14 @@ class ChatView(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._items: list[Item] = []
+        #: The items, and which of them are mounted.
+        self._window: ChatWindow[Item] = ChatWindow()
         self._widgets: dict[str, ItemWidget] = {}
-        self._hidden_above = 0
-        self._hidden_below = 0
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
         #: Widgets taken off screen and not removed yet (removing them costs a layout).
         self._retired: list[ItemWidget] = []
         self._quiet_timer: Timer | None = None
-        #: An older page was asked for and has not arrived yet.
-        self._loading_earlier = False
-        #: The last older page asked for could not be loaded.
-        self._earlier_failed = False
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
@@ -106,17 +93,12 @@ class ChatView(Vertical):
     @property
     def following(self) -> bool:
         """True while the view sticks to the bottom (the user has not scrolled up)."""
-        return self._scroll.at_bottom and not self._hidden_below
+        return self._scroll.at_bottom and not self._window.hidden_below
 
     @property
     def mounted_items(self) -> list[Item]:
         """Items whose widgets are mounted, in display order."""
-        return self._items[self._hidden_above:self._mounted_end]
-
-    @property
-    def _mounted_end(self) -> int:
-        """Index after the newest mounted item."""
-        return len(self._items) - self._hidden_below
+        return self._window.mounted
 
     def widget_for(self, item: Item) -> ItemWidget | None:
         """The mounted widget of ``item``, if any."""
@@ -129,14 +111,15 @@ class ChatView(Vertical):
 
     def _mount_through(self, item: Item) -> asyncio.Event | None:
         """Mount ``item`` if it is pruned: with the items between, or in a window of its own."""
-        if item.key in self._widgets or item not in self._items:
+        reach = self._window.reach(item)
+        if reach is None:
             return None
-        index = self._items.index(item)
-        if self._hidden_above - MAX_MOUNTED <= index < self._hidden_above:
-            return self._show_earlier(count=self._hidden_above - index)
-        if self._mounted_end <= index < self._mounted_end + MAX_MOUNTED:
-            return self._show_later(count=index - self._mounted_end + 1)
-        return self._remount(index - WINDOW_LEAD)
+        side, number = reach
+        if side == "above":
+            return self._show_earlier(number)
+        if side == "below":
+            return self._show_later(number)
+        return self._remount(self._window.remount(number))
 
     def prompt_near(self, direction: int) -> UserItem | None:
         """The user message above (``-1``) or below (``+1``) the top line of the view."""
@@ -148,11 +131,12 @@ class ChatView(Vertical):
             return y > top if direction > 0 else y >= top
 
         first = next((item for item in shown if starts_below(item)), None)
-        split = self._items.index(first) if first is not None else len(self._items)
-        candidates = self._items[split:] if direction > 0 else reversed(self._items[:split])
+        items = self._window.items
+        split = items.index(first) if first is not None else len(items)
+        candidates = items[split:] if direction > 0 else reversed(items[:split])
         return next((item for item in candidates if isinstance(item, UserItem)), None)
 
-    async def scroll_to(self, item: Item) -> ItemWidget | None:
+    async def scroll_to_item(self, item: Item) -> ItemWidget | None:
         """Bring ``item`` to the top of the view, mounting it first if it was pruned."""
         shown = self._mount_through(item)
         if shown is not None:
@@ -211,8 +195,7 @@ class ChatView(Vertical):
         self._scroll.remove_children([*self._widgets.values(), *self._scroll.query(".notice")])
         self._widgets.clear()
         self._dirty.clear()
-        self._hidden_above = len(self._items)
-        self._hidden_below = 0
+        self._window.unmount_all()
         self._update_earlier_row()
 
     def set_pending(self, rows: Sequence[tuple[str, str]]) -> None:
@@ -237,27 +220,17 @@ class ChatView(Vertical):
         return widget
 
     def _append(self, items: list[Item]) -> None:
-        self._items.extend(items)
-        if self._hidden_below:  # the user is reading far back: these wait below
-            self._hidden_below += len(items)
+        above = self._window.hidden_above
+        move = self._window.append(items, following=self.following)
+        if self._window.hidden_below:  # the user is reading far back: these wait below
             self._update_indicator()
             return
-        excess = len(self._widgets) + len(items) - MAX_MOUNTED
-        opening = not self._widgets and len(items) > OPENING_BATCH
-        if opening:
-            skipped = len(items) - OPENING_BATCH
-            self._hidden_above += skipped
-            items = items[skipped:]
+        if move.unmount:
+            self._unmount(move.unmount)
+        if self._window.hidden_above != above:
             self._update_earlier_row()
-        elif self.following and excess > PRUNE_SLACK:
-            pruned = min(excess, len(self._widgets))
-            self._prune_oldest(pruned)
-            skipped = excess - pruned  # the oldest new items go straight to "earlier"
-            self._hidden_above += skipped
-            items = items[skipped:]
-            self._update_earlier_row()
-        widgets = [self._make(item) for item in items]
-        if opening:
+        widgets = [self._make(item) for item in move.mount]
+        if move.opening:
             self.call_later(self._fill_view, self._mount_held(widgets))
         else:
             self._scroll.mount_all(widgets)
@@ -268,17 +241,12 @@ class ChatView(Vertical):
         self.call_after_refresh(self._show_earlier_if_short)
 
     def _show_earlier_if_short(self) -> None:
-        room = len(self._widgets) + EARLIER_BATCH <= MAX_MOUNTED + PRUNE_SLACK
-        if room and self._scroll.max_scroll_y <= 0 and self._hidden_above:
+        if self._window.can_fill_above and self._scroll.max_scroll_y <= 0:
             self.call_later(self._fill_view, self._show_earlier())
 
     def _prepend(self, items: list[Item]) -> None:
         """An older page: its newest items go on screen (when the top is), the rest wait."""
-        self._items[0:0] = items
-        self._loading_earlier = False
-        at_top = not self._hidden_above
-        self._hidden_above += len(items)
-        if at_top:
+        if self._window.prepend(items):
             self._show_earlier()
         self._update_earlier_row()
 
@@ -299,12 +267,7 @@ class ChatView(Vertical):
         return self._scroll.mount_held(widgets, after=after, remove=retired)
 
     def _remove(self, item: Item) -> None:
-        index = self._items.index(item)
-        if index >= self._mounted_end:
-            self._hidden_below -= 1
-        del self._items[index]
-        if index < self._hidden_above:
-            self._hidden_above -= 1
+        self._window.remove(item)
         widget = self._widgets.pop(item.key, None)
         self._dirty.pop(item.key, None)
         if widget is not None:
@@ -338,68 +301,46 @@ class ChatView(Vertical):
         retired, self._retired = self._retired, []
         self._scroll.remove_children(retired)
 
-    def _prune_oldest(self, count: int, *, hold: bool = False) -> None:
-        """Unmount the ``count`` oldest mounted items (``hold``: keep the view where it is)."""
-        start = self._hidden_above
-        if hold and start + count < self._mounted_end:
-            self._scroll.hold_in_place(self._widgets[self._items[start + count].key])
-        self._unmount(self._items[start:start + count])
-        self._hidden_above += count
+    def _busy(self, item: Item) -> bool:
+        """Whether the widget of ``item`` must stay (an approval prompt is open in it)."""
+        widget = self._widgets.get(item.key)
+        return widget is not None and widget.busy
+
+    def _show_earlier(self, count: int | None = None) -> asyncio.Event:
+        """Mount a batch above, unmounting the newest once too many are mounted."""
+        move = self._window.show_above(count, busy=self._busy)
+        widgets = [self._make(item) for item in move.mount]
         self._update_earlier_row()
-
-    def _prune_newest(self) -> None:
-        """After mounting above: unmount the newest items beyond ``MAX_MOUNTED``.
-
-        A widget that is busy (an approval prompt is open in it) stays, with all above it.
-        """
-        excess = len(self._widgets) - MAX_MOUNTED
-        if excess <= PRUNE_SLACK:
-            return
-        end = self._mounted_end
-        doomed = self._items[end - excess:end]
-        busy = [index for index, item in enumerate(doomed) if self._widgets[item.key].busy]
-        if busy:
-            doomed = doomed[busy[-1] + 1:]
-        if doomed:
-            self._unmount(doomed)
-            self._hidden_below += len(doomed)
+        if move.unmount:
+            self._unmount(move.unmount)
             self._scroll.anchor(False)  # the bottom is no longer the end of the chat
             self._update_indicator()
-
-    def _show_earlier(self, count: int = EARLIER_BATCH) -> asyncio.Event:
-        count = min(count, self._hidden_above)
-        start = self._hidden_above - count
-        widgets = [self._make(item) for item in self._items[start:self._hidden_above]]
-        self._hidden_above = start
-        self._update_earlier_row()
-        self._prune_newest()
         return self._mount_above(widgets)
 
-    def _show_later(self, count: int = EARLIER_BATCH) -> asyncio.Event:
-        """Mount the next ``count`` items below, unmounting as many of the oldest."""
-        end = self._mounted_end
-        count = min(count, self._hidden_below)
-        last = self._widgets.get(self._items[end - 1].key) if end else None
-        widgets = [self._make(item) for item in self._items[end:end + count]]
-        self._hidden_below -= count
+    def _show_later(self, count: int | None = None) -> asyncio.Event:
+        """Mount the next ``count`` items below, unmounting the oldest once too many are."""
+        last = self._window.last_mounted
+        after = self._widgets.get(last.key) if last is not None else None
+        move = self._window.show_below(count)
+        widgets = [self._make(item) for item in move.mount]
         self._update_indicator()
-        excess = len(self._widgets) - MAX_MOUNTED
-        if excess > PRUNE_SLACK:
-            self._prune_oldest(excess, hold=True)
-        return self._mount_held(widgets, after=last or self._earlier)
+        if move.unmount:
+            first = self._window.first_mounted
+            if first is not None:  # keep the view where it is
+                self._scroll.hold_in_place(self._widgets[first.key])
+            self._unmount(move.unmount)
+            self._update_earlier_row()
+        return self._mount_held(widgets, after=after or self._earlier)
 
-    def _remount(self, start: int, count: int = MAX_MOUNTED) -> asyncio.Event:
-        """Unmount every item and mount ``count`` of them from ``start`` on."""
-        start = max(0, min(start, len(self._items) - count))
-        end = min(len(self._items), start + count)
+    def _remount(self, move: Move[Item]) -> asyncio.Event:
+        """Unmount every item and mount a new window (``move`` from ``ChatWindow.remount``)."""
         self._scroll.reporting = False  # until the new window is laid out
-        self._unmount(self.mounted_items)
+        self._unmount(move.unmount)
         self._scroll.release_hold()  # whatever it held is gone
-        self._hidden_above, self._hidden_below = start, len(self._items) - end
-        self._scroll.anchor(not self._hidden_below)
+        self._scroll.anchor(not self._window.hidden_below)
         self._update_earlier_row()
         self._update_indicator()
-        widgets = [self._make(item) for item in self._items[start:end]]
+        widgets = [self._make(item) for item in move.mount]
         shown = self._mount_held(widgets, after=self._earlier)
         self.call_later(self._end_remount, shown)
         return shown
@@ -413,7 +354,7 @@ class ChatView(Vertical):
 
     def _update_indicator(self) -> None:
         """Say how many items wait below, or hide the row once none does."""
-        hidden = self._hidden_below
+        hidden = self._window.hidden_below
         self._indicator.update(f"↓ {hidden} later items (Ctrl+End)" if hidden
                                else "↓ new messages (Ctrl+End)", layout=False)
         if hidden:
@@ -422,30 +363,19 @@ class ChatView(Vertical):
     def _update_earlier_row(self) -> None:
         """Say what is above; the row is one line whatever it says, so no layout is needed."""
         row = self._earlier
-        failed = beginning = False
-        if self._hidden_above:
-            text = f"↑ {self._hidden_above} earlier items (click to show)"
-        elif self._loading_earlier:
-            text = "loading earlier messages…"
-        elif self._earlier_failed:
-            text, failed = "↑ could not load earlier messages: click or PageUp to try again", True
-        elif self.more_on_server:
-            text = "↑ load earlier messages (click)"
-        else:
-            text, beginning = BEGINNING, self.more_on_server is False
+        text, state = self._window.earlier_label(more_on_server=self.more_on_server)
         row.update(text, layout=False)
-        row.set_class(beginning, "-beginning")
-        row.set_class(failed, "-failed")
-        row.display = bool(self._hidden_above) or self.more_on_server is not None
+        row.set_class(state == "-beginning", "-beginning")
+        row.set_class(state == "-failed", "-failed")
+        row.display = bool(self._window.hidden_above) or self.more_on_server is not None
 
     def earlier_failed(self) -> None:
         """The older page asked for did not come: the row offers to ask again."""
-        self._loading_earlier = False
-        self._earlier_failed = True
+        self._window.older_page_failed()
         self._update_earlier_row()
 
     def watch_more_on_server(self) -> None:
-        self._loading_earlier = False
+        self._window.loading_earlier = False
         if self.is_mounted:
             self._update_earlier_row()
 
@@ -472,16 +402,15 @@ class ChatView(Vertical):
 
     def show_earlier(self) -> None:
         """Mount the next batch of unmounted items, or ask for an older page of history."""
-        if self._hidden_above:
+        if self._window.hidden_above:
             self._show_earlier()
-        elif self.more_on_server and not self._loading_earlier:
-            self._loading_earlier, self._earlier_failed = True, False
+        elif self._window.ask_older_page(more_on_server=self.more_on_server):
             self._update_earlier_row()
             self.post_message(self.EarlierRequested())
 
     def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
         if event.at_bottom:
-            if self._hidden_below:
+            if self._window.hidden_below:
                 self._show_later()
             else:
                 self._indicator.display = False
@@ -506,8 +435,8 @@ class ChatView(Vertical):
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""
-        if self._hidden_below:  # a screenful is enough; more follow if it is short
-            shown = self._remount(len(self._items) - OPENING_BATCH, OPENING_BATCH)
+        if self._window.hidden_below:  # a screenful is enough; more follow if it is short
+            shown = self._remount(self._window.bottom())
             self.call_later(self._fill_view, shown)
         self._scroll.anchor()
         self._indicator.display = False

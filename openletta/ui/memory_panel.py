@@ -22,7 +22,7 @@ from textual.widgets import Static, TextArea
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import Block
+from openletta.api.resources import Block
 from openletta.display import DisplayText, plain_text
 from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
 
@@ -159,8 +159,11 @@ class MemoryPanel(Vertical):
         self.client, self.agent_id, self.agent_name = client, agent_id, agent_name
         self._blocks = VerticalScroll(classes="memory-blocks")
         self._status = Static("", classes="memory-status")
-        #: The values last shown, to mark what a turn changed.
+        #: The values last read, to find what a turn changed.
         self._values: dict[str, str] = {}
+        #: Label → value before the latest turn changed it: marked until the next turn ends.
+        self._marks: dict[str, str] = {}
+        self._marks_outdated = False
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -181,6 +184,13 @@ class MemoryPanel(Vertical):
         """Take the whole screen on a narrow terminal, a column beside the chat otherwise."""
         self.set_class(width < NARROW_WIDTH, "-full")
 
+    def turn_ended(self) -> None:
+        """A turn may have changed blocks: read them now when shown (else on opening), and
+        mark only what this turn changed."""
+        self._marks_outdated = True
+        if self.display:
+            self.reload()
+
     @work(exclusive=True, group="memory", exit_on_error=False)
     async def reload(self, *, focus: bool = False) -> None:
         """Read the blocks again; the ones whose value changed since the last read are marked
@@ -197,8 +207,8 @@ class MemoryPanel(Vertical):
     async def _show(self, blocks: list[Block]) -> list[BlockView]:
         focused = self.app.focused
         label = focused.block.label if isinstance(focused, BlockView) else None
-        views = [BlockView(block, self._values.get(block.label)) for block in blocks]
-        self._values = {block.label: block.value for block in blocks}
+        self._mark_changes(blocks)
+        views = [BlockView(block, self._marks.get(block.label)) for block in blocks]
         await self._blocks.remove_children()
         await self._blocks.mount_all(views)
         changed = [view.block.label for view in views if view.previous is not None]
@@ -208,6 +218,18 @@ class MemoryPanel(Vertical):
             if view.block.label == label:
                 view.focus()
         return views
+
+    def _mark_changes(self, blocks: list[Block]) -> None:
+        """Update the marks from a fresh read (a block changed back loses its mark)."""
+        if self._marks_outdated:
+            self._marks, self._marks_outdated = {}, False
+        for block in blocks:
+            before = self._values.get(block.label)
+            if before is not None and before != block.value:
+                self._marks.setdefault(block.label, before)
+            if self._marks.get(block.label) == block.value:
+                del self._marks[block.label]
+        self._values = {block.label: block.value for block in blocks}
 
     @on(BlockView.SaveRequested)
     def _save_requested(self, event: BlockView.SaveRequested) -> None:
@@ -235,5 +257,6 @@ class MemoryPanel(Vertical):
             view.show_error(f"Not saved: {error.message}")
             return
         self._values[label] = value  # the user's own change is not marked as the agent's
+        self._marks.pop(label, None)
         view.close_editor()
         self.reload()

@@ -47,7 +47,7 @@ class SearchInput(Input):
     def action_step(self, direction: int) -> None:
         self.post_message(self.Step(direction))
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         self.post_message(self.Step(-1))
 
 
@@ -83,7 +83,8 @@ class SearchBar(Horizontal):
         yield self._count
 
     @property
-    def query(self) -> str:
+    def search_text(self) -> str:
+        """What is being searched for (the field's value)."""
         return self._input.value
 
     def open(self) -> None:
@@ -111,11 +112,12 @@ class SearchBar(Horizontal):
 
     async def _step(self, direction: int) -> None:
         async with self._steps:
-            if self.query.strip():
+            if self.search_text.strip():
                 await self._go(direction)
 
     async def _go(self, direction: int) -> None:
         shown = self.matches[self.current] if self.current is not None else None
+        target: int | None  # None: no older match, even after loading earlier pages
         target = (self.current if self.current is not None else len(self.matches)) + direction
         if target < 0 or not self.matches:
             target = await self._search_older(shown)
@@ -124,12 +126,12 @@ class SearchBar(Horizontal):
                 self._show_count("newest match")
                 return
             if shown is not None:
-                await self._view.scroll_to(shown)  # loading pages may have moved the view
+                await self._view.scroll_to_item(shown)  # loading pages may have moved the view
             further = self._view.more_on_server
             self._show_count("none older yet · ↑ searches further" if further else "no older match")
             return
         self.current = target
-        widget = await self._view.scroll_to(self.matches[target])
+        widget = await self._view.scroll_to_item(self.matches[target])
         self._mark(widget)
         self._show_count()
 
@@ -147,14 +149,14 @@ class SearchBar(Horizontal):
         return None
 
     def _refresh_matches(self) -> None:
-        self.matches = find_items(self._items(), self.query,
+        self.matches = find_items(self._items(), self.search_text,
                                   include_internal=self._view.show_internal)
         if self.current is not None and self.current >= len(self.matches):
             self.current = None
         self._show_count()
 
     def _show_count(self, note: str = "") -> None:
-        if not self.query.strip():
+        if not self.search_text.strip():
             text = ""
         elif not self.matches:
             text = "no matches"
@@ -162,7 +164,7 @@ class SearchBar(Horizontal):
             text = f"{len(self.matches)} matches"
         else:
             text = f"{self.current + 1}/{len(self.matches)}"
-        if self._view.more_on_server and not note and self.query.strip():
+        if self._view.more_on_server and not note and self.search_text.strip():
             text += " · earlier pages not searched yet"
         self._count.update(f"{text} · {note}" if note and text else note or text)
 

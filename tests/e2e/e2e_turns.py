@@ -7,8 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from openletta.api.client import ApprovalAnswer, LettaClient
-from openletta.api.models import Message
+from openletta.api.answers import ApprovalAnswer
+from openletta.api.client import LettaClient
+from openletta.api.messages import Message
 from openletta.api.sse import MessageStream
 from openletta.chat.session import ChatSession
 from openletta.transcript import Item, ToolCallItem, Transcript, UserItem

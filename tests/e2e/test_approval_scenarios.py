@@ -8,10 +8,12 @@ import pytest
 from chat_fakes import Listener
 from e2e_turns import answer, calls, history_transcript, read, send, until
 
-from openletta.api.client import ApprovalAnswer, LettaClient
+from openletta.api.answers import ApprovalAnswer
+from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
+from openletta.chat.approval_flow import APPROVAL_FIRST
 from openletta.chat.approvals import Choice, Decision
-from openletta.chat.controller import APPROVAL_FIRST, ChatController
+from openletta.chat.controller import ChatController
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.transcript import AssistantItem, Change, ToolStatus, Transcript, UserItem

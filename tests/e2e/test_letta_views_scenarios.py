@@ -25,7 +25,7 @@ async def waited(pilot, condition: Callable[[], object], timeout: float = 60.0) 
     deadline = loop.time() + timeout
     while not condition():
         assert loop.time() < deadline, "condition not met in time"
-        await pilot.pause(0.05)
+        await pilot.pause()  # until the app's queues are drained, then check again
 
 
 def views(panel: MemoryPanel) -> dict[str, BlockView]:

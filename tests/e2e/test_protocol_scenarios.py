@@ -16,7 +16,7 @@ from e2e_turns import all_history, calls, history_transcript, last_turn, read, s
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError, PendingApprovalError
-from openletta.api.models import Message
+from openletta.api.messages import Message
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import waiting
 from textual.pilot import Pilot
 
 from openletta.transcript import UserItem
@@ -38,14 +39,19 @@ async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
 
 
 async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> None:
-    """Wait until the chat's height stops changing (Markdown renders after it mounts)."""
+    """Wait until the chat's height stops changing (Markdown renders after it mounts): the
+    same height at ``steady`` checks in a row, each after the app's queues ran dry."""
     heights: list[int] = []
-    for _ in range(100):
-        await pilot.pause(0.05)
+
+    def height_steady() -> bool:
         heights.append(view.scroll.virtual_size.height)
-        if len(heights) > steady and len(set(heights[-steady:])) == 1:
-            return
-    raise AssertionError(f"the chat view kept changing height: {heights[-10:]}")
+        return len(heights) > steady and len(set(heights[-steady:])) == 1
+
+    try:
+        await waiting.wait_until(pilot, height_steady, timeout=10,
+                                 what="the chat view to keep its height")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; its last heights: {heights[-10:]}") from None
 
 
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
+import waiting
 
 from openletta.demo import DemoServer
 from openletta.settings import Settings
@@ -82,17 +81,8 @@ def make_app(fixed_clock: Clock) -> AppFactory:
     return build
 
 
-async def _wait_until(pilot: Pilot[object], predicate: Callable[[], object], *,
-                      timeout: float = 5.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} not met within {timeout}s")
-        await pilot.pause(0.01)
-
-
 @pytest.fixture
 def wait_until() -> Waiter:
-    """``await wait_until(pilot, predicate)``: run the app until it holds; fail if it never does."""
-    return _wait_until
+    """``await wait_until(pilot, condition, what=…)``: run the app until it holds; fail if it
+    never does (:func:`waiting.wait_until`)."""
+    return waiting.wait_until

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chat_helpers import mounted_items, open_chat, send
+from chat_helpers import laid_out, mounted_items, open_chat, send
 from textual.color import Color
 from textual.widgets import Static
 
@@ -21,7 +21,6 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.chat_scroll import SETTLE_SECONDS
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -86,7 +85,9 @@ async def test_streamed_turn_keeps_every_item_in_order(demo_server, make_app, wa
         assert ReasoningItem in kinds and ToolCallItem in kinds and AssistantItem in kinds
         assert kinds.index(ReasoningItem) < kinds.index(ToolCallItem)
         assert all(item.status.is_final for item in turn if isinstance(item, ToolCallItem))
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: all(
+            (widget := screen.view.widget_for(item)) is not None and widget.is_mounted
+            for item in turn), what="a mounted widget for every item of the turn")
         assert mounted_items(screen.view) == screen.session.transcript.items
         assert all(screen.view.widget_for(item) is not None for item in turn)
 
@@ -110,7 +111,8 @@ async def test_hostile_text_is_shown_literally(demo_server, make_app, wait_until
     async with app.run_test(size=(120, 60)) as pilot:
         screen = await open_chat(pilot, wait_until)
         await send(pilot, screen, "hostile", wait_until)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: "Rich markup" in "\n".join(screen_lines(app)),
+                         what="the reply drawn")
         shown = "\n".join(screen_lines(app))
         assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown
         assert "[bold]" in shown or "[/" in shown
@@ -312,7 +314,8 @@ async def test_scrolling_to_the_top_loads_the_previous_page(long_history, make_a
             return len(screen.session.transcript.items) > loaded
 
         await wait_until(pilot, previous_page_loaded, what="previous page")
-        await pilot.pause(SETTLE_SECONDS + 0.2)
+        await screen.view.scroll.wait_for_mounts()  # the page's newest items, above the view
+        await laid_out(pilot, screen.view)
         assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
 
 

@@ -7,23 +7,24 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from chat_helpers import laid_out
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Static
+from waiting import wait_until
 
 import openletta.ui
-from openletta.api.models import parse_message
+from openletta.api.messages import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, SETTLE_SECONDS, ChatScroll
-from openletta.ui.chat_view import (
+from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, ChatScroll
+from openletta.ui.chat_view import RETIRED_LIMIT, ChatView
+from openletta.ui.chat_window import (
     BEGINNING,
     EARLIER_BATCH,
     MAX_MOUNTED,
     OPENING_BATCH,
     PRUNE_SLACK,
-    RETIRED_LIMIT,
-    ChatView,
 )
 from openletta.ui.widgets import AssistantMessage, ItemWidget
 
@@ -67,6 +68,14 @@ async def long_chat() -> AsyncIterator[tuple[ViewApp, Pilot[None], ChatView, Tra
         yield app, pilot, view, transcript
 
 
+async def settled(pilot: Pilot[None], view: ChatView) -> None:
+    """Wait until the view is still: the window moves under way have mounted, the view keeps
+    its height (their Markdown has rendered) and no unmounted widget waits to be removed."""
+    await view.scroll.wait_for_mounts()
+    await laid_out(pilot, view)
+    await wait_until(pilot, lambda: not waiting_widgets(view), what="unmounted widgets removed")
+
+
 async def test_items_mount_in_transcript_order() -> None:
     app = ViewApp()
     async with app.run_test() as pilot:
@@ -104,7 +113,9 @@ async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() 
         first = view.widget_for(view.mounted_items[0])
         assert first is not None
         view.scroll.scroll_home(animate=False)
-        await pilot.pause(SETTLE_SECONDS + 0.1)
+        await wait_until(pilot, lambda: first.item is not view.mounted_items[0],
+                         what="a batch mounted above")
+        await settled(pilot, view)
         # A batch came back above; as many of the newest went out below.
         assert len(view.mounted_items) == MAX_MOUNTED
         assert view.mounted_items[EARLIER_BATCH] is first.item
@@ -120,13 +131,16 @@ async def test_old_items_are_unmounted_and_come_back_when_scrolled_to_the_top() 
 
 async def read_far_back(view: ChatView, transcript: Transcript, pilot: Pilot[None]) -> None:
     """Scroll to the top, as the mouse wheel does, until the newest item is unmounted."""
-    for _ in range(40):
+
+    def newest_unmounted() -> bool:
         if transcript.items[-1] not in view.mounted_items:
-            break
+            return True
         view.scroll.release_hold()
         view.scroll.scroll_home(animate=False)
-        await pilot.pause(0.1)
-    await pilot.pause(SETTLE_SECONDS)
+        return False
+
+    await wait_until(pilot, newest_unmounted, timeout=20, what="the newest item unmounted")
+    await settled(pilot, view)
     assert transcript.items[-1] not in view.mounted_items
 
 
@@ -141,8 +155,9 @@ async def test_a_window_move_removes_what_it_unmounts_in_the_same_step() -> None
         newest = view.widget_for(view.mounted_items[-1])
         assert newest is not None
         view.scroll.scroll_home(animate=False)
-        await pilot.pause(0.05)
-        assert newest.item not in view.mounted_items
+        await wait_until(pilot, lambda: newest.item not in view.mounted_items,
+                         what="a window move that unmounts the newest")
+        await view.scroll.wait_for_mounts()
         assert not waiting_widgets(view)
         assert not newest.is_attached
         assert len(mounted_keys(view)) == len(view.mounted_items)
@@ -154,7 +169,10 @@ async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_qui
         oldest = view.widget_for(view.mounted_items[0])
         assert oldest is not None
         add_turns(view, transcript, PRUNE_SLACK)
-        await pilot.pause(0.05)
+        added = transcript.items[-2 * PRUNE_SLACK:]
+        await wait_until(pilot, lambda: all(
+            (widget := view.widget_for(item)) is not None and widget.is_mounted
+            for item in added), what="the new turns mounted")
         assert oldest.item not in view.mounted_items
         waiting = waiting_widgets(view)
         assert oldest in waiting, "a pruned widget is hidden at first"
@@ -168,13 +186,16 @@ async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_qui
 async def test_scrolling_down_again_brings_the_newest_back_and_follows() -> None:
     async with long_chat() as (_app, pilot, view, transcript):
         await read_far_back(view, transcript, pilot)
-        for _ in range(20):
-            view.scroll.release_hold()  # as the mouse wheel does
-            view.scroll.scroll_end(animate=False)
-            await pilot.pause(0.1)
+
+        def following_again() -> bool:
             assert len(view.mounted_items) <= MAX_MOUNTED + PRUNE_SLACK
             if view.following:
-                break
+                return True
+            view.scroll.release_hold()  # as the mouse wheel does
+            view.scroll.scroll_end(animate=False)
+            return False
+
+        await wait_until(pilot, following_again, timeout=20, what="following the bottom again")
         assert view.following
         assert view.mounted_items[-1] is transcript.items[-1]
         assert mounted_keys(view) == [item.key for item in view.mounted_items]
@@ -209,14 +230,14 @@ async def test_new_items_wait_below_while_reading_far_back_and_end_brings_them()
 async def test_jumping_far_away_mounts_a_window_around_the_target() -> None:
     async with long_chat() as (_app, pilot, view, transcript):
         target = transcript.items[50]
-        widget = await view.scroll_to(target)
+        widget = await view.scroll_to_item(target)
         await pilot.pause()
         assert widget is not None and widget.is_mounted
         assert view.mounted_items == transcript.items[40:40 + MAX_MOUNTED]
         assert mounted_keys(view) == [item.key for item in view.mounted_items]
         assert view.scroll.scroll_y == widget.virtual_region.y
         newest = transcript.items[-1]
-        assert await view.scroll_to(newest) is not None
+        assert await view.scroll_to_item(newest) is not None
         await pilot.pause()
         assert view.mounted_items[-1] is newest
         assert len(view.mounted_items) == MAX_MOUNTED
@@ -230,7 +251,8 @@ async def test_a_large_page_mounts_its_newest_items_until_the_view_is_full(
         view, transcript = app.query_one(ChatView), Transcript()
         history = [reply(f"a{number}", f"answer {number}") for number in range(500)]
         view.apply(transcript.load_history(history))
-        await pilot.pause(0.5)
+        await wait_until(pilot, lambda: view.scroll.max_scroll_y > 0, what="the view full")
+        await settled(pilot, view)
         mounted = OPENING_BATCH + batches * EARLIER_BATCH
         assert mounted_keys(view) == [item.key for item in transcript.items[-mounted:]]
         assert view.scroll.max_scroll_y > 0  # the view is full, so scrolling up shows more
@@ -314,14 +336,14 @@ async def test_earlier_row_tells_whether_older_history_exists() -> None:
 async def test_asking_for_an_older_page_repaints_the_row_without_a_layout() -> None:
     async with long_chat() as (app, pilot, view, transcript):
         view.more_on_server = True
-        await view.scroll_to(transcript.items[0])  # every known item above is mounted
-        await pilot.pause(SETTLE_SECONDS + 0.1)
+        await view.scroll_to_item(transcript.items[0])  # every known item above is mounted
+        await settled(pilot, view)
         earlier = app.query_one("#earlier", Static)
         layouts: list[object] = []
         app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append,
                                                           immediate=True)
         view.show_earlier()
-        await pilot.pause(0.2)
+        await pilot.pause()  # until the app is idle: a layout asked for would have run by now
         assert str(earlier.render()) == "loading earlier messages…"
         assert earlier.region.height == 1
         assert layouts == []
@@ -330,8 +352,8 @@ async def test_asking_for_an_older_page_repaints_the_row_without_a_layout() -> N
 async def test_the_wheel_at_the_top_asks_again_for_an_older_page() -> None:
     async with long_chat() as (app, pilot, view, transcript):
         view.more_on_server = True
-        await view.scroll_to(transcript.items[0])  # every known item above is mounted
-        await pilot.pause(SETTLE_SECONDS + 0.1)
+        await view.scroll_to_item(transcript.items[0])  # every known item above is mounted
+        await settled(pilot, view)
         view.scroll.scroll_home(animate=False, immediate=True)  # at the top: asks
         await pilot.pause()
         earlier = app.query_one("#earlier", Static)
@@ -347,8 +369,11 @@ async def test_the_wheel_at_the_top_asks_again_for_an_older_page() -> None:
 
 async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> None:
     async with long_chat() as (app, pilot, view, _transcript):
+        top = view.mounted_items[0]
         view.scroll.scroll_home(animate=False)  # reading back: the next batch goes above
-        await pilot.pause(SETTLE_SECONDS + 0.1)
+        await wait_until(pilot, lambda: view.mounted_items[0] is not top,
+                         what="a batch mounted above")
+        await settled(pilot, view)
         first = view.mounted_items[0]
         view.show_earlier()
         new = [view.widget_for(item) for item in view.mounted_items[:EARLIER_BATCH]]
@@ -362,7 +387,7 @@ async def test_a_window_move_is_laid_out_once_everything_in_it_is_mounted() -> N
 
         app.screen.screen_layout_refresh_signal.subscribe(app.screen, on_layout,
                                                           immediate=True)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: seen_at_first_layout, what="a layout after the move")
         assert view.mounted_items[EARLIER_BATCH] is first
         assert seen_at_first_layout == [True]
 
@@ -395,7 +420,7 @@ async def test_a_held_widget_stays_put_even_when_the_height_does_not_change() ->
         # Four rows go above and four go out below: the total height stays the same.
         above = [Static(f"new {number}") for number in range(4)]
         await scroll.mount_held(above, after=0, remove=rows[-4:]).wait()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: first_frame, what="a frame with the new rows")
         assert above[0].is_attached and not rows[-1].is_attached
         assert first_frame == [on_screen], "the first frame with the new rows is scrolled"
         assert scroll.virtual_size.height == 62
@@ -409,9 +434,10 @@ async def test_held_updates_resume_even_when_the_scroller_goes_away_mid_mount() 
         scroll = app.query_one(ChatScroll)
         released = scroll.mount_held([Static("new")], after=0)
         await scroll.remove()
-        await pilot.pause(MOUNT_HOLD_SECONDS + 0.2)
-        assert released.is_set()
+        # Released when the mount fails, at the latest after MOUNT_HOLD_SECONDS.
+        await wait_until(pilot, released.is_set, timeout=MOUNT_HOLD_SECONDS + 5,
+                         what="the hold released")
         late = Static("late")
         await app.screen.mount(late)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: late.region.height > 0, what="a layout with the new row")
         assert late.region.height == 2, "the screen lays out again"

@@ -12,6 +12,7 @@ from openletta.ui.collector import (
     FULL_DUE,
     FULL_LATEST,
     WAIT_DUE,
+    YOUNG_LIMIT,
     collect_if_due,
     collect_while_waiting,
     settle_after_startup,
@@ -40,10 +41,11 @@ def middle_collections(count: int) -> None:
 @pytest.mark.usefixtures("restored_gc")
 def test_settling_freezes_what_exists_and_spaces_full_collections() -> None:
     gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
     survivor = [object()]  # a container: tracked by the collector
     settle_after_startup()
     assert gc.get_freeze_count() > 0
-    assert gc.get_threshold()[2] == FULL_LATEST
+    assert gc.get_threshold() == (YOUNG_LIMIT, 10, FULL_LATEST)
     assert not any(tracked is survivor for tracked in gc.get_objects())
 
 
@@ -81,7 +83,24 @@ async def test_the_app_tunes_the_collector_once_connected_only_when_asked(
         await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
                          what="connected")
         assert (gc.get_freeze_count() > 0) is tune
-        assert gc.get_threshold() == ((*threshold[:2], FULL_LATEST) if tune else threshold)
+        assert gc.get_threshold() == ((YOUNG_LIMIT, threshold[1], FULL_LATEST) if tune
+                                      else threshold)
         middle_collections(WAIT_DUE)
         await app.client.list_agents()
         assert (gc.get_count()[2] == 0) is tune
+
+
+@pytest.mark.usefixtures("restored_gc")
+def test_the_incremental_collector_is_only_frozen_never_forced(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python 3.14's collector reports no third threshold: nothing is spaced or forced."""
+    monkeypatch.setattr(gc, "get_threshold", lambda: (2000, 10, 0))
+    set_calls: list[tuple[int, ...]] = []
+    monkeypatch.setattr(gc, "set_threshold", lambda *values: set_calls.append(values))
+    monkeypatch.setattr(gc, "get_count", lambda: (0, 0, FULL_LATEST))
+    collections: list[int] = []
+    monkeypatch.setattr(gc, "collect", lambda *args: collections.append(1) or 0)
+    gc.unfreeze()
+    settle_after_startup()
+    assert gc.get_freeze_count() > 0 and set_calls == []
+    assert not collect_if_due() and collections == []

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import ClassVar
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.command import CommandList, CommandPalette, Provider
+from textual.pilot import Pilot
+from waiting import wait_until
 
 from openletta.ui.commands import (
     SLASH_COMMANDS,
@@ -123,13 +124,13 @@ async def test_prompt_menu_completes_and_runs_commands() -> None:
         assert app.submitted == ["/clear"] and prompt.text == ""
 
 
-async def results(app: App[None]) -> list[str]:
-    """The prompts listed by the open command palette, once it has them."""
+async def results(pilot: Pilot[None]) -> list[str]:
+    """The prompts listed by the open command palette, once its search has ended."""
+    app = pilot.app
     command_list = app.screen.query_one(CommandList)
-    for _ in range(100):
-        if command_list.option_count:
-            break
-        await asyncio.sleep(0.01)
+    await wait_until(pilot, lambda: command_list.option_count
+                     and all(worker.is_finished for worker in app.workers),
+                     what="the palette's search to end with results")
     return [str(command_list.get_option_at_index(index).prompt).split("\n")[0]
             for index in range(command_list.option_count)]
 
@@ -140,7 +141,7 @@ async def test_palette_discovers_every_command() -> None:
         app.action_command_palette()
         await pilot.pause()
         assert isinstance(app.screen, CommandPalette)
-        assert await results(app) == [command.usage for command in SLASH_COMMANDS.values()]
+        assert await results(pilot) == [command.usage for command in SLASH_COMMANDS.values()]
 
 
 async def test_palette_search_runs_the_action() -> None:
@@ -149,12 +150,9 @@ async def test_palette_search_runs_the_action() -> None:
         app.action_command_palette()
         await pilot.pause()
         await pilot.press(*"clea")
-        listed = await results(app)
+        listed = await results(pilot)
         assert listed[0] == "/clear"
         assert "/quit" not in listed
         await pilot.press("down", "enter")
-        for _ in range(50):
-            if app.ran:
-                break
-            await pilot.pause(0.01)
+        await wait_until(pilot, lambda: app.ran, what="the command to run")
         assert app.ran == ["clear"]

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from chat_helpers import open_chat, send
 from test_app import SIZE
 
-from openletta.api.models import ContextWindow, Run, Step, StepMetrics
+from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
 from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
 from openletta.ui.screens.inspect import run_text as run_content

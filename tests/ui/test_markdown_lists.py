@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.color import Color
 from textual.containers import Horizontal
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBullet
+from waiting import wait_until
 
 from openletta.ui.widgets.assistant import ReplyMarkdown
 from openletta.ui.widgets.markdown_lists import BulletParagraph
@@ -53,12 +55,20 @@ def styled_lines(app: App[None], left: bool) -> list[list[tuple[str, str]]]:
     return lines
 
 
+def drawn(app: App[None]) -> bool:
+    """Both documents are drawn to their last line, in the colours of the current theme."""
+    themed = app.screen.styles.background == Color.parse(app.get_css_variables()["background"])
+    return themed and all(
+        any("".join(text for text, _ in line) == "Outro." for line in styled_lines(app, left))
+        for left in (True, False))
+
+
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
 async def test_lists_look_exactly_as_textual_draws_them(theme: str) -> None:
     app = SideBySide()
     async with app.run_test(size=(100, 30)) as pilot:
         app.theme = theme
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: drawn(app), what=f"both documents drawn in {theme}")
         ours, textual = styled_lines(app, left=False), styled_lines(app, left=True)
         assert any(text.startswith("•") for line in ours for text, _ in line)
         assert any(" 9. " in text for line in ours for text, _ in line)
@@ -68,7 +78,7 @@ async def test_lists_look_exactly_as_textual_draws_them(theme: str) -> None:
 async def test_one_paragraph_items_are_one_widget_each() -> None:
     app = SideBySide()
     async with app.run_test(size=(100, 30)) as pilot:
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: drawn(app), what="both documents drawn")
         ours = app.query_one("#ours")
         light = list(ours.query(BulletParagraph))
         # The first bullet, the 2 nested ones and the 3 numbered items.

@@ -56,6 +56,38 @@ async def test_f2_shows_the_blocks_and_a_turn_that_changed_one_marks_it(
         assert not panel.display and app.focused is screen.prompt
 
 
+async def test_a_change_stays_marked_until_the_next_turn_ends(
+        demo_server, make_app, wait_until) -> None:
+    """Closing and reopening the panel keeps the mark; a turn that changes nothing clears it,
+    and a turn that ran while the panel was closed is marked on opening."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        panel = screen.memory
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "human" in blocks(panel))
+        screen.prompt.focus()
+        await send(pilot, screen, "remember my name is Ana", wait_until)
+        await wait_until(pilot, lambda: blocks(panel)["human"].has_class("-changed"))
+        await pilot.press("f2", "f2")
+        await wait_until(pilot, lambda: panel.display and "human" in blocks(panel)
+                         and app.focused is blocks(panel)["human"])
+        assert blocks(panel)["human"].has_class("-changed")
+        screen.prompt.focus()
+        await send(pilot, screen, "hello", wait_until)
+        await wait_until(pilot, lambda: "human" in blocks(panel)
+                         and not blocks(panel)["human"].has_class("-changed"))
+        await pilot.press("f2")
+        assert not panel.display
+        screen.prompt.focus()
+        await send(pilot, screen, "remember I drink tea", wait_until)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "human" in blocks(panel)
+                         and blocks(panel)["human"].has_class("-changed"))
+        previous = blocks(panel)["human"].previous
+        assert previous is not None and previous.endswith("my name is Ana")
+
+
 async def test_an_edit_saves_only_that_block_and_refuses_a_newer_one(
         demo_server, make_app, wait_until) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")

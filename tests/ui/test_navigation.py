@@ -38,6 +38,22 @@ def top_item(screen):
     return None
 
 
+def jumped_from(screen, before: object) -> bool:
+    """An item other than ``before`` starts exactly at the top line: the view jumped to it."""
+    item = top_item(screen)
+    widget = screen.view.widget_for(item) if item is not None else None
+    return item is not before and widget is not None \
+        and widget.virtual_region.y == screen.view.scroll.scroll_y
+
+
+def view_state(screen) -> tuple[object, ...]:
+    """Where the chat view is and what it shows: a page key changes at least one of these."""
+    view = screen.view
+    mounted = view.mounted_items
+    return (view.scroll.scroll_y, mounted[0] if mounted else None, len(mounted),
+            len(screen.session.transcript.items), str(view.query_one("#earlier").render()))
+
+
 def marked(screen) -> list[object]:
     return [widget.item for widget in screen.view.scroll.query(f".{MATCH_CLASS}")]
 
@@ -82,15 +98,18 @@ async def test_alt_arrows_jump_between_prompts(history_server, make_app, wait_un
         prompts = [item for item in screen.session.transcript.items if isinstance(item, UserItem)]
         visited = []
         for _ in range(3):
+            before = top_item(screen)
             await pilot.press("alt+up")
-            await pilot.pause(0.1)
+            await wait_until(pilot, lambda before=before: jumped_from(screen, before),
+                             what="a jump to the previous prompt")
             visited.append(top_item(screen))
         assert all(isinstance(item, UserItem) for item in visited)
         assert [prompts.index(item) for item in visited] == sorted(
             (prompts.index(item) for item in visited), reverse=True)
         assert len(set(visited)) == 3
         await pilot.press("alt+down")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: jumped_from(screen, visited[2]),
+                         what="a jump to the next prompt")
         assert top_item(screen) is visited[1]
         for _ in range(5):
             await pilot.press("alt+down")
@@ -110,8 +129,10 @@ async def test_page_keys_scroll_the_chat_from_the_prompt_and_ctrl_end_comes_back
         assert view.scroll.scroll_y < bottom and not view.following
         first_page = len(transcript.items)
         for _ in range(40):  # on up through the loaded items and into an older page
+            before = view_state(screen)
             await pilot.press("pageup")
-            await pilot.pause(0.05)
+            await wait_until(pilot, lambda before=before: view_state(screen) != before,
+                             what="PageUp to move the view, mount more or load more")
             if len(transcript.items) > first_page:
                 break
         assert len(transcript.items) > first_page
@@ -137,7 +158,7 @@ async def test_c_copies_the_focused_message_code_block_or_tool_output(
 
         for item, expected in [(user, user.text), (reply, reply.text),
                                (call, "\n".join(call.stdout) or call.result)]:
-            widget = await screen.view.scroll_to(item)
+            widget = await screen.view.scroll_to_item(item)
             assert widget is not None
             widget.focus()
             await pilot.press("c")

@@ -6,12 +6,13 @@ with a fixed clock, so the pictures do not change from run to run.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import pytest
+from chat_helpers import laid_out
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
+from waiting import wait_until
 
 from openletta.settings import Settings
 from openletta.ui.app import OpenLettaApp
@@ -30,17 +31,14 @@ def demo_app(clock: Clock) -> OpenLettaApp:
 
 
 async def settle(pilot: Pilot[None], ready: Callable[[], object], timeout: float = 10) -> None:
-    """Run until ``ready()`` holds and no worker is busy."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
+    """Run until ``ready()`` holds, no worker is busy and a chat has its final height."""
     app = pilot.app
-    while not (ready() and not any(w.is_running for w in app.screen.workers)):
-        if loop.time() > deadline:
-            raise AssertionError("the screen did not settle")
-        await pilot.pause(0.02)
+    await wait_until(pilot, lambda: ready() and not any(w.is_running for w in app.screen.workers),
+                     timeout=timeout, what="the screen to settle")
     if isinstance(app.focused, TextArea | Input):
         app.focused.cursor_blink = False  # else the picture depends on when it is taken
-    await pilot.pause(0.1)
+    if isinstance(app.screen, ChatScreen):
+        await laid_out(pilot, app.screen.view)
 
 
 def test_agent_chooser(snap_compare, fixed_clock: Clock) -> None:

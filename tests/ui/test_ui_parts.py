@@ -6,13 +6,16 @@ import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from textual.app import App, ComposeResult
+from waiting import wait_until
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.cli import build_parser
 from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
+from openletta.ui import prompt as prompt_module
 from openletta.ui.app import default_export_name
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls, port_open, should_use_demo
@@ -125,6 +128,22 @@ async def test_prompt_restore_puts_unsent_text_first() -> None:
         await pilot.press(*"typed")
         prompt.restore("unsent")
         assert prompt.text == "unsent\ntyped"
+
+
+async def test_the_cursor_blinks_only_a_while_after_the_user_touched_the_prompt(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An idle prompt stops its blink timer (no repaints), a key starts it again."""
+    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.05)
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await wait_until(pilot, lambda: prompt.has_focus and prompt.cursor_blink,
+                         what="blinking on focus")
+        await wait_until(pilot, lambda: not prompt.cursor_blink, what="the blink to rest")
+        monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 30)
+        await pilot.press("x")
+        assert prompt.cursor_blink and prompt.text == "x"
 
 
 def test_the_local_tool_flags_choose_the_mode_or_no_tools() -> None:

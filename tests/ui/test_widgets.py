@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Markdown
+from waiting import wait_until
 from widget_app import ItemsApp, shown_text
 
 from openletta.demo import content
@@ -34,6 +36,7 @@ from openletta.ui.widgets import (
     make_item_widget,
     tool_card,
 )
+from openletta.ui.widgets.assistant import CodeBlock
 from openletta.ui.widgets.error import error_title
 from openletta.ui.widgets.reasoning import summary_line
 from openletta.ui.widgets.tool_card import denial_reason
@@ -71,6 +74,11 @@ def squeezed(text: str) -> list[str]:
 async def synced(pilot: Pilot[None], widget: Any) -> None:
     widget.sync()
     await pilot.pause()
+
+
+def document_laid_out(widget: Markdown) -> bool:
+    """Every block of the Markdown document has its place on screen (it was laid out)."""
+    return bool(widget.children) and all(block.region for block in widget.children)
 
 
 @pytest.mark.parametrize(("item", "widget_class"), [
@@ -131,16 +139,39 @@ async def test_assistant_streams_then_renders_the_final_text() -> None:
         for chunk in chunks:
             item.text += chunk
             await synced(pilot, widget)
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: "Bye" in shown_text(widget), what="the stream drawn")
         assert widget.source.startswith("Here is **code**")
         item.done = True
         await synced(pilot, widget)
-        await pilot.pause(0.05)
+        await wait_until(pilot, lambda: document_laid_out(widget), what="the final render laid out")
         assert widget.source == item.text
         text = shown_text(widget)
         assert "Here is code:" in text
         assert "print('hi')" in text
         assert "Bye [b]x[/b]" in text
+
+
+async def test_a_streamed_code_fence_survives_a_recompose_without_a_final_render() -> None:
+    """The finished reply is not rendered again, so each streamed fence must hold its whole
+    code itself: a recompose must not blank it (Textual issue 6518)."""
+    item = AssistantItem(key="a")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        for chunk in ["Run:\n\n```python\n", "total = 0\n", "for n in range(3):\n",
+                      "    total += n\n", "```\n\nDone."]:
+            item.text += chunk
+            await synced(pilot, widget)
+        item.done = True
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: document_laid_out(widget), what="the reply laid out")
+        fence = widget.query_one(CodeBlock)
+        code = "total = 0\nfor n in range(3):\n    total += n"
+        assert fence.code.rstrip("\n") == code
+        await fence.recompose()
+        await pilot.pause()
+        assert all(line in shown_text(fence) for line in code.splitlines())
 
 
 async def test_assistant_sync_is_coalesced_and_ordered() -> None:
@@ -154,7 +185,7 @@ async def test_assistant_sync_is_coalesced_and_ordered() -> None:
             widget.sync()  # no pause: several syncs pile up
         item.done = True
         widget.sync()
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: document_laid_out(widget), what="the reply laid out")
         assert widget.source == "one two three four five six "
         assert "one two three four five six" in shown_text(widget)
 
@@ -163,9 +194,9 @@ async def test_assistant_escapes_never_reach_the_markdown() -> None:
     item = AssistantItem(key="a", text="hi \x1b]52;c;SGk=\x07there \x1b[31mred", done=True)
     app = ItemsApp([item])
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.05)
         widget = app.widget_of(item)
         assert isinstance(widget, AssistantMessage)
+        await wait_until(pilot, lambda: widget.source, what="the reply's document written")
         assert widget.source == "hi there red"
 
 
@@ -215,8 +246,9 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
         await synced(pilot, card)
         assert card.has_class("-running") and not card.has_class("-streaming")
         assert squeezed(shown_text(card)) == ["▌ bash ls -la running 0s", "▌ $ ls -la"]
-        clock.now += 3
-        await pilot.pause(1.1)  # the elapsed time ticks once a second while running
+        clock.now += 3  # the elapsed time ticks once a second while running
+        await wait_until(pilot, lambda: squeezed(shown_text(card))[0].endswith("running 3s"),
+                         what="the running time to tick")
         assert squeezed(shown_text(card))[0] == "▌ bash ls -la running 3s"
         clock.now += 4
         item.status, item.result = ToolStatus.SUCCESS, "a.txt\nb.txt\n"
@@ -229,8 +261,9 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
             "▌ b.txt",
             "▌ ✓ done",
         ]
+        assert card._ticker is None  # the ticker stopped with the final status
         clock.now += 60
-        await pilot.pause(1.2)  # the ticker stopped with the final status
+        await pilot.pause()
         assert squeezed(shown_text(card))[0] == "▌ bash ls -la ✓ success 7s"
 
 
@@ -447,7 +480,16 @@ def test_snapshot_edit_side_by_side(snap_compare: Any) -> None:
 
 
 async def _settle(pilot: Pilot[None]) -> None:
-    await pilot.pause(0.1)
+    """Wait until every item's widget, and every Markdown document among them, is laid out."""
+    app = pilot.app
+    assert isinstance(app, ItemsApp)
+
+    def laid_out() -> bool:
+        widgets = [app.widget_of(item) for item in app.items]
+        return all(widget.region for widget in widgets) and all(
+            document_laid_out(widget) for widget in widgets if isinstance(widget, Markdown))
+
+    await wait_until(pilot, laid_out, what="every item laid out")
 
 
 @pytest.mark.parametrize(("error_type", "title"), [

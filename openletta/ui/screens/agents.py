@@ -12,13 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import Agent
+from openletta.api.resources import Agent
 from openletta.display import plain_text
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 SEARCH_DEBOUNCE = 0.25
@@ -82,7 +83,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         Binding("escape", "back", "Back", id="agents.back"),
     ]
 
-    def __init__(self, client: LettaClient, on_choose: Callable[[Agent], None], *,
+    def __init__(self, client: LettaClient, on_choose: Callable[[Agent], object], *,
                  clock: Clock = utc_now, can_go_back: bool = False) -> None:
         super().__init__()
         self.client = client
@@ -101,7 +102,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         yield Input(placeholder="Type to search agents by name…", id="agent-filter")
         yield OptionList(id="agent-list")
         yield Static(id="agents-empty")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#agent-filter", Input).focus()

@@ -18,5 +18,5 @@ class ReportsWorkerErrors(DOMNode):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR:
-            self.notify(f"Unexpected error: {event.worker.error!r}", title="openletta",
-                        severity="error")
+            self.app.notify(f"Unexpected error: {event.worker.error!r}", title="openletta",
+                            severity="error")

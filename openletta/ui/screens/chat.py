@@ -12,7 +12,6 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widget import AwaitMount
-from textual.widgets import Footer
 
 from openletta.api.errors import LettaError
 from openletta.chat.controller import ChatController
@@ -23,6 +22,7 @@ from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, TurnFooterItem
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -102,7 +102,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         yield self.search
         yield self.prompt
         yield self.status
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         agent = self.session.agent
@@ -182,8 +182,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
             self.view.flush()
-            if self.memory.display:  # the turn may have changed a block
-                self.memory.reload()
+            self.memory.turn_ended()
         self.busy = state.phase.busy
         rows = [("waiting" if state.phase is Phase.WAITING else "sending", state.sending)
                 ] if state.sending is not None else []
@@ -340,7 +339,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
         """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
         target = self.view.prompt_near(direction)
         if target is not None:
-            await self.view.scroll_to(target)
+            await self.view.scroll_to_item(target)
         elif direction > 0:
             self.view.action_jump_to_bottom()
         else:

@@ -12,10 +12,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from openletta.api.errors import LettaError
 from openletta.display import plain_text
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 FIXES = (
@@ -60,7 +61,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
             yield Static(self._connecting_text(), id="connect-message")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.attempt()

@@ -16,13 +16,14 @@ from textual.widgets.option_list import Option
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import Conversation
+from openletta.api.resources import Conversation
 from openletta.display import plain_text
 from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
 DEFAULT_THREAD = "default"
-#: The conversation chosen: an id, ``None`` for the default thread.
-OnChoose = Callable[[str | None], None]
+#: The conversation chosen: an id, ``None`` for the default thread. What it returns (the
+#: app's worker that opens it) is not used.
+OnChoose = Callable[[str | None], object]
 
 
 def conversation_row(conversation: Conversation, current: str | None, clock: Clock) -> Text:
@@ -44,7 +45,7 @@ class ConversationsScreen(ModalScreen[None]):
     ]
 
     def __init__(self, client: LettaClient, agent_id: str, current: str | None,
-                 on_choose: OnChoose, on_new: Callable[[], None], *,
+                 on_choose: OnChoose, on_new: Callable[[], object], *,
                  clock: Clock = utc_now) -> None:
         super().__init__()
         self.client = client

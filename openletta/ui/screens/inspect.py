@@ -17,15 +17,8 @@ from textual.widgets import Static
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.models import (
-    ApprovalRequestMessage,
-    ContextWindow,
-    Message,
-    Run,
-    Step,
-    StepMetrics,
-    ToolCallMessage,
-)
+from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMessage
+from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens
 

@@ -37,7 +37,8 @@ class CodeBlock(MarkdownFence, can_focus=True):
 class ReplyMarkdown(Markdown):
     """Markdown whose code blocks can be focused and copied on their own, with lighter lists."""
 
-    BLOCKS: ClassVar[dict[str, type[MarkdownBlock]]] = {
+    # Not a ClassVar: Markdown declares BLOCKS as an instance attribute, so mypy refuses one.
+    BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
         **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
         "bullet_list_open": BulletList, "ordered_list_open": OrderedList,
     }
@@ -48,9 +49,10 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
 
     While the item streams, :meth:`sync` schedules a write of the new suffix (made display
     text on its own, :class:`StreamCleaner`) to a :class:`MarkdownStream` (which joins
-    fragments that arrive faster than it renders).
-    Once the item is done the stream stops and the whole text is rendered again with
-    ``Markdown.update``: streamed code fences can otherwise go blank (Textual issue 6518).
+    fragments that arrive faster than it renders, and re-parses only from the last block).
+    Once the item is done the stream writes what is left and stops; the document is not
+    rendered again. (Before Textual 8.2.8 it had to be: a streamed code fence kept stale
+    state and went blank on its next recompose, Textual issue 6518.)
     Writes run one at a time, in order, on this widget's message queue. A finished reply
     (history) is given its text when it is made, so it renders once, as it mounts.
     """
@@ -91,8 +93,11 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             self._written.append(suffix)
         if done:
             self._final = True
-            await self._stop_stream()
-            await self.update("".join(self._written))
+            if self._stream is None:  # the whole reply came at once
+                await self.update("".join(self._written))
+            else:
+                await self._stream.write(suffix)
+                await self._stop_stream()
             self.set_timer(RELAYOUT_DELAY, self._relayout)
         elif suffix:
             if self._stream is None:
@@ -122,7 +127,7 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
         with suppress(MountError):  # the last fragments have nowhere to go: that is fine
             await self._stop_stream()
 
-    async def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
+    def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()
         if event.href.lower().startswith(OPENABLE_SCHEMES):
             self.app.open_url(event.href)

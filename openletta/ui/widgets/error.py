@@ -35,5 +35,5 @@ class ErrorBlock(ItemWidget, can_focus=True):
         yield Static(plain_text(f"✗ {error_title(item.error_type)}"), classes="error-title")
         yield Static(plain_text(item.message), classes="error-message")
         if item.detail:
-            with Collapsible(title=plain_text("Details"), classes="error-detail"):
+            with Collapsible(title="Details", classes="error-detail"):
                 yield Static(plain_text(item.detail))

@@ -6,8 +6,8 @@ such an item here is a single :class:`BulletParagraph`: the paragraph, drawn wit
 and a hanging indent. Items with more in them (nested lists, code, several paragraphs) keep
 Textual's layout.
 
-This builds on Textual's Markdown block internals (``_blocks``, ``_token``, ``_content``),
-which is why ``pyproject.toml`` keeps Textual below its next major version.
+This builds on Textual's Markdown block internals (the block classes, and what the parser
+put in a block before it is mounted), reached through :mod:`openletta.ui.textual_internals`.
 """
 
 from __future__ import annotations
@@ -19,13 +19,18 @@ from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
-from textual.widgets._markdown import (
-    MarkdownBlock,
+from textual.widgets.markdown import MarkdownBlock
+
+from openletta.ui.textual_internals import (
     MarkdownBullet,
     MarkdownBulletList,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
+    markdown_block_content,
+    markdown_block_document,
+    markdown_block_token,
+    markdown_child_blocks,
 )
 
 #: The bullet's colour on dark and on light themes, as Textual's ``MarkdownBullet`` has it.
@@ -59,9 +64,10 @@ class BulletParagraph(MarkdownParagraph):
     """A list item that is one paragraph: the paragraph, drawn after its bullet."""
 
     def __init__(self, paragraph: MarkdownParagraph, symbol: str) -> None:
-        super().__init__(paragraph._markdown, paragraph._token, paragraph.source_range)
+        super().__init__(markdown_block_document(paragraph), markdown_block_token(paragraph),
+                         paragraph.source_range)
         self.symbol = symbol
-        self.set_content(paragraph._content)
+        self.set_content(markdown_block_content(paragraph))
 
     def render(self) -> VisualType:
         body = super().render()
@@ -73,7 +79,7 @@ class BulletParagraph(MarkdownParagraph):
 
 def list_item(item: MarkdownListItem, symbol: str) -> MarkdownBlock | Horizontal:
     """The widget for one list item: light when it is a single paragraph."""
-    blocks = item._blocks
+    blocks = markdown_child_blocks(item)
     if len(blocks) == 1 and type(blocks[0]) is MarkdownParagraph:
         return BulletParagraph(blocks[0], symbol)
     bullet = MarkdownBullet()
@@ -85,17 +91,19 @@ class BulletList(MarkdownBulletList):
     """A bullet list whose one-paragraph items are one widget each."""
 
     def compose(self) -> ComposeResult:
-        for block in self._blocks:
+        blocks = markdown_child_blocks(self)
+        for block in blocks:
             if isinstance(block, MarkdownListItem):
                 yield list_item(block, block.bullet)
-        self._blocks.clear()
+        blocks.clear()
 
 
 class OrderedList(MarkdownOrderedList):
     """A numbered list whose one-paragraph items are one widget each."""
 
     def compose(self) -> ComposeResult:
-        items = [block for block in self._blocks if isinstance(block, MarkdownListItem)]
+        blocks = markdown_child_blocks(self)
+        items = [block for block in blocks if isinstance(block, MarkdownListItem)]
         try:
             start = int(items[0].bullet) if items else 1
         except ValueError:
@@ -104,4 +112,4 @@ class OrderedList(MarkdownOrderedList):
         width = max((len(label) for label in labels), default=0)
         for item, label in zip(items, labels, strict=True):
             yield list_item(item, label.rjust(width + 1))
-        self._blocks.clear()
+        blocks.clear()

@@ -42,7 +42,7 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
 
     item: ReasoningItem
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Expand", show=False, id="reasoning.toggle"),
+        Binding("enter", "toggle_expanded", "Expand", show=False, id="reasoning.toggle"),
     ]
 
     expanded = reactive(False, toggle_class="-expanded")
@@ -85,10 +85,10 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
         if self.is_mounted:
             self.sync()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         """Expand or collapse the finished reasoning."""
         if self.item.done and not self.item.hidden:
             self.expanded = not self.expanded
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_toggle_expanded()

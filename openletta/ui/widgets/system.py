@@ -24,7 +24,10 @@ class SystemNote(ItemWidget):
         self._text = Static(classes="system-text")
 
     def compose(self) -> ComposeResult:
-        with Collapsible(title=plain_text(self._title())):
+        # Textual types ``title`` as ``str`` but hands it on as the label of its
+        # ``CollapsibleTitle``, which takes any ``ContentText``; a ``str`` would be parsed as
+        # markup, and the subtype comes from the server, so it goes as literal text.
+        with Collapsible(title=plain_text(self._title())):  # type: ignore[arg-type]
             yield self._text
 
     def sync(self) -> None:

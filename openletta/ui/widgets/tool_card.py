@@ -101,7 +101,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     item: ToolCallItem
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Expand", show=False, id="tool_card.toggle"),
+        Binding("enter", "toggle_expanded", "Expand", show=False, id="tool_card.toggle"),
     ]
 
     expanded = reactive(False, toggle_class="-expanded")
@@ -230,7 +230,10 @@ class ToolCallCard(ItemWidget, can_focus=True):
     def _measure_body(self) -> None:
         """Count the lines of the whole body at its width, and fold it when it is long."""
         width = self._body.content_region.width
-        lines = self._body_content.get_height(self._body.styles, width) if width else 0
+        # Textual types ``rules`` as its ``RulesMap`` TypedDict, yet passes a widget's
+        # ``styles`` (a mapping of the same rules) there itself, as here.
+        rules = self._body.styles
+        lines = self._body_content.get_height(rules, width) if width else 0  # type: ignore[arg-type]
         if lines != self._body_lines:
             self._body_lines = lines
             self._update_fold()
@@ -257,13 +260,13 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if event.widget is self._header or event.widget is self._fold:
-            self.action_toggle()
+            self.action_toggle_expanded()
 
     def watch_expanded(self) -> None:
         if self.is_mounted:
             self._update_fold()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         """Show a folded body in full, or fold it again."""
         if self.has_class("-foldable"):
             self.expanded = not self.expanded

@@ -14,52 +14,20 @@ validators so the rest of openletta reads one shape only:
 
 :func:`parse_message` turns any dict into one of these models, falling back to
 :class:`UnknownMessage` for types we do not know. It never raises on a dict.
-
-Two rules hold for every model read from the server (:class:`WireModel`):
-
-* a field whose value has the wrong type (a string of tokens, a list for a name) gets its
-  default, "unknown", instead of failing the whole model;
-* every date (:data:`WireDatetime`) is an aware datetime in UTC, or ``None`` when the
-  value is not a date, so dates from anywhere can be compared.
+:func:`parse_known_json` is its fast path for the JSON text of a stream's chunks. Each
+model is a :class:`~openletta.api.wire.WireModel` (pydantic copies mutable defaults; ruff
+cannot tell that a model defined elsewhere is a pydantic model: ``noqa``).
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Literal, Self
+from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    ModelWrapValidatorHandler,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import ConfigDict, StrictInt, ValidationError, field_validator, model_validator
 
-
-def content_text(content: Any) -> str:
-    """Join the text of ``content`` given as a string or a list of content parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                texts.append(part)
-            elif isinstance(part, dict):
-                if isinstance(part.get("text"), str):
-                    texts.append(part["text"])
-                elif part.get("type") == "image":
-                    texts.append("[image]")
-        return "".join(texts)
-    if isinstance(content, dict) and isinstance(content.get("text"), str):
-        return content["text"]
-    return str(content)
+from openletta.api import json_text
+from openletta.api.wire import WireDatetime, WireModel, WireText, content_text, json_fast_path
 
 
 def _arguments_text(arguments: Any) -> str | None:
@@ -67,55 +35,6 @@ def _arguments_text(arguments: Any) -> str | None:
     if arguments is None or isinstance(arguments, str):
         return arguments
     return json.dumps(arguments)
-
-
-def utc_datetime(value: Any) -> datetime | None:
-    """A date from the wire as an aware UTC datetime: ISO text (with or without an offset;
-    none means UTC), epoch seconds, or a datetime. ``None`` for anything else."""
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        try:
-            return datetime.fromtimestamp(value, UTC)
-        except (OverflowError, OSError, ValueError):
-            return None
-    if not isinstance(value, datetime):
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    try:
-        return value.astimezone(UTC)
-    except OverflowError:  # year 1 or 9999 moved past the calendar's end
-        return None
-
-
-#: A date field of a wire model (see :func:`utc_datetime`).
-WireDatetime = Annotated[datetime | None, BeforeValidator(utc_datetime)]
-
-
-class WireModel(BaseModel):
-    """Base for everything read from the server: unknown keys ignored, ``None`` tolerated,
-    a value of the wrong type replaced by the field's default."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _defaults_for_bad_fields(cls, data: Any, handler: ModelWrapValidatorHandler[Self]
-                                 ) -> Self:
-        try:
-            return handler(data)
-        except ValidationError as error:
-            if not isinstance(data, dict):
-                raise
-            bad = {problem["loc"][0] for problem in error.errors() if problem["loc"]}
-            if not bad or any(cls.model_fields[name].is_required()
-                              for name in bad if name in cls.model_fields):
-                raise
-            return handler({key: value for key, value in data.items() if key not in bad})
 
 
 class ToolCall(WireModel):
@@ -189,13 +108,9 @@ class LettaMessage(WireModel):
     otid: str | None = None
     step_id: str | None = None
     run_id: str | None = None
-    seq_id: int | None = None
+    #: Anything but an int (``true``, ``"5"``, ``5.0``) is not a sequence number: ``None``.
+    seq_id: StrictInt | None = None
     is_err: bool | None = None
-
-    @field_validator("seq_id", mode="before")
-    @classmethod
-    def _lenient_seq(cls, value: Any) -> Any:
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     @property
     def group_key(self) -> str:
@@ -204,15 +119,7 @@ class LettaMessage(WireModel):
 
 
 class _TextMessage(LettaMessage):
-    content: str = ""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _join_content(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            data = dict(data)
-            data["content"] = content_text(data.get("content"))
-        return data
+    content: WireText = ""
 
 
 class UserMessage(_TextMessage):
@@ -249,7 +156,7 @@ class HiddenReasoningMessage(LettaMessage):
 
 
 class _ToolCallCarrier(LettaMessage):
-    tool_calls: list[ToolCall] = []
+    tool_calls: list[ToolCall] = []  # noqa: RUF012
     #: True when the chunk carried a single delta object (token mode), not a complete list.
     is_delta: bool = False
 
@@ -284,7 +191,7 @@ class ApprovalRequestMessage(_ToolCallCarrier):
 
 class ToolReturnMessage(LettaMessage):
     message_type: Literal["tool_return_message"] = "tool_return_message"
-    tool_returns: list[ToolReturn] = []
+    tool_returns: list[ToolReturn] = []  # noqa: RUF012
 
     @model_validator(mode="before")
     @classmethod
@@ -308,7 +215,7 @@ class ToolReturnMessage(LettaMessage):
 
 class ApprovalResponseMessage(LettaMessage):
     message_type: Literal["approval_response_message"] = "approval_response_message"
-    approvals: list[ApprovalDecision] = []
+    approvals: list[ApprovalDecision] = []  # noqa: RUF012
 
     @model_validator(mode="before")
     @classmethod
@@ -427,7 +334,7 @@ class UnknownMessage(WireModel):
 
     model_config = ConfigDict(extra="allow")
     message_type: str = "unknown"
-    raw: dict[str, Any] = {}
+    raw: dict[str, Any] = {}  # noqa: RUF012
 
 
 MESSAGE_TYPES: dict[str, type[WireModel]] = {
@@ -463,169 +370,22 @@ def parse_message(data: Any) -> Message:
     return UnknownMessage(message_type=kind, raw=data)
 
 
-# --- Server objects the client reads (agents, conversations, runs) -----------------------
+#: The known types but errors (a stream reads those its own way), straight from JSON text.
+_known_from_json = json_fast_path(
+    [model for model in MESSAGE_TYPES.values() if model is not ErrorMessage], "message_type")
 
 
-class LLMConfig(WireModel):
-    model: str | None = None
-    handle: str | None = None
-    context_window: int | None = None
-    model_endpoint_type: str | None = None
+def parse_known_json(text: str) -> Message | None:
+    """``parse_message(json_text.loads(text))`` when that is a known message other than an
+    error and valid as sent (as are nearly all chunks of a stream); ``None`` when it may be
+    anything else: then that call decides.
 
-
-class Tool(WireModel):
-    id: str | None = None
-    name: str = ""
-    description: str | None = None
-    tool_type: str | None = None
-    default_requires_approval: bool | None = None
-
-
-class Block(WireModel):
-    id: str | None = None
-    label: str = ""
-    value: str = ""
-    limit: int | None = None
-    description: str | None = None
-    read_only: bool | None = None
-
-
-class ToolRule(WireModel):
-    type: str | None = None
-    tool_name: str | None = None
-
-
-class Agent(WireModel):
-    """An agent as returned by ``GET /v1/agents/`` and ``GET /v1/agents/{id}``."""
-
-    id: str
-    name: str = ""
-    description: str | None = None
-    agent_type: str | None = None
-    model: str | None = None
-    llm_config: LLMConfig | None = None
-    tools: list[Tool] = []
-    blocks: list[Block] = []
-    tool_rules: list[ToolRule] = []
-    tags: list[str] = []
-    created_at: WireDatetime = None
-    updated_at: WireDatetime = None
-    last_run_completion: WireDatetime = None
-    last_stop_reason: str | None = None
-    pending_approval: ApprovalRequestMessage | None = None
-
-    APPROVAL_RULE: ClassVar[str] = "requires_approval"
-
-    @field_validator("tools", "blocks", "tool_rules", "tags", mode="before")
-    @classmethod
-    def _null_list(cls, value: Any) -> Any:
-        return [] if value is None else value
-
-    @field_validator("pending_approval", mode="before")
-    @classmethod
-    def _only_approval_requests(cls, value: Any) -> Any:
-        if isinstance(value, dict) and value.get("message_type") != "approval_request_message":
-            return None
-        return value
-
-    @property
-    def model_name(self) -> str:
-        """The model handle, for display."""
-        if self.llm_config is not None:
-            return self.llm_config.handle or self.llm_config.model or self.model or ""
-        return self.model or ""
-
-    @property
-    def context_window(self) -> int | None:
-        return self.llm_config.context_window if self.llm_config else None
-
-    @property
-    def tools_requiring_approval(self) -> set[str]:
-        """Names of tools that the agent's rules mark as requiring approval."""
-        return {
-            rule.tool_name for rule in self.tool_rules
-            if rule.type == self.APPROVAL_RULE and rule.tool_name
-        }
-
-
-class Conversation(WireModel):
-    id: str
-    agent_id: str | None = None
-    summary: str | None = None
-    description: str | None = None
-    in_context_message_ids: list[str] = []
-    last_message_at: WireDatetime = None
-    created_at: WireDatetime = None
-
-    @field_validator("in_context_message_ids", mode="before")
-    @classmethod
-    def _null_list(cls, value: Any) -> Any:
-        return [] if value is None else value
-
-
-class Run(WireModel):
-    id: str
-    agent_id: str | None = None
-    conversation_id: str | None = None
-    status: str | None = None
-    stop_reason: str | None = None
-    background: bool | None = None
-    metadata: dict[str, Any] | None = None
-    created_at: WireDatetime = None
-    completed_at: WireDatetime = None
-    #: Time to the first token, and the whole run, in nanoseconds.
-    ttft_ns: int | None = None
-    total_duration_ns: int | None = None
-
-
-class RunUsage(WireModel):
-    """Tokens a run used (``GET /v1/runs/{id}/usage``)."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-
-
-class Step(WireModel):
-    """One LLM call of a run (``GET /v1/runs/{id}/steps``)."""
-
-    id: str = ""
-    model: str | None = None
-    model_handle: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    total_tokens: int | None = None
-    cached_input_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    stop_reason: str | None = None
-    status: str | None = None
-
-
-class StepMetrics(WireModel):
-    """How long a step took (``GET /v1/steps/{id}/metrics``), in nanoseconds."""
-
-    step_ns: int | None = None
-    llm_request_ns: int | None = None
-    tool_execution_ns: int | None = None
-
-
-class ContextWindow(WireModel):
-    """How an agent's context window is spent (``GET /v1/agents/{id}/context``)."""
-
-    context_window_size_max: int = 0
-    context_window_size_current: int = 0
-    num_tokens_system: int = 0
-    num_tokens_core_memory: int = 0
-    num_tokens_functions_definitions: int = 0
-    num_tokens_tool_usage_rules: int = 0
-    num_tokens_memory_filesystem: int = 0
-    num_tokens_directories: int = 0
-    num_tokens_external_memory_summary: int = 0
-    num_tokens_summary_memory: int = 0
-    num_tokens_messages: int = 0
-    num_messages: int = 0
-
-
-class Health(WireModel):
-    version: str = ""
-    status: str = ""
+    pydantic's JSON decoder refuses lone surrogates (escaped or not), which ``loads`` cleans
+    up, and decodes everything else as ``loads`` does, but for nesting too deep.
+    """
+    if json_text.too_deep(text):
+        return None
+    try:
+        return _known_from_json(text)  # type: ignore[return-value]
+    except (ValueError, TypeError):  # TypeError: a lone surrogate in the text
+        return None

@@ -1,0 +1,268 @@
+"""CPU of the real app while it streams a recorded reply at its recorded pace, and at idle.
+
+Run: python bench/bench_stream_cpu.py [--turns N] [--runs N] [--idle SECONDS] [--profile DIR]
+
+The app runs as a user runs it: ``python -m openletta`` in a tmux window of 120x40 (tmux is
+the terminal: it answers the app's queries and draws its escape sequences). It talks to the
+embedded demo server, except that a sent message is answered by replaying a stream recorded
+from a real Letta 0.16.8 server with the scripted e2e model (``tests/fixtures/timed/*.sse``,
+made by ``bench/record_stream.py``), each event sent at the moment it arrived when recorded.
+Ids are renewed on every replay, so each turn is new to the app.
+
+CPU is the time the app's threads ran (``/proc/<pid>/task/*/schedstat``), from just before
+the message is typed until the app has been quiet (under 1 % CPU) for half a second after the
+last event, so it covers the whole turn: typing, the request, every chunk, the final render and
+whatever the turn's end sets off. Reported per recording:
+
+* ``long``: a long Markdown reply (reasoning, then 161 assistant chunks in 0.7 s);
+* ``slow``: 40 words over 13 s;
+* ``hello``: a short greeting;
+* ``long`` again after ``--turns`` short turns in the same session (cost should not grow);
+* idle: CPU share over ``--idle`` seconds with the chat open and nothing happening (from
+  when the cursor has stopped blinking, ``BLINK_SECONDS`` after the last key).
+
+Figures are the median of ``--runs`` fresh app processes. ``--profile DIR`` also records each
+run from its ready prompt on with py-spy (``pip install py-spy``) into ``DIR``. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import shlex
+import statistics
+import sys
+import tempfile
+import uuid
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from pathlib import Path
+
+from openletta.demo import DemoServer
+from openletta.demo.http import Handler, Request, Response, StreamResponse
+from openletta.ui.prompt import BLINK_SECONDS
+
+RECORDINGS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "timed"
+SIZE = (120, 40)
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_STREAM = re.compile(r"^/v1/(agents/[^/]+/messages/stream|conversations/[^/]+/messages)/?$")
+
+
+@dataclass(frozen=True)
+class TimedEvent:
+    at: float
+    frame: bytes
+
+
+def load(name: str) -> list[TimedEvent]:
+    """A recording's events with the second each arrived at."""
+    events = []
+    for block in (RECORDINGS / f"{name}.sse").read_text().split("\n\n"):
+        lines = block.strip("\n").splitlines()
+        if lines and lines[0].startswith(": t="):
+            frame = "\n".join(lines[1:]) + "\n\n"
+            events.append(TimedEvent(float(lines[0][4:]), frame.encode()))
+    return events
+
+
+def renewed(events: list[TimedEvent]) -> list[TimedEvent]:
+    """The same events with every id replaced by a fresh one (consistently)."""
+    fresh: dict[str, str] = {}
+
+    def swap(match: re.Match[str]) -> str:
+        return fresh.setdefault(match[0], str(uuid.uuid4()))
+
+    return [TimedEvent(event.at, _UUID.sub(swap, event.frame.decode()).encode())
+            for event in events]
+
+
+class ReplayServer(DemoServer):
+    """The demo server, but a sent message is answered with the next queued recording."""
+
+    def __init__(self) -> None:
+        super().__init__(speed=0)
+        self.queue: list[list[TimedEvent]] = []
+        self.done = asyncio.Event()
+
+    def handler(self) -> Handler:
+        router = super().handler()
+
+        async def handle(request: Request) -> Response:
+            if request.method == "POST" and _STREAM.match(request.path) and self.queue:
+                return StreamResponse(self._stream(self.queue.pop(0)))
+            return await router(request)
+
+        return handle
+
+    async def _stream(self, events: list[TimedEvent]) -> AsyncGenerator[bytes, None]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            for event in events:
+                delay = started + event.at - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                yield event.frame
+        finally:  # the client may hang up after the last event, closing this generator
+            self.done.set()
+
+
+class App:
+    """``python -m openletta`` in a tmux window of :data:`SIZE`: a real terminal that
+    answers the app's queries and draws what it writes."""
+
+    def __init__(self, base_url: str, config: str, profile: Path | None) -> None:
+        self.base_url, self.config, self.profile = base_url, config, profile
+        self.session = f"bench-{uuid.uuid4().hex[:8]}"
+        self.pid = 0
+        self._spy: asyncio.subprocess.Process | None = None
+
+    async def start(self) -> None:
+        command = shlex.join([sys.executable, "-m", "openletta", "--base-url", self.base_url,
+                              "--agent", "demo-agent", "--no-local-tools"])
+        await tmux("new-session", "-d", "-s", self.session, "-x", str(SIZE[0]), "-y",
+                   str(SIZE[1]), "-e", f"OPENLETTA_CONFIG_DIR={self.config}",
+                   "-e", "LETTA_API_KEY=", f"exec {command}")
+        self.pid = int(await tmux("list-panes", "-t", self.session, "-F", "#{pane_pid}"))
+
+    async def start_profile(self) -> None:
+        """Record what the app does from now on with py-spy, when asked to."""
+        if self.profile is not None:
+            self._spy = await asyncio.create_subprocess_exec(
+                str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(self.pid),
+                "--format", "speedscope", "--rate", "250", "--output", str(self.profile),
+                "--nonblocking",
+                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+
+    def cpu(self) -> float:
+        """Seconds of CPU the app's threads have used so far (to the nanosecond; threads
+        that ended count in ``stat``, in clock ticks)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ended = (int(fields[13]) + int(fields[14])) / CLOCK_TICKS  # cutime + cstime: children
+        running = 0
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                running += int((task / "schedstat").read_text().split()[0])
+        return running / 1e9 + ended
+
+    async def shows(self, text: str, timeout: float = 20) -> None:
+        """Wait until the window shows ``text``."""
+        async with asyncio.timeout(timeout):
+            while text not in await tmux("capture-pane", "-p", "-t", self.session):
+                await asyncio.sleep(0.1)
+
+    async def type(self, text: str) -> None:
+        """Type ``text``, then Enter."""
+        await tmux("send-keys", "-t", self.session, "-l", text)
+        await tmux("send-keys", "-t", self.session, "Enter")
+
+    async def quiet(self, seconds: float = 0.5) -> None:
+        """Wait until the app uses less than 1 % of a CPU for ``seconds``."""
+        while True:
+            before = self.cpu()
+            await asyncio.sleep(seconds)
+            if self.cpu() - before < 0.01 * seconds:
+                return
+
+    async def stop(self) -> None:
+        """End the app (Ctrl+Q), then the tmux session."""
+        await tmux("send-keys", "-t", self.session, "C-q")
+        for _ in range(50):
+            if not Path(f"/proc/{self.pid}").exists():
+                break
+            await asyncio.sleep(0.1)
+        await tmux("kill-session", "-t", self.session, check=False)
+        if self._spy is not None:
+            await self._spy.wait()
+
+
+async def tmux(*args: str, check: bool = True) -> str:
+    """Run a tmux command; its output."""
+    process = await asyncio.create_subprocess_exec(
+        "tmux", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate()
+    if check and process.returncode:
+        raise RuntimeError(f"tmux {args[0]}: {err.decode().strip()}")
+    return out.decode()
+
+
+async def turn(app: App, server: ReplayServer, recording: str, text: str) -> float:
+    """CPU seconds the app spends on one turn answered by ``recording``."""
+    server.queue.append(renewed(load(recording)))
+    server.done.clear()
+    await app.quiet()
+    before = app.cpu()
+    await app.type(text)
+    await server.done.wait()
+    await app.quiet()
+    return app.cpu() - before
+
+
+@dataclass
+class Run:
+    long: float
+    slow: float
+    hello: float
+    long_late: float
+    idle: float
+
+
+async def one_run(turns: int, idle: float, profile: Path | None) -> Run:
+    server = ReplayServer()
+    base_url = await server.start()
+    with tempfile.TemporaryDirectory() as config:
+        app = App(base_url, config, profile)
+        await app.start()
+        try:
+            await app.shows("Enter sends")
+            await app.quiet(1.0)
+            await app.start_profile()
+            long = await turn(app, server, "long", "long")
+            slow = await turn(app, server, "slow", "slow")
+            hello = await turn(app, server, "hello", "hello")
+            for index in range(turns):
+                await turn(app, server, "hello", f"hello {index}")
+            long_late = await turn(app, server, "long", "long again")
+            await asyncio.sleep(BLINK_SECONDS + 1)  # the cursor blinks a while after typing
+            before = app.cpu()
+            await asyncio.sleep(idle)
+            idle_share = (app.cpu() - before) / idle
+        finally:
+            await app.stop()
+            await server.stop()
+    return Run(long, slow, hello, long_late, idle_share)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=30, help="short turns before the late long")
+    parser.add_argument("--runs", type=int, default=3, help="fresh app processes")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measured")
+    parser.add_argument("--profile", type=Path, help="write py-spy profiles here")
+    options = parser.parse_args()
+    runs = []
+    for index in range(options.runs):
+        profile = None
+        if options.profile is not None:
+            options.profile.mkdir(parents=True, exist_ok=True)
+            profile = options.profile / f"run{index + 1}.speedscope.json"
+        runs.append(await one_run(options.turns, options.idle, profile))
+        print(f"run {index + 1}: {runs[-1]}", file=sys.stderr)
+
+    def median(field: str) -> float:
+        return statistics.median(getattr(run, field) for run in runs)
+
+    print(f"long reply (161 chunks, 0.7 s)     CPU {median('long'):.2f} s   (goal <= 0.28 s)")
+    print(f"slow reply (40 chunks, 13 s)       CPU {median('slow'):.2f} s   (goal <= 0.37 s)")
+    print(f"short reply (hello)                CPU {median('hello'):.2f} s   (goal <= 0.05 s)")
+    print(f"long reply after {options.turns} short turns   CPU {median('long_late'):.2f} s   "
+          f"({median('long_late') / median('long'):.2f}x turn 1; goal <= 1.0x)")
+    print(f"idle, chat open                    CPU {100 * median('idle'):.2f} %   (goal 0.0 %)")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,34 @@
+"""What the client sends to answer a round of pending tool calls: one answer per call, an
+approval decision or the result of a call run here (see
+:meth:`~openletta.api.client.LettaClient.send_approvals`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import pydantic
+
+
+class ApprovalAnswer(pydantic.BaseModel):
+    """The user's decision on one pending tool call."""
+
+    type: Literal["approval"] = "approval"
+    tool_call_id: str
+    approve: bool
+    reason: str | None = None
+
+
+class ToolReturnAnswer(pydantic.BaseModel):
+    """The result of a pending call of a client-side tool, run here."""
+
+    type: Literal["tool"] = "tool"
+    tool_call_id: str
+    tool_return: str
+    status: Literal["success", "error"]
+    stdout: list[str] | None = None
+    stderr: list[str] | None = None
+
+
+#: One entry of the answer to a round of pending calls.
+Answer = ApprovalAnswer | ToolReturnAnswer

@@ -1,0 +1,164 @@
+"""Requests to a Letta server over one ``httpx.AsyncClient``, and what comes back.
+
+:class:`LettaHTTP` sends JSON requests and opens event streams; the server's errors and
+network failures come out typed (:class:`~openletta.api.errors.LettaError`). The helpers at
+the end check that an answer has the shape a model expects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+import pydantic
+
+from openletta import __version__
+from openletta.api import json_text
+from openletta.api.errors import (
+    APIConnectionError,
+    ConfigurationError,
+    ConnectError,
+    RequestTimeout,
+    ServerError,
+    error_from_response,
+)
+from openletta.display import redact
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
+
+
+def _trace_calling(on_wait: Callable[[], object]) -> Callable[..., Awaitable[None]]:
+    """httpcore's ``trace`` extension calling ``on_wait`` once the request is sent and its
+    answer is awaited."""
+
+    async def trace(event: str, _info: dict[str, Any]) -> None:
+        if event.endswith(".receive_response_headers.started"):
+            on_wait()
+
+    return trace
+
+
+class LettaHTTP:
+    """JSON requests and event streams to the server at ``base_url`` (see :class:`LettaClient`
+    for ``on_wait``); every failure is a :class:`~openletta.api.errors.LettaError`."""
+
+    def __init__(self, base_url: str, api_key: str | None, *,
+                 transport: httpx.AsyncBaseTransport | None, timeout: httpx.Timeout,
+                 on_wait: Callable[[], object] | None) -> None:
+        self.base_url = base_url
+        self._client = _http_client(base_url, api_key, transport, timeout)
+        self._extensions = {"trace": _trace_calling(on_wait)} if on_wait else {}
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def request(self, method: str, path: str, *, params: Any = None,
+                      json: Any = None) -> Any:
+        """Send a request and return its decoded JSON body (``None`` when empty)."""
+        try:
+            response = await self._client.request(method, path, params=params, json=json,
+                                                  extensions=self._extensions)
+        except httpx.TransportError as error:
+            raise self._network_error(error) from error
+        if response.status_code >= 300:
+            raise error_from_response(response.status_code, response.content)
+        if not response.content:
+            return None
+        try:
+            return json_text.loads(response.content)
+        except json_text.JSONTextError as problem:
+            raise ServerError(f"The Letta server sent an answer openletta cannot read: {problem}. "
+                              "Check the base URL.", status_code=response.status_code,
+                              body=response.text) from None
+
+    async def open_stream(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """POST ``body`` and return the open event-stream response (errors raised typed)."""
+        request = self._client.build_request("POST", path, json=body,
+                                             headers={"Accept": "text/event-stream"},
+                                             extensions=self._extensions)
+        try:
+            response = await self._client.send(request, stream=True)
+            if response.status_code < 300 and _is_event_stream(response):
+                return response
+            try:
+                content = await response.aread()
+            finally:
+                await response.aclose()
+        except httpx.TransportError as error:
+            raise self._network_error(error) from error
+        if response.status_code >= 300:
+            raise error_from_response(response.status_code, content)
+        raise ServerError("The Letta server did not answer with an event stream. "
+                          "Check that openletta supports this server version.",
+                          status_code=response.status_code, body=response.text)
+
+    def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
+        shown_url = redact(self.base_url)
+        if isinstance(error, httpx.ConnectError):
+            return ConnectError(shown_url)
+        if isinstance(error, httpx.ConnectTimeout):
+            return RequestTimeout(shown_url, "accept the connection")
+        if isinstance(error, httpx.TimeoutException):
+            return RequestTimeout(shown_url)
+        return APIConnectionError(
+            f"The connection to the Letta server at {shown_url} failed "
+            f"({type(error).__name__}). Check the server and the network, then try again.")
+
+
+def _http_client(base_url: str, api_key: str | None,
+                 transport: httpx.AsyncBaseTransport | None,
+                 timeout: httpx.Timeout) -> httpx.AsyncClient:
+    """The HTTP client for ``base_url``; a :class:`ConfigurationError` when the URL or the
+    key cannot work."""
+    headers = {"User-Agent": f"openletta/{__version__}"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {_header_safe_key(api_key)}"
+    problem = "it does not start with http:// or https://"
+    if base_url.lower().startswith(("http://", "https://")):
+        try:
+            return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
+                                     transport=transport, follow_redirects=False)
+        except httpx.InvalidURL as error:
+            problem = str(error)
+    raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "
+                             f"{problem}. Check --base-url or LETTA_BASE_URL.")
+
+
+def _header_safe_key(api_key: str) -> str:
+    """The key without surrounding whitespace; a :class:`ConfigurationError` (which never
+    holds the key) when it has characters an HTTP header cannot carry."""
+    key = api_key.strip()
+    if not key.isascii() or not key.isprintable() or any(char.isspace() for char in key):
+        raise ConfigurationError("LETTA_API_KEY holds characters an HTTP header cannot carry "
+                                 "(spaces, line breaks or non-ASCII letters). Copy the key "
+                                 "again, without quotes.")
+    return key
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return "text/event-stream" in response.headers.get("content-type", "")
+
+
+def as_list(data: Any) -> list[Any]:
+    """``data`` if it is a list; a :class:`ServerError` if not."""
+    if not isinstance(data, list):
+        raise ServerError("The Letta server sent something other than a list. "
+                          "Check that openletta supports this server version.")
+    return data
+
+
+def validate(model: type[ModelT], data: Any) -> ModelT:
+    """``data`` read as a ``model``; a :class:`ServerError` when it does not fit."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as error:
+        raise ServerError(f"The Letta server sent an unexpected {model.__name__.lower()} "
+                          f"({error.error_count()} problem(s)). Check that openletta "
+                          "supports this server version.", body=str(data)[:2000]) from None
+
+
+def validate_list(model: type[ModelT], data: Any) -> list[ModelT]:
+    """A list of ``data`` read as ``model``'s (see :func:`validate`)."""
+    return [validate(model, entry) for entry in as_list(data)]

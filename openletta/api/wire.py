@@ -1,0 +1,171 @@
+"""The base of every model read from the Letta server: its rules, its dates, its text.
+
+Two rules hold for every model read from the server (:class:`WireModel`):
+
+* a field whose value has the wrong type (a string of tokens, a list for a name) gets its
+  default, "unknown", instead of failing the whole model;
+* every date (:data:`WireDatetime`) is an aware datetime in UTC, or ``None`` when the
+  value is not a date, so dates from anywhere can be compared.
+
+:func:`content_text` reads a ``content`` field, given as text or as a list of parts
+(:data:`WireText`).
+:func:`json_fast_path` reads JSON text straight into models, for the chunks of a stream.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    ModelWrapValidatorHandler,
+    StrictStr,
+    TypeAdapter,
+    ValidationError,
+    model_validator,
+)
+
+
+def content_text(content: Any) -> str:
+    """Join the text of ``content`` given as a string or a list of content parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, dict):
+                if isinstance(part.get("text"), str):
+                    texts.append(part["text"])
+                elif part.get("type") == "image":
+                    texts.append("[image]")
+        return "".join(texts)
+    if isinstance(content, dict) and isinstance(content.get("text"), str):
+        return content["text"]
+    return str(content)
+
+
+def utc_datetime(value: Any) -> datetime | None:
+    """A date from the wire as an aware UTC datetime: ISO text (with or without an offset;
+    none means UTC), epoch seconds, or a datetime. ``None`` for anything else."""
+    if isinstance(value, str):
+        # Every chunk of a streamed message repeats its date: each is parsed once.
+        return _cached_utc_text(value) if len(value) <= _CACHED_DATE_LENGTH else _utc_text(value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value, UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    return _as_utc(value) if isinstance(value, datetime) else None
+
+
+def _utc_text(text: str) -> datetime | None:
+    try:
+        return _as_utc(datetime.fromisoformat(text.strip().replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
+_CACHED_DATE_LENGTH = 64
+_cached_utc_text = functools.lru_cache(maxsize=256)(_utc_text)
+
+
+def _as_utc(value: datetime) -> datetime | None:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # year 1 or 9999 moved past the calendar's end
+        return None
+
+
+#: A date field of a wire model (see :func:`utc_datetime`).
+WireDatetime = Annotated[datetime | None, BeforeValidator(utc_datetime)]
+
+
+@dataclass(frozen=True)
+class _ValidatedAs:
+    """An ``Annotated`` marker that makes pydantic validate a field as it validates ``spec``."""
+
+    spec: Any
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return handler.generate_schema(self.spec)
+
+
+#: A text field that may come as content parts (see :func:`content_text`). Text, as nearly
+#: every chunk sends, is taken without a call to Python.
+WireText = Annotated[str, _ValidatedAs(Annotated[
+    StrictStr | Annotated[Any, AfterValidator(content_text)], Field(union_mode="left_to_right")])]
+
+
+class WireModel(BaseModel):
+    """Base for everything read from the server: unknown keys ignored, ``None`` tolerated,
+    a value of the wrong type replaced by the field's default."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _defaults_for_bad_fields(cls, data: Any, handler: ModelWrapValidatorHandler[Self]
+                                 ) -> Self:
+        try:
+            return handler(data)
+        except ValidationError as error:
+            if not isinstance(data, dict):
+                raise
+            bad = {problem["loc"][0] for problem in error.errors() if problem["loc"]}
+            if not bad or any(cls.model_fields[name].is_required()
+                              for name in bad if name in cls.model_fields):
+                raise
+            return handler({key: value for key, value in data.items() if key not in bad})
+
+
+def json_fast_path(models: Iterable[type[WireModel]], tag: str) -> Callable[[str], WireModel]:
+    """A reader of JSON text holding one of ``models`` (picked by its ``tag`` field), that
+    gives what ``model.model_validate(json.loads(text))`` gives, or raises ``ValueError``.
+
+    It validates the text in one pass, without Python's JSON objects in between, and without
+    the leniency of :class:`WireModel` around each model (nested models keep theirs): that
+    changes nothing when validation succeeds, and it alone costs more than validating the
+    text. A ``ValueError`` (not JSON, an unknown tag, a field to default) means: validate
+    the usual way.
+    """
+    choices = {model.model_fields[tag].default: _without_leniency(model) for model in models}
+    schema = {"type": "tagged-union", "choices": choices, "discriminator": tag}
+    validate: Callable[[str], WireModel] = TypeAdapter(
+        Annotated[Any, _CoreSchema(schema)]).validator.validate_json
+    return validate
+
+
+def _without_leniency(model: type[WireModel]) -> dict[str, Any]:
+    """The core schema of ``model`` inside the wrap validator that :class:`WireModel` adds
+    (its only one)."""
+    schema = model.__pydantic_core_schema__
+    inner: dict[str, Any] = dict(schema.get("schema", {}))
+    if schema["type"] != "function-wrap" or inner.get("cls") is not model:
+        raise TypeError(f"{model.__name__} is not validated as a WireModel is")
+    return inner
+
+
+@dataclass(eq=False)
+class _CoreSchema:
+    """An ``Annotated`` marker that makes pydantic validate with ``schema`` as it is."""
+
+    schema: dict[str, Any]
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return self.schema
+

@@ -1,0 +1,159 @@
+"""The state under a transcript: its items, the indexes that find them again, and the
+bookkeeping every operation uses to add items, close the ones still streaming, settle calls
+and put footers under turns.
+
+:class:`~openletta.transcript.accumulator.Transcript` builds on it, through
+:class:`~openletta.transcript.handlers.MessageHandlers` (what each message does) and
+:class:`~openletta.transcript.history.HistoryPages` (pages of stored messages).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from openletta.transcript.change import Change
+from openletta.transcript.items import (
+    AssistantItem,
+    Item,
+    ReasoningItem,
+    ToolCallItem,
+    ToolStatus,
+    TurnFooterItem,
+    Usage,
+)
+from openletta.transcript.shown import StoredParts
+from openletta.transcript.turns import TurnStats
+
+#: Stop reasons after which calls that never returned will not run any more.
+CALLS_STAY_PENDING = {"requires_approval"}
+
+
+class TranscriptBase:
+    """Items of one conversation, their indexes, and the state of its newest turn."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic, *,
+                 footers: bool = False) -> None:
+        """``footers``: end each finished turn with a :class:`TurnFooterItem`."""
+        self.items: list[Item] = []
+        self.stop_reason: str | None = None
+        self.usage = Usage()
+        self.run_id: str | None = None
+        #: Chunks that were ignored: unknown message types and malformed lines.
+        self.ignored = 0
+        self._clock = clock
+        self._by_key: dict[str, Item] = {}
+        self._calls: dict[str, ToolCallItem] = {}
+        self._approval_ids: dict[str, list[str]] = {}
+        self._open: list[Item] = []
+        self._started: dict[str, float] = {}
+        self._seen_stored: set[tuple[str | None, str, str | None]] = set()
+        self._stored_parts: set[str] = set()
+        #: While a run that started before it was shown is followed: what not to repeat.
+        self._followed: StoredParts | None = None
+        self._last_seq: dict[str | None, int] = {}
+        self._last_call_of_group: dict[str, str] = {}
+        self._prepend_at: int | None = None
+        self._loading = False
+        self._serial = 0
+        self._footers = footers
+        #: The newest turn, and the oldest one known (history pages extend it upwards).
+        self._turn = TurnStats()
+        self._head_turn = self._turn
+
+    # --- queries --------------------------------------------------------------------------
+
+    def get(self, key: str) -> Item | None:
+        """The item with ``key``, if any."""
+        return self._by_key.get(key)
+
+    def call(self, tool_call_id: str) -> ToolCallItem | None:
+        """The tool call item for ``tool_call_id``, if any."""
+        return self._calls.get(tool_call_id)
+
+    @property
+    def pending_approvals(self) -> list[ToolCallItem]:
+        """Calls waiting for the user's decision, in display order."""
+        return [
+            item for item in self.items
+            if isinstance(item, ToolCallItem) and item.status is ToolStatus.AWAITING_APPROVAL
+        ]
+
+    @property
+    def awaiting_approval(self) -> bool:
+        return bool(self.pending_approvals)
+
+    def visible_items(self, include_internal: bool = False) -> list[Item]:
+        return [item for item in self.items if include_internal or not item.internal]
+
+    # --- bookkeeping ----------------------------------------------------------------------
+
+    def _add(self, item: Item, change: Change) -> None:
+        self._by_key[item.key] = item
+        if self._prepend_at is None:
+            self.items.append(item)
+        else:
+            self.items.insert(self._prepend_at, item)
+            self._prepend_at += 1
+        change.add(item)
+
+    def _close_open(self, change: Change) -> None:
+        """Mark items that were still receiving deltas as complete."""
+        for item in self._open:
+            if isinstance(item, ReasoningItem | AssistantItem):
+                item.done = True
+            elif isinstance(item, ToolCallItem) and item.status is ToolStatus.STREAMING:
+                item.status = settled_status(item)
+            change.touch(item)
+        self._open.clear()
+
+    def _settle_calls(self, stop_reason: str, change: Change) -> None:
+        """At the end of a turn, calls that did not return will not run: mark them."""
+        if stop_reason in CALLS_STAY_PENDING:
+            return
+        for item in self._calls.values():
+            if item.status in (ToolStatus.STREAMING, ToolStatus.RUNNING):
+                item.status = ToolStatus.CANCELLED
+                change.touch(item)
+
+    def _decide(self, item: ToolCallItem, approve: bool, reason: str | None,
+                change: Change) -> None:
+        item.approved, item.reason = approve, reason
+        if not item.status.is_final:
+            item.status = ToolStatus.RUNNING if approve else ToolStatus.DENIED
+        elif not approve and item.status is ToolStatus.ERROR:
+            item.status = ToolStatus.DENIED
+        change.touch(item)
+
+    def _fresh_key(self, prefix: str) -> str:
+        self._serial += 1
+        return f"{prefix}:#{self._serial}"
+
+    # --- turn footers ---------------------------------------------------------------------
+
+    def _end_turn(self, change: Change, turn: TurnStats | None = None) -> None:
+        """Put (or refresh) the footer under ``turn`` (the current one), if it has an answer."""
+        turn = turn or self._turn
+        if not self._footers or not turn.answered:
+            return
+        if turn.footer is None:
+            turn.footer = TurnFooterItem(key=self._fresh_key("footer"))
+            turn.fill(turn.footer)
+            self._add(turn.footer, change)
+        else:
+            turn.fill(turn.footer)
+            change.touch(turn.footer)
+
+    def _end_live_turn(self, change: Change) -> None:
+        if self._turn.live_started is not None:
+            self._turn.live_seconds = self._clock() - self._turn.live_started
+        self._end_turn(change)
+
+
+def settled_status(item: ToolCallItem) -> ToolStatus:
+    """Status of a call whose arguments are complete and that has no result yet."""
+    if item.approved is False:
+        return ToolStatus.DENIED
+    if item.needs_approval and item.approved is None:
+        return ToolStatus.AWAITING_APPROVAL
+    return ToolStatus.RUNNING

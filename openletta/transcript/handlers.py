@@ -1,0 +1,314 @@
+"""How each message type changes a transcript: one handler per type, and :meth:`feed`,
+which picks it (the grouping rules are listed in :mod:`openletta.transcript.accumulator`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from openletta.api import messages as m
+from openletta.transcript.base import CALLS_STAY_PENDING, TranscriptBase, settled_status
+from openletta.transcript.change import Change
+from openletta.transcript.items import (
+    AssistantItem,
+    ErrorItem,
+    EventItem,
+    Item,
+    ReasoningItem,
+    SystemItem,
+    ToolCallItem,
+    ToolStatus,
+    Usage,
+    UserItem,
+)
+from openletta.transcript.packed import unpack_user_content
+from openletta.transcript.turns import TurnStats
+
+_DENIAL_PREFIX = "Error: request to call tool denied."
+_TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
+
+
+class MessageHandlers(TranscriptBase):
+    """Stream chunks and stored messages applied to the transcript, one at a time."""
+
+    def feed(self, message: m.Message) -> Change:
+        """Apply one stream chunk (or one stored message) and report what changed."""
+        change = Change()
+        self._feed_into(message, change)
+        return change
+
+    def feed_all(self, messages: Iterable[m.Message]) -> Change:
+        """Feed several chunks; one change reports what they all did."""
+        total = Change()
+        for message in messages:
+            self._feed_into(message, total)
+        return total
+
+    def _feed_into(self, message: m.Message, change: Change) -> None:
+        """:meth:`feed`, recording what changed in ``change`` (which may hold more)."""
+        if self._is_replayed(message):
+            return
+        if self._followed is not None and not self._loading and self._followed.covers(message):
+            return
+        handler = _HANDLERS.get(type(message))
+        if handler is None:
+            self.ignored += 1
+        else:
+            handler(self, message, change)
+            self._turn.observe(message)
+
+    def _is_replayed(self, message: m.Message) -> bool:
+        """True for a chunk a resumed stream delivers again (``seq_id`` not beyond the last)."""
+        seq_id = getattr(message, "seq_id", None)
+        if seq_id is None or isinstance(message, m.ErrorMessage):
+            return False
+        run = getattr(message, "run_id", None)
+        if seq_id <= self._last_seq.get(run, 0):
+            return True
+        self._last_seq[run] = seq_id
+        return False
+
+    # --- handlers -------------------------------------------------------------------------
+
+    def _on_ping(self, message: m.Ping, change: Change) -> None:
+        self.run_id = message.run_id or self.run_id
+
+    def _on_reasoning(self, message: m.ReasoningMessage, change: Change) -> None:
+        item = self._text_item(message, ReasoningItem, change)
+        if message.reasoning:
+            item.append(message.reasoning)
+            self._touch_text(item, change)
+
+    def _on_hidden_reasoning(self, message: m.HiddenReasoningMessage, change: Change) -> None:
+        item = self._text_item(message, ReasoningItem, change)
+        item.hidden, item.state = True, message.state or item.state
+        if message.hidden_reasoning:
+            item.append(message.hidden_reasoning)
+        self._touch_text(item, change)
+
+    def _on_assistant(self, message: m.AssistantMessage, change: Change) -> None:
+        item = self._text_item(message, AssistantItem, change)
+        if message.content:
+            item.append(message.content)
+            self._touch_text(item, change)
+
+    def _on_tool_calls(
+        self, message: m.ToolCallMessage | m.ApprovalRequestMessage, change: Change
+    ) -> None:
+        approval = isinstance(message, m.ApprovalRequestMessage)
+        group = f"{message.message_type}:{message.group_key}"
+        for index, call in enumerate(message.tool_calls):
+            call_id = call.tool_call_id or self._last_call_of_group.get(group)
+            call_id = call_id or f"{group}:{index}"
+            self._last_call_of_group[group] = call_id
+            item = self._call_item(call_id, message, change)
+            if approval:
+                item.needs_approval = True
+                if message.id:
+                    ids = self._approval_ids.setdefault(message.id, [])
+                    if call_id not in ids:
+                        ids.append(call_id)
+            if item.name == "" and call.name:
+                item.name = call.name
+            if call.arguments:
+                if message.is_delta:
+                    item.append_arguments(call.arguments)
+                elif not item.arguments_text:
+                    item.arguments_text = call.arguments
+            if not message.is_delta and item.status is ToolStatus.STREAMING:
+                item.status = settled_status(item)
+            change.touch(item)
+
+    def _on_tool_return(self, message: m.ToolReturnMessage, change: Change) -> None:
+        self._close_open(change)
+        for result in message.tool_returns:
+            call_id = result.tool_call_id or self._fresh_key("call")
+            item = self._calls.get(call_id)
+            if item is None:
+                item = self._new_call(call_id, message, change, orphan=True)
+            item.name = item.name or message.name or ""
+            item.result = result.tool_return
+            item.stdout = list(result.stdout or [])
+            item.stderr = list(result.stderr or [])
+            denied = item.approved is False or (result.tool_return or "").startswith(_DENIAL_PREFIX)
+            if denied:
+                item.status = ToolStatus.DENIED
+            else:
+                item.status = ToolStatus.ERROR if result.status == "error" else ToolStatus.SUCCESS
+            change.touch(item)
+
+    def _on_approval_response(self, message: m.ApprovalResponseMessage, change: Change) -> None:
+        for decision in message.approvals:
+            for call_id in self._resolve_call_ids(decision.tool_call_id):
+                item = self._calls.get(call_id)
+                if item is None:
+                    continue
+                if decision.type == "tool":
+                    item.client_result = True
+                    item.result = decision.tool_return
+                    item.status = (ToolStatus.ERROR if decision.status == "error"
+                                   else ToolStatus.SUCCESS)
+                    change.touch(item)
+                elif decision.approve is not None:
+                    self._decide(item, decision.approve, decision.reason, change)
+
+    def _on_user(self, message: m.UserMessage, change: Change) -> None:
+        key = f"user:{message.otid}" if message.otid else f"user:{message.id}"
+        if key in self._by_key:
+            return
+        self._close_open(change)
+        subtype, text = unpack_user_content(message.content)
+        item: Item
+        if subtype == "user_message":
+            self._end_turn(change)
+            self._turn = TurnStats(started=message.date)
+            item = UserItem(key=key, date=message.date, text=text, otid=message.otid)
+        else:
+            item = SystemItem(key=key, date=message.date, text=text, subtype=subtype)
+        self._add(item, change)
+
+    def _on_system(self, message: m.SystemMessage, change: Change) -> None:
+        key = f"system:{message.id or self._fresh_key('system')}"
+        if key not in self._by_key:
+            self._add(SystemItem(key=key, date=message.date, text=message.content), change)
+
+    def _on_summary(self, message: m.SummaryMessage, change: Change) -> None:
+        self._close_open(change)
+        self._add(EventItem(key=self._fresh_key("summary"), date=message.date,
+                            event_type="summary", text=message.summary), change)
+
+    def _on_event(self, message: m.EventMessage, change: Change) -> None:
+        self._close_open(change)
+        self._add(EventItem(key=self._fresh_key("event"), date=message.date,
+                            event_type=message.event_type or "event",
+                            text=_describe_event(message)), change)
+
+    def _on_stop(self, message: m.StopReason, change: Change) -> None:
+        self.stop_reason = message.stop_reason
+        self._close_open(change)
+        self._settle_calls(message.stop_reason, change)
+        if message.stop_reason not in CALLS_STAY_PENDING:
+            self._end_live_turn(change)
+
+    def _on_usage(self, message: m.UsageStatistics, change: Change) -> None:
+        self.usage = Usage(
+            prompt_tokens=message.prompt_tokens,
+            completion_tokens=message.completion_tokens,
+            total_tokens=message.total_tokens,
+            step_count=message.step_count,
+            reasoning_tokens=message.reasoning_tokens,
+            cached_input_tokens=message.cached_input_tokens,
+            context_tokens=message.context_tokens,
+        )
+        self._turn.add_usage(message)
+        if self._turn.footer is not None:
+            self._end_turn(change)
+
+    def _on_error(self, message: m.ErrorMessage, change: Change) -> None:
+        self.run_id = message.run_id or self.run_id
+        self._close_open(change)
+        if self.stop_reason is None:
+            self.stop_reason = "error"
+        self._settle_calls(self.stop_reason, change)
+        self._add(ErrorItem(key=self._fresh_key("error"), error_type=message.error_type,
+                            message=message.message, detail=message.detail), change)
+        self._end_live_turn(change)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _text_item(
+        self, message: m.LettaMessage, cls: type[_TextItem], change: Change
+    ) -> _TextItem:
+        key = f"{message.message_type}:{message.group_key}"
+        item = self._by_key.get(key)
+        if isinstance(item, cls):
+            return item
+        self._close_open(change)
+        item = cls(key=key, date=message.date)
+        self._add(item, change)
+        self._open.append(item)
+        if not self._loading:
+            self._started[key] = self._clock()
+        return item
+
+    def _touch_text(self, item: ReasoningItem | AssistantItem, change: Change) -> None:
+        if isinstance(item, ReasoningItem) and item.key in self._started:
+            item.duration = self._clock() - self._started[item.key]
+        change.touch(item)
+
+    def _call_item(self, call_id: str, message: m.LettaMessage, change: Change) -> ToolCallItem:
+        item = self._calls.get(call_id)
+        if item is None:
+            self._close_open(change)
+            return self._new_call(call_id, message, change)
+        if self._prepend_at is not None and item.key.startswith("orphan:"):
+            self._relocate(item, change)
+        return item
+
+    def _new_call(self, call_id: str, message: m.LettaMessage, change: Change,
+                  *, orphan: bool = False) -> ToolCallItem:
+        prefix = "orphan" if orphan else "call"
+        item = ToolCallItem(key=f"{prefix}:{call_id}", date=message.date, tool_call_id=call_id)
+        self._calls[call_id] = item
+        self._add(item, change)
+        if not orphan:
+            self._open.append(item)
+        return item
+
+    def _relocate(self, item: ToolCallItem, change: Change) -> None:
+        """Move a call known only from its return (newer page) to where it was made."""
+        self.items.remove(item)
+        change.removed.append(item)
+        assert self._prepend_at is not None
+        self.items.insert(self._prepend_at, item)
+        self._prepend_at += 1
+        change.add(item)
+
+    def _resolve_call_ids(self, call_id: str | None) -> list[str]:
+        """Tool-call ids a decision refers to; legacy decisions name the request's message id."""
+        if call_id is None:
+            return []
+        if call_id in self._calls:
+            return [call_id]
+        return self._approval_ids.get(call_id, [])
+
+
+def _describe_event(message: m.EventMessage) -> str:
+    if message.event_type == "compaction":
+        data = message.compaction
+        tokens, window = data.context_token_estimate, data.context_window
+        if tokens and window:
+            return f"Compacting context ({tokens:,} of {window:,} tokens)"
+        return "Compacting context"
+    return (message.event_type or "event").replace("_", " ").capitalize()
+
+
+_Handler = Callable[[MessageHandlers, Any, Change], None]
+_M = TypeVar("_M", bound=m.Message)
+
+
+def _handler(cls: type[_M], method: Callable[[MessageHandlers, _M, Change], None]
+             ) -> tuple[type, _Handler]:
+    """One :data:`_HANDLERS` entry; checks that ``method`` takes messages of class ``cls``
+    (a dict's type cannot tie each value's argument to its key)."""
+    return cls, method
+
+
+_HANDLERS: dict[type, _Handler] = dict([
+    _handler(m.Ping, MessageHandlers._on_ping),
+    _handler(m.ReasoningMessage, MessageHandlers._on_reasoning),
+    _handler(m.HiddenReasoningMessage, MessageHandlers._on_hidden_reasoning),
+    _handler(m.AssistantMessage, MessageHandlers._on_assistant),
+    _handler(m.ToolCallMessage, MessageHandlers._on_tool_calls),
+    _handler(m.ApprovalRequestMessage, MessageHandlers._on_tool_calls),
+    _handler(m.ToolReturnMessage, MessageHandlers._on_tool_return),
+    _handler(m.ApprovalResponseMessage, MessageHandlers._on_approval_response),
+    _handler(m.UserMessage, MessageHandlers._on_user),
+    _handler(m.SystemMessage, MessageHandlers._on_system),
+    _handler(m.SummaryMessage, MessageHandlers._on_summary),
+    _handler(m.EventMessage, MessageHandlers._on_event),
+    _handler(m.StopReason, MessageHandlers._on_stop),
+    _handler(m.UsageStatistics, MessageHandlers._on_usage),
+    _handler(m.ErrorMessage, MessageHandlers._on_error),
+])

@@ -1,0 +1,201 @@
+"""Every use of Textual's private API, in one place, each with its reason.
+
+Checked with the Textual version pinned in ``pyproject.toml``; a new minor version may
+rename any of these, so a Textual upgrade starts by reading this module.
+``tests/ui/test_textual_internals.py`` fails if another module under ``openletta/`` imports
+a private Textual module or reaches for a private Textual attribute.
+
+Not here, because they are public or documented, though they look private or low-level:
+
+* ``Widget.arrange`` (overridden by :class:`~openletta.ui.chat_scroll.ChatScroll` to keep a
+  widget in place) and ``DOMNode.set_reactive`` (which moves its scroll without watchers) are
+  public methods; ``arrange`` is documented as "best left alone" unless you know what it does.
+* ``TextArea._on_key``, which :class:`~openletta.ui.prompt.Prompt` overrides to act on keys
+  before the text area inserts them: Textual's TextArea guide ("Extending TextArea") says to
+  override ``_on_key`` for exactly that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import threading
+import time
+from codecs import getincrementaldecoder
+from typing import Any
+
+from textual._xterm_parser import XTermParser
+from textual.app import App
+from textual.content import Content
+from textual.drivers.linux_driver import LinuxDriver
+from textual.widgets import Footer, Markdown
+from textual.widgets._footer import FooterKey
+from textual.widgets._markdown import (
+    MarkdownBullet,
+    MarkdownBulletList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+    Token,  # markdown-it's, which Textual depends on and we do not
+)
+from textual.widgets.markdown import MarkdownBlock
+
+__all__ = [
+    "MarkdownBullet",
+    "MarkdownBulletList",
+    "MarkdownListItem",
+    "MarkdownOrderedList",
+    "MarkdownParagraph",
+    "QuietLinuxDriver",
+    "footer_keys",
+    "markdown_block_content",
+    "markdown_block_document",
+    "markdown_block_token",
+    "markdown_child_blocks",
+    "set_footer_key_enabled",
+    "write_to_terminal",
+]
+
+# --- footer (openletta.ui.key_bar) ------------------------------------------------------------
+
+
+def footer_keys(footer: Footer) -> list[FooterKey]:
+    """The key widgets a footer shows (Textual does not export ``FooterKey``)."""
+    return list(footer.query(FooterKey))
+
+
+def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
+    """Enable or disable one footer key in place.
+
+    Textual only sets a key's state when it builds the footer's keys (``_disabled`` decides
+    what a click does; the ``-disabled`` class how it looks), and builds them all again on
+    every change of a screen's bindings.
+    """
+    key._disabled = not enabled
+    key.set_class(not enabled, "-disabled")
+
+
+# --- terminal (openletta.ui.app) --------------------------------------------------------------
+
+
+def write_to_terminal(app: App[Any], text: str) -> None:
+    """Write ``text`` (an escape sequence, such as the window title's) to the terminal.
+
+    Textual has no public way to send the terminal a sequence of our own; it writes its own
+    (the clipboard's OSC 52, the bell) through the app's driver, as this does. Nothing is
+    written when the app has no driver (not running).
+    """
+    driver = app._driver
+    if driver is not None:
+        driver.write(text)
+
+
+# --- Markdown lists (openletta.ui.widgets.markdown_lists) -------------------------------------
+#
+# The light lists subclass Textual's Markdown block classes, which ``textual.widgets.markdown``
+# does not export (it exports ``MarkdownBlock`` and ``MarkdownFence``, not these), and read
+# what the parser gave a block before it is mounted, which Textual keeps in private attributes.
+# ``MarkdownBullet``, ``MarkdownBulletList``, ``MarkdownListItem``, ``MarkdownOrderedList`` and
+# ``MarkdownParagraph`` are imported from here for that reason.
+
+
+def markdown_block_document(block: MarkdownBlock) -> Markdown:
+    """The Markdown document ``block`` belongs to, needed to build a block like it.
+
+    A block's constructor takes its document; Textual keeps it as ``_markdown`` (a weak
+    reference resolved by a property), and the public ``select_container`` only finds it once
+    the block is mounted.
+    """
+    return block._markdown
+
+
+def markdown_block_token(block: MarkdownBlock) -> Token:
+    """The parser's token ``block`` was built from (its constructor's other argument)."""
+    return block._token
+
+
+def markdown_block_content(block: MarkdownBlock) -> Content:
+    """The content Textual gave ``block`` (``set_content``), to give a copy of it the same.
+
+    The public ``Static.content`` is the same object once ``set_content`` has run, but is typed
+    as any visual and is ``""`` before; ``_content`` is always a ``Content``.
+    """
+    return block._content
+
+
+def markdown_child_blocks(block: MarkdownBlock) -> list[MarkdownBlock]:
+    """The blocks the parser put inside ``block`` (a list's items, an item's paragraphs).
+
+    They are not children yet: Textual's ``compose`` yields them and then clears this list,
+    so this is the list itself, for a ``compose`` of our own to do the same.
+    """
+    return block._blocks
+
+
+# --- input thread (openletta.ui.app) ----------------------------------------------------------
+
+#: Seconds after input during which the input thread polls for the parser's timeouts (a lone
+#: Esc is reported once no more bytes follow it).
+INPUT_GRACE = 1.0
+#: How often it polls then, as Textual's does.
+POLL_SECONDS = 0.1
+
+
+class _WakingEvent(threading.Event):
+    """An event that also wakes a thread sleeping in ``select`` on ``wake_fd``'s pipe."""
+
+    def __init__(self, wake_fd: int) -> None:
+        super().__init__()
+        self._wake_fd = wake_fd
+
+    def set(self) -> None:
+        super().set()
+        with contextlib.suppress(OSError):
+            os.write(self._wake_fd, b".")
+
+
+class QuietLinuxDriver(LinuxDriver):
+    """Textual's Linux driver with an input thread that sleeps while nothing happens.
+
+    Textual's input thread wakes ten times a second (``select`` with a 0.1 s timeout) to see
+    whether the app is stopping and whether a lone Esc has waited long enough: 0.1 % of a CPU
+    for a chat nobody touches. This one polls like that only for :data:`INPUT_GRACE` seconds
+    after input (the parser's own timeouts are shorter), and otherwise sleeps until input
+    comes or :attr:`exit_event` is set, which writes to a pipe it also waits on. It reads and
+    parses input exactly as Textual does, with Textual's ``XTermParser``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._wake_read, self._wake_write = os.pipe()
+        self.exit_event = _WakingEvent(self._wake_write)
+
+    def run_input_thread(self) -> None:
+        parser = XTermParser(self._debug)
+        decode = getincrementaldecoder("utf-8")().decode
+        last_input = -INPUT_GRACE
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.fileno, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            while not self.exit_event.is_set():
+                recent = time.monotonic() - last_input < INPUT_GRACE
+                for key, _mask in selector.select(POLL_SECONDS if recent else None):
+                    if key.fd == self._wake_read:
+                        os.read(self._wake_read, 512)
+                        continue
+                    data = os.read(self.fileno, 4096)
+                    if not data:  # end of input (stdin is not a terminal)
+                        selector.unregister(self.fileno)
+                        continue
+                    last_input = time.monotonic()
+                    for event in parser.feed(decode(data)):
+                        self.process_message(event)
+                for event in parser.tick():
+                    self.process_message(event)
+
+    def close(self) -> None:
+        super().close()
+        for fd in (self._wake_read, self._wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
