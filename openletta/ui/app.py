@@ -368,7 +368,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         return names[index % len(names)]
 
     async def _save_settings(self, **changes: str | None) -> None:
-        self.settings = updated_settings(self.settings, **changes)
+        self.settings = dataclasses.replace(self.settings, **changes)
         try:
             await asyncio.to_thread(save_settings, self.settings)
         except OSError as error:
@@ -388,13 +388,6 @@ async def find_agent(client: LettaClient, ref: str) -> Agent | None:
         if matches:
             return matches[0]
     return None
-
-
-def updated_settings(settings: Settings, **changes: str | None) -> Settings:
-    """A copy of ``settings`` with ``changes`` (works for a dataclass or a pydantic model)."""
-    if dataclasses.is_dataclass(settings):
-        return dataclasses.replace(settings, **changes)
-    return settings.model_copy(update=changes)
 
 
 def default_export_name(agent_name: str, now: datetime) -> str:

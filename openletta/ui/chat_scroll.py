@@ -1,8 +1,9 @@
 """The scrolling part of the chat and the rows at its edges.
 
 :class:`ChatScroll` reports where the user scrolled to, can hold a widget still on screen
-while content above it grows, and mounts a batch of widgets in one layout; :class:`EarlierRow`
-and :class:`NewIndicator` are the clickable rows above and below the items.
+while content above it grows, mounts a batch of widgets in one layout and removes retired ones
+at a quiet moment; :class:`EarlierRow` and :class:`NewIndicator` are the clickable rows above
+and below the items, :class:`PendingRows` the messages waiting to be sent.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import asyncio
 from collections.abc import Awaitable, Sequence
 from contextlib import ExitStack, suppress
 
+from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
@@ -19,10 +21,18 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
+from openletta.display import plain_text
+from openletta.ui.collector import collect_if_due
+
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
 #: The longest the screen's updates are held for widgets to mount.
 MOUNT_HOLD_SECONDS = 1.0
+#: Retired widgets are removed with the next held mount, after this many seconds without
+#: one, or at once when more than ``RETIRED_LIMIT`` wait (removal on its own costs a layout).
+#: A due full garbage collection waits for the same quiet moment.
+QUIET_SECONDS = 0.5
+RETIRED_LIMIT = 40
 
 
 class EarlierRow(Static):
@@ -43,6 +53,21 @@ class NewIndicator(Static):
 
     def on_click(self) -> None:
         self.post_message(self.Pressed())
+
+
+class PendingRows(Static):
+    """Below the chat: messages not sent yet, one row each."""
+
+    def show(self, rows: Sequence[tuple[str, str]]) -> None:
+        """Show ``(label, text)`` rows, e.g. ``("queued", "hi")``; hidden when there are none."""
+        text = Text()
+        for label, message in rows:
+            if text:
+                text.append("\n")
+            text.append(f"{label} ", style="bold")
+            text.append_text(plain_text(message.replace("\n", " ⏎ ")))
+        self.update(text)
+        self.display = bool(rows)
 
 
 class ChatScroll(VerticalScroll):
@@ -66,6 +91,9 @@ class ChatScroll(VerticalScroll):
         #: Whether moves are reported (not while a new window of items is being laid out:
         #: positions mean nothing then, and a report could be handled after it is done).
         self.reporting = True
+        #: Widgets taken off screen and not removed yet (removing them costs a layout).
+        self._retired: list[Widget] = []
+        self._quiet_timer: Timer | None = None
 
     @property
     def at_bottom(self) -> bool:
@@ -115,6 +143,44 @@ class ChatScroll(VerticalScroll):
 
         waiting.add_done_callback(release)
         return released
+
+    def add_notice(self, text: str, *, error: bool = False) -> None:
+        """Add a line at the end that is not part of the transcript."""
+        self.mount(Static(plain_text(text), classes="notice -error" if error else "notice"))
+
+    def retire(self, widgets: Sequence[Widget]) -> None:
+        """Hide ``widgets`` now and remove them at a quiet moment (or with the next held mount,
+        :meth:`take_retired`)."""
+        for widget in widgets:
+            widget.display = False  # an inline style: no CSS to apply again to its subtree
+        self._retired.extend(widgets)
+        if len(self._retired) > RETIRED_LIMIT:
+            self.remove_retired()
+        self._await_quiet()
+
+    def take_retired(self) -> list[Widget]:
+        """The retired widgets, for a held mount to remove (the quiet moment counts from it)."""
+        retired, self._retired = self._retired, []
+        self._await_quiet()
+        return retired
+
+    def remove_retired(self) -> None:
+        """Remove the retired widgets now."""
+        retired, self._retired = self._retired, []
+        self.remove_children(retired)
+
+    def _await_quiet(self) -> None:
+        """Count ``QUIET_SECONDS`` from now until :meth:`_on_quiet`."""
+        if self._quiet_timer is None:
+            self._quiet_timer = self.set_timer(QUIET_SECONDS, self._on_quiet)
+        else:
+            self._quiet_timer.reset()
+
+    def _on_quiet(self) -> None:
+        """Nothing was mounted or retired for a while: do the work that would stutter."""
+        self._quiet_timer = None
+        self.remove_retired()
+        collect_if_due()
 
     async def wait_for_mounts(self) -> None:
         """Wait until every held mount has ended (its hold released)."""

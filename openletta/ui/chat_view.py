@@ -9,9 +9,8 @@ user scrolls down again or presses Ctrl+End. Which items those are is worked out
 :class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the widgets. A window
 move mounts its widgets and removes the ones it unmounts with the screen's updates held, so it
 costs one layout and one paint. Widgets unmounted otherwise (while following the bottom) are
-hidden at once and removed with the next window move or once the view has been still for
-``QUIET_SECONDS``; a full garbage collection that is due runs then too. The scroller is in
-:mod:`openletta.ui.chat_scroll`.
+hidden at once and removed with the next window move or once the view has been still for a
+moment (:meth:`ChatScroll.retire`). The scroller is in :mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ import asyncio
 from collections.abc import Sequence
 from typing import ClassVar
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
@@ -28,21 +26,13 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Static
 
-from openletta.display import plain_text
 from openletta.transcript import Change, Item, UserItem
-from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator
+from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator, PendingRows
 from openletta.ui.chat_window import ChatWindow, Move
-from openletta.ui.collector import collect_if_due
 from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
 
 FLUSH_HZ = 30
-#: Widgets unmounted outside a window move are hidden at once and removed with the next one,
-#: after this many seconds without one, or at once when more than ``RETIRED_LIMIT`` wait
-#: (removal on its own costs a layout). A due full garbage collection waits for the same.
-QUIET_SECONDS = 0.5
-RETIRED_LIMIT = 40
 
 
 class ChatView(Vertical):
@@ -65,13 +55,10 @@ class ChatView(Vertical):
         self._widgets: dict[str, ItemWidget] = {}
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
-        #: Widgets taken off screen and not removed yet (removing them costs a layout).
-        self._retired: list[ItemWidget] = []
-        self._quiet_timer: Timer | None = None
         self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
-        self._pending = Static(id="pending")
+        self._pending = PendingRows(id="pending")
 
     def compose(self) -> ComposeResult:
         with self._scroll:
@@ -186,12 +173,11 @@ class ChatView(Vertical):
 
     def add_notice(self, text: str, *, error: bool = False) -> None:
         """Show a line that is not part of the transcript (e.g. why a send failed)."""
-        notice = Static(plain_text(text), classes="notice -error" if error else "notice")
-        self._scroll.mount(notice)
+        self._scroll.add_notice(text, error=error)
 
     def clear(self) -> None:
         """Unmount everything shown; the "earlier" row brings it back."""
-        self._remove_retired()
+        self._scroll.remove_retired()
         self._scroll.remove_children([*self._widgets.values(), *self._scroll.query(".notice")])
         self._widgets.clear()
         self._dirty.clear()
@@ -200,15 +186,7 @@ class ChatView(Vertical):
 
     def set_pending(self, rows: Sequence[tuple[str, str]]) -> None:
         """Show messages not sent yet as ``(label, text)`` rows, e.g. ``("queued", "hi")``."""
-        pending = self._pending
-        text = Text()
-        for label, message in rows:
-            if text:
-                text.append("\n")
-            text.append(f"{label} ", style="bold")
-            text.append_text(plain_text(message.replace("\n", " ⏎ ")))
-        pending.update(text)
-        pending.display = bool(rows)
+        self._pending.show(rows)
 
     # --- internals --------------------------------------------------------------------------
 
@@ -262,9 +240,8 @@ class ChatView(Vertical):
     def _mount_held(self, widgets: list[ItemWidget], *,
                     after: Widget | int | None = None) -> asyncio.Event:
         """Mount ``widgets`` and remove the retired ones in one step (one layout)."""
-        retired, self._retired = self._retired, []
-        self._await_quiet()
-        return self._scroll.mount_held(widgets, after=after, remove=retired)
+        return self._scroll.mount_held(widgets, after=after,
+                                       remove=self._scroll.take_retired())
 
     def _remove(self, item: Item) -> None:
         self._window.remove(item)
@@ -275,31 +252,11 @@ class ChatView(Vertical):
 
     def _unmount(self, items: Sequence[Item]) -> None:
         """Take the widgets of ``items`` off screen now; remove them once the view is idle."""
+        widgets = []
         for item in items:
-            widget = self._widgets.pop(item.key)
+            widgets.append(self._widgets.pop(item.key))
             self._dirty.pop(item.key, None)
-            widget.display = False  # an inline style: no CSS to apply again to its subtree
-            self._retired.append(widget)
-        if len(self._retired) > RETIRED_LIMIT:
-            self._remove_retired()
-        self._await_quiet()
-
-    def _await_quiet(self) -> None:
-        """Count ``QUIET_SECONDS`` from now until :meth:`_on_quiet`."""
-        if self._quiet_timer is None:
-            self._quiet_timer = self.set_timer(QUIET_SECONDS, self._on_quiet)
-        else:
-            self._quiet_timer.reset()
-
-    def _on_quiet(self) -> None:
-        """The window has not moved for a while: do the work that would have made it stutter."""
-        self._quiet_timer = None
-        self._remove_retired()
-        collect_if_due()
-
-    def _remove_retired(self) -> None:
-        retired, self._retired = self._retired, []
-        self._scroll.remove_children(retired)
+        self._scroll.retire(widgets)
 
     def _busy(self, item: Item) -> bool:
         """Whether the widget of ``item`` must stay (an approval prompt is open in it)."""

@@ -17,8 +17,8 @@ from waiting import wait_until
 import openletta.ui
 from openletta.api.messages import parse_message
 from openletta.transcript import Transcript
-from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, ChatScroll
-from openletta.ui.chat_view import RETIRED_LIMIT, ChatView
+from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, ChatScroll
+from openletta.ui.chat_view import ChatView
 from openletta.ui.chat_window import (
     BEGINNING,
     EARLIER_BATCH,
