@@ -7,9 +7,9 @@ from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.containers import Horizontal
 from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBullet
 from waiting import wait_until
 
+from openletta.ui.textual_internals import MarkdownBullet
 from openletta.ui.widgets.assistant import ReplyMarkdown
 from openletta.ui.widgets.markdown_lists import BulletParagraph
 
