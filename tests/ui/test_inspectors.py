@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from chat_helpers import open_chat, send
 from test_app import SIZE
+from textual.app import App
+from waiting import wait_until
 
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
+from openletta.ui.screens import inspect
 from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
 from openletta.ui.screens.inspect import run_text as run_content
 from openletta.ui.widgets.footer import TurnFooter
@@ -46,6 +50,41 @@ def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
     assert "first token after 0.35s" in text
     assert "step 1  openai/gpt  ↑17.2k · ↓24 · reasoning 11  tool call" in text
     assert "step 2  gpt  ↑17.4k · ↓40 · cached 16k" in text
+
+
+class LateTimingsClient:
+    """A server that records the last step's timing only a moment after the run ended."""
+
+    def __init__(self) -> None:
+        self.metrics_asked: list[str] = []
+
+    async def get_run(self, run_id: str) -> Run:
+        return Run(id=run_id, status="completed", stop_reason="end_turn")
+
+    async def list_run_steps(self, run_id: str) -> list[Step]:
+        return [Step(id="s1", model="m", prompt_tokens=10), Step(id="s2", model="m")]
+
+    async def list_run_messages(self, run_id: str) -> list[object]:
+        return []
+
+    async def get_step_metrics(self, step_id: str) -> StepMetrics:
+        self.metrics_asked.append(step_id)
+        late = step_id == "s2" and self.metrics_asked.count("s2") < 3
+        return StepMetrics(step_ns=None if late else 250_000_000)
+
+
+async def test_the_inspector_asks_again_for_timings_not_recorded_yet(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inspect, "METRICS_RETRY_SECONDS", 0.01)
+    client = LateTimingsClient()
+    app = App[None]()
+    async with app.run_test() as pilot:
+        screen = RunScreen(client, ["run-1"])  # type: ignore[arg-type]
+        await app.push_screen(screen)
+        body = screen.query_one(".inspect-body")
+        await wait_until(pilot, lambda: str(body.render()).count("took 0.25s") == 2,
+                         what="both steps' timings")
+        assert client.metrics_asked == ["s1", "s2", "s2", "s2"]  # s1 is not asked again
 
 
 async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_until) -> None:

@@ -3,6 +3,7 @@ turn with their steps (``/run``, or Enter on a turn's footer). Read-only views, 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
@@ -23,6 +24,9 @@ from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens
 
 BAR_CELLS = 24
+#: How often, and how far apart, the run inspector asks for step timings not recorded yet.
+METRICS_TRIES = 10
+METRICS_RETRY_SECONDS = 1.0
 MUTED = "$text-muted"
 
 
@@ -193,21 +197,33 @@ class RunScreen(InspectScreen):
 
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
+        """Show the runs, then their steps' timings; Letta records a step's timing a moment
+        after the step, so timings missing just after a turn are asked for again."""
         if not self.run_ids:
             self.show("No run is known for this turn.")
             return
-        shown = []
+        runs: list[Content | tuple[Run, list[Step], dict[str, list[str]]]] = []
         for run_id in self.run_ids:
             try:
                 run = await self.client.get_run(run_id)
                 steps = await self.client.list_run_steps(run_id)
                 messages = await self.client.list_run_messages(run_id)
             except LettaError as error:
-                shown.append(Content(DisplayText(f"Run {run_id}: {error.message}")))
+                runs.append(Content(DisplayText(f"Run {run_id}: {error.message}")))
                 continue
-            shown.append(run_text(run, steps, calls_by_step(messages),
-                                  await self._metrics(steps)))
-        self.show(Content("\n\n").join(shown))
+            runs.append((run, steps, calls_by_step(messages)))
+        steps = [step for entry in runs if isinstance(entry, tuple) for step in entry[1]]
+        metrics: dict[str, StepMetrics] = {}
+        for attempt in range(METRICS_TRIES):
+            if attempt:
+                await asyncio.sleep(METRICS_RETRY_SECONDS)
+            metrics.update(await self._metrics(
+                [step for step in steps if _step_timing(metrics.get(step.id)) is None]))
+            self.show(Content("\n\n").join(
+                entry if isinstance(entry, Content) else run_text(*entry, metrics)
+                for entry in runs))
+            if not metrics or all(_step_timing(metrics.get(step.id)) for step in steps):
+                return  # no timings from this server, or all of them
 
     async def _metrics(self, steps: Sequence[Step]) -> dict[str, StepMetrics]:
         """Each step's timing; none once the server cannot say (older servers, the demo)."""
