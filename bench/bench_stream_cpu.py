@@ -47,6 +47,8 @@ from openletta.ui.prompt import BLINK_SECONDS
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "timed"
 SIZE = (120, 40)
+#: Samples a second py-spy takes with ``--profile``.
+PROFILE_RATE = 1000
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 _STREAM = re.compile(r"^/v1/(agents/[^/]+/messages/stream|conversations/[^/]+/messages)/?$")
@@ -134,7 +136,8 @@ class App:
         if self.profile is not None:
             self._spy = await asyncio.create_subprocess_exec(
                 str(Path(sys.executable).with_name("py-spy")), "record", "--pid", str(self.pid),
-                "--format", "speedscope", "--rate", "250", "--output", str(self.profile),
+                "--format", "speedscope", "--rate", str(PROFILE_RATE),
+                "--output", str(self.profile),
                 "--nonblocking",
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
 

@@ -76,7 +76,7 @@ class Chat:
 
     async def settled(self, phase: Phase = Phase.IDLE) -> None:
         await self.until(lambda: self.state.phase is phase and (
-            self.controller._turn is None or self.controller._turn.done()), f"settled {phase}")
+            not self.controller.turn_running), f"settled {phase}")
 
     async def ask(self) -> None:
         """Send a message whose reply asks for approval of one call."""
@@ -475,8 +475,9 @@ async def test_closing_mid_reply_stops_everything(chat: Chat) -> None:
     chat.client.turns.append(FakeStream(recorded(HELLO), hold=asyncio.Event()))
     chat.controller.submit("hello")
     await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    assert chat.controller.turn_running
     await chat.controller.close()
-    assert chat.controller._turn is not None and chat.controller._turn.done()
+    assert not chat.controller.turn_running
 
 
 async def test_a_bug_in_a_turn_is_reported_and_never_leaves_it_stuck(chat: Chat) -> None:

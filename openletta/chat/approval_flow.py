@@ -2,15 +2,16 @@
 what the session's rules decide, prompting the user about the rest, running the approved
 calls of local tools here (Esc stops them) and sending the answers.
 
-No Textual here. :class:`~openletta.chat.controller.ChatController` builds on it and
-supplies the turn flow it continues into (:meth:`ApprovalFlow._after`,
-:meth:`ApprovalFlow._converse`).
+No Textual here. :class:`~openletta.chat.controller.ChatController` holds one, shares its
+:class:`~openletta.chat.turn_tasks.TurnTasks` with it, and gives it the steps of the turn
+flow that a round continues into (``converse``, ``after``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
@@ -25,24 +26,35 @@ log = logging.getLogger(__name__)
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
 
 
-class ApprovalFlow(TurnTasks):
+#: Sends a message, then each queued one after a clean end (``None``: nothing to send).
+Converse = Callable[[str | None], Awaitable[None]]
+#: What follows a turn that ended; the next message to send, if any.
+After = Callable[[TurnOutcome], Awaitable[str | None]]
+
+
+class ApprovalFlow:
     """Approval rounds: the user's answers, the rules' answers, local calls, the reply."""
+
+    def __init__(self, tasks: TurnTasks, *, converse: Converse, after: After) -> None:
+        self._tasks = tasks
+        self._converse = converse
+        self._after = after
 
     # --- intents --------------------------------------------------------------------------
 
     def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
         """The user answered the prompt about ``call``."""
-        round_ = self._round
-        if round_ is None or self._state.phase is not Phase.AWAITING_APPROVAL:
+        round_ = self._tasks.round
+        if round_ is None or self._tasks.state.phase is not Phase.AWAITING_APPROVAL:
             return
-        if choice is Choice.ALWAYS_ALLOW and call.runs_here and self.local is not None:
-            self.local.permissions.allow_always(call.name)
-            self._listener.report(
-                f"{call.name} now runs without asking in {self.local.workspace.root} (revoke "
-                "it in /approvals).", title="Always allowed", severity="information")
+        if choice is Choice.ALWAYS_ALLOW and call.runs_here and self._tasks.local is not None:
+            self._tasks.local.permissions.allow_always(call.name)
+            self._tasks.listener.report(
+                f"{call.name} now runs without asking in {self._tasks.local.workspace.root} "
+                "(revoke it in /approvals).", title="Always allowed", severity="information")
             choice = Choice.APPROVE_FOR_SESSION
         if choice is Choice.ALWAYS_ALLOW:
-            self._start_side_task(lambda: self._allow_always(call))
+            self._tasks.start_side_task(lambda: self._allow_always(call))
             return
         if choice is Choice.DENY:
             round_.decide(call, Decision(approve=False, reason=reason or None))
@@ -57,109 +69,112 @@ class ApprovalFlow(TurnTasks):
     def leave(self, *, deny: bool, quitting: bool) -> None:
         """The user leaves the open prompt: deny what waits (and maybe quit once the answers
         are sent), or leave it pending for later (and maybe quit now)."""
-        if self._round is None:
+        if self._tasks.round is None:
             if quitting:
-                self._listener.exit_app()
+                self._tasks.listener.exit_app()
             return
         if deny:
-            self._quit_when_answered = quitting
-            self._round.decide_rest(Decision(approve=False, reason=CANCELLED_REASON))
+            self._tasks.quit_when_answered = quitting
+            self._tasks.round.decide_rest(Decision(approve=False, reason=CANCELLED_REASON))
             self._answer_or_ask()
         else:
-            self._update(asking=None)
+            self._tasks.update(asking=None)
             if quitting:
-                self._listener.exit_app()
+                self._tasks.listener.exit_app()
 
     # --- the round ------------------------------------------------------------------------
 
-    async def _approvals(self) -> str | None:
+    async def approvals(self) -> str | None:
         """Ask the server which calls wait; answer at once what the session's rules allow,
         else wait for the user (the turn task ends; :meth:`decide` goes on). With none
         waiting, the next queued message is returned to be sent."""
-        self._update(phase=Phase.AWAITING_APPROVAL, asking=None)
+        self._tasks.update(phase=Phase.AWAITING_APPROVAL, asking=None)
         try:
-            round_ = await self.session.pending_round(self._on_change, self.auto_approve)
+            round_ = await self._tasks.session.pending_round(self._tasks.on_change,
+                                                             self._tasks.auto_approve)
         except LettaError as error:
-            self._return_queue()
-            self._update(phase=Phase.IDLE)
-            self._listener.report(
+            self._tasks.return_queue()
+            self._tasks.update(phase=Phase.IDLE)
+            self._tasks.listener.report(
                 f"Could not read the pending approval request: {error.message}",
                 title="Error", notice=True)
             return None
-        self._round = round_
+        self._tasks.round = round_
         if round_ is None:
-            if self._queue:
-                return self._queue.popleft()
-            self._update(phase=Phase.IDLE)
+            if self._tasks.queue:
+                return self._tasks.queue.popleft()
+            self._tasks.update(phase=Phase.IDLE)
             return None
         self._judge_local(round_)
         if round_.complete:
             return await self._answer()
-        if self._queue:
-            self._return_queue()
-            self._listener.report(APPROVAL_FIRST, title="Approval pending", severity="warning")
-        self._ask()
+        if self._tasks.queue:
+            self._tasks.return_queue()
+            self._tasks.listener.report(APPROVAL_FIRST, title="Approval pending",
+                                        severity="warning")
+        self.ask()
         return None
 
     async def _answer(self) -> str | None:
         """Send the round's answers and stream the continuation."""
-        round_ = self._round
+        round_ = self._tasks.round
         assert round_ is not None
         if round_.to_run_here():
             await self._run_here(round_)
-        self._update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
-                     stop_reason=None, connection=None)
+        self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
+                           stop_reason=None, connection=None)
         try:
-            outcome = await self.session.answer_round(round_, self._on_change,
-                                                      self._on_connection)
+            outcome = await self._tasks.session.answer_round(round_, self._tasks.on_change,
+                                                             self._tasks.on_connection)
         except LettaError as error:
             round_.reset()
-            self._quit_when_answered = False
-            self._update(phase=Phase.AWAITING_APPROVAL, answer_error=f"Not sent: {error.message}",
-                         offline=isinstance(error, APIConnectionError))
-            self._ask()
+            self._tasks.quit_when_answered = False
+            self._tasks.update(phase=Phase.AWAITING_APPROVAL,
+                               answer_error=f"Not sent: {error.message}",
+                               offline=isinstance(error, APIConnectionError))
+            self.ask()
             return None
-        self._round = None
-        if self._quit_when_answered:
-            self._listener.exit_app()
+        self._tasks.round = None
+        if self._tasks.quit_when_answered:
+            self._tasks.listener.exit_app()
             return None
         return await self._after(outcome)
 
     async def _answer_then_converse(self) -> None:
         await self._converse(await self._answer())
 
-    async def _approvals_then_converse(self) -> None:
-        await self._converse(await self._approvals())
+    async def approvals_then_converse(self) -> None:
+        await self._converse(await self.approvals())
 
     async def _run_here(self, round_: ApprovalRound) -> None:
         """Run the round's approved local calls, one by one. Esc stops the one running; it
         and the ones after it are reported to the agent as interrupted."""
-        assert self.local is not None
-        self._update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
-        transcript = self.session.transcript
+        assert self._tasks.local is not None
+        self._tasks.update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
+        transcript = self._tasks.session.transcript
         for call in round_.to_run_here():
             call_id = call.tool_call_id
             outcome = ToolOutcome(INTERRUPTED, ok=False)
-            if not self._tools_interrupted:
-                self._listener.transcript_changed(transcript.start_local(call_id))
+            if not self._tasks.tools_interrupted:
+                self._tasks.listener.transcript_changed(transcript.start_local(call_id))
                 outcome = await self._run_one(call)
             round_.results[call_id] = outcome
-            self._listener.transcript_changed(transcript.finish_local(
+            self._tasks.listener.transcript_changed(transcript.finish_local(
                 call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))
-        self._tools_interrupted = False
+        self._tasks.tools_interrupted = False
 
     async def _run_one(self, call: ToolCallItem) -> ToolOutcome:
         """Run one local call in a task of its own, which Esc (or closing) cancels."""
-        assert self.local is not None
-        transcript, call_id = self.session.transcript, call.tool_call_id
-        task = asyncio.get_running_loop().create_task(self.local.run(
-            call, lambda text: self._listener.transcript_changed(
+        assert self._tasks.local is not None
+        transcript, call_id = self._tasks.session.transcript, call.tool_call_id
+        task = asyncio.get_running_loop().create_task(self._tasks.local.run(
+            call, lambda text: self._tasks.listener.transcript_changed(
                 transcript.local_output(call_id, text))))
-        self._tool_task = task
+        self._tasks.tool_task = task
         try:
             await asyncio.wait([task])
         finally:
-            self._tool_task = None
+            self._tasks.tool_task = None
             if not task.done():  # the turn itself was cancelled: stop the call too
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
@@ -173,15 +188,15 @@ class ApprovalFlow(TurnTasks):
     def _judge_local(self, round_: ApprovalRound) -> None:
         """Mark the round's calls of local tools (with what they would change), and answer
         those the permission mode or a rule of the user decides."""
-        local = self.local
+        local = self._tasks.local
         if local is None:
             return
         for call in round_.calls:
             if local.tool_of(call) is None:
                 continue
             if not call.runs_here:
-                self._listener.transcript_changed(
-                    self.session.transcript.mark_local(call.tool_call_id, local.preview(call)))
+                self._tasks.listener.transcript_changed(self._tasks.session.transcript.mark_local(
+                    call.tool_call_id, local.preview(call)))
             if call.tool_call_id not in round_.decisions:
                 verdict = local.verdict(call)
                 if verdict.allow is not None:
@@ -190,53 +205,43 @@ class ApprovalFlow(TurnTasks):
 
     def _answer_or_ask(self) -> None:
         """Send the answers once every call has one; else ask about the next call."""
-        assert self._round is not None
-        if self._round.complete:
-            self._update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None)
-            self._start_turn(self._answer_then_converse)
+        assert self._tasks.round is not None
+        if self._tasks.round.complete:
+            self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None)
+            self._tasks.start_turn(self._answer_then_converse)
         else:
-            self._update(answer_error=None)
-            self._ask()
+            self._tasks.update(answer_error=None)
+            self.ask()
 
-    def _ask(self) -> None:
+    def ask(self) -> None:
         """Open the prompt on the first call still without an answer."""
-        round_ = self._round
+        round_ = self._tasks.round
         if round_ is None or not round_.undecided:
             return
-        self._update(asking=round_.undecided[0], undecided=len(round_.undecided))
+        self._tasks.update(asking=round_.undecided[0], undecided=len(round_.undecided))
 
     def _allow_for_session(self, call: ToolCallItem) -> None:
-        assert self._round is not None
-        if call.runs_here and self.local is not None:
-            self.local.permissions.session.add(call.name)
-            self._judge_local(self._round)  # a call outside the directory still asks
+        assert self._tasks.round is not None
+        if call.runs_here and self._tasks.local is not None:
+            self._tasks.local.permissions.session.add(call.name)
+            self._judge_local(self._tasks.round)  # a call outside the directory still asks
             return
-        self.auto_approve.add(call.name)
-        self._round.decide_rest(Decision(approve=True, auto=True), tool=call.name)
+        self._tasks.auto_approve.add(call.name)
+        self._tasks.round.decide_rest(Decision(approve=True, auto=True), tool=call.name)
 
     async def _allow_always(self, call: ToolCallItem) -> None:
         """Store "no approval needed" for the tool on the server, then approve the call."""
-        agent = self.session.agent
+        agent = self._tasks.session.agent
         try:
-            await self.session.client.set_tool_approval(agent.id, call.name, False)
+            await self._tasks.session.client.set_tool_approval(agent.id, call.name, False)
         except LettaError as error:
-            self._update(answer_error=f"The server kept the rule: {error.message}")
+            self._tasks.update(answer_error=f"The server kept the rule: {error.message}")
             return
-        self._listener.report(
+        self._tasks.listener.report(
             f"{call.name} no longer needs approval for {agent.name or agent.id}. The rule is "
             "stored on the server, so it holds in every client.", title="Always allowed",
             severity="information")
-        if self._round is not None and call in self._round.undecided:
-            self._round.decide(call, Decision(approve=True))
+        if self._tasks.round is not None and call in self._tasks.round.undecided:
+            self._tasks.round.decide(call, Decision(approve=True))
             self._allow_for_session(call)
             self._answer_or_ask()
-
-    # --- the turn flow, supplied by ChatController ----------------------------------------
-
-    async def _converse(self, text: str | None) -> None:
-        """Go on sending from ``text`` (see :meth:`ChatController._converse`)."""
-        raise NotImplementedError
-
-    async def _after(self, outcome: TurnOutcome) -> str | None:
-        """What follows a turn that ended (see :meth:`ChatController._after`)."""
-        raise NotImplementedError

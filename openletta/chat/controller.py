@@ -11,9 +11,10 @@ renders what the controller reports to its
 The network work runs in asyncio tasks the controller owns (at most one turn task at a
 time), so an interrupt or a failure in any phase leaves one consistent state behind.
 
-The controller comes in layers: :mod:`~openletta.chat.turn_tasks` (the state, what is
-reported, the tasks), :mod:`~openletta.chat.approval_flow` (approval rounds and the calls run
-here) and this module: the other intents and the turn flow (sending, following a reply that
+The controller is made of parts: a :class:`~openletta.chat.turn_tasks.TurnTasks` (the
+state, what is reported, the tasks), shared with an
+:class:`~openletta.chat.approval_flow.ApprovalFlow` (approval rounds and the calls run here),
+and this module's own: the other intents and the turn flow (sending, following a reply that
 is going, what comes after a turn).
 """
 
@@ -24,9 +25,13 @@ import logging
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
-from openletta.chat.session import TurnOutcome
-from openletta.chat.turn_state import Phase
+from openletta.chat.approvals import Choice
+from openletta.chat.local_calls import LocalCalls
+from openletta.chat.session import ChatSession, TurnOutcome
+from openletta.chat.turn_state import Phase, TurnListener, TurnState
+from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.permissions import PermissionMode
+from openletta.transcript import ToolCallItem
 
 log = logging.getLogger(__name__)
 
@@ -41,40 +46,82 @@ BUSY_WAIT_SECONDS = 120.0
 BUSY_POLL_SECONDS = (0.5, 1.0, 2.0, 3.0)
 
 
-class ChatController(ApprovalFlow):
+class ChatController:
     """The turn state of one conversation (see the module docstring)."""
+
+    def __init__(self, session: ChatSession, listener: TurnListener,
+                 local: LocalCalls | None = None) -> None:
+        self._tasks = TurnTasks(session, listener, local)
+        self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
+
+    @property
+    def session(self) -> ChatSession:
+        return self._tasks.session
+
+    @property
+    def local(self) -> LocalCalls | None:
+        """The tools run here (``None``: none are declared to the agent)."""
+        return self._tasks.local
+
+    @property
+    def state(self) -> TurnState:
+        """The turn state last reported."""
+        return self._tasks.state
+
+    @property
+    def auto_approve(self) -> set[str]:
+        """Tools the user approved "for this session": their requests are answered at once."""
+        return self._tasks.auto_approve
+
+    @property
+    def turn_running(self) -> bool:
+        """Whether a task of the turn runs (sending, streaming, answering, running tools)."""
+        return self._tasks.turn_running
+
+    async def close(self) -> None:
+        """Stop everything the controller runs (the chat is closing)."""
+        await self._tasks.close()
 
     # --- intents --------------------------------------------------------------------------
 
+    def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
+        """The user answered the prompt about ``call``."""
+        self._approvals.decide(call, choice, reason)
+
+    def leave(self, *, deny: bool, quitting: bool) -> None:
+        """The user leaves the open approval prompt (see :meth:`ApprovalFlow.leave`)."""
+        self._approvals.leave(deny=deny, quitting=quitting)
+
     def submit(self, text: str) -> None:
         """The user sent ``text``: send it now, queue it, or keep it while approvals wait."""
-        phase = self._state.phase
+        phase = self.state.phase
         if phase is Phase.IDLE:
-            self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
-                         connection=None)
-            self._start_turn(lambda: self._converse(text))
-        elif phase is Phase.AWAITING_APPROVAL and self._round is not None:
-            self._listener.restore_prompt(text)
-            self._listener.report(APPROVAL_FIRST, title="Approval pending", severity="warning")
-            self._ask()
+            self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
+                               connection=None)
+            self._tasks.start_turn(lambda: self._converse(text))
+        elif phase is Phase.AWAITING_APPROVAL and self._tasks.round is not None:
+            self._tasks.listener.restore_prompt(text)
+            self._tasks.listener.report(APPROVAL_FIRST, title="Approval pending",
+                                        severity="warning")
+            self._approvals.ask()
         else:
-            self._queue.append(text)
-            self._publish()
+            self._tasks.queue.append(text)
+            self._tasks.update()
 
     def opened(self) -> None:
         """History loaded: follow a reply still going in this conversation (the chat was
         left mid-reply, or another client started it), then ask about calls the agent
         waits on. A message typed meanwhile is sent after that."""
-        if self._state.phase is Phase.IDLE:
-            self._update(phase=Phase.WAITING)
-            self._start_turn(self._catch_up)
+        if self.state.phase is Phase.IDLE:
+            self._tasks.update(phase=Phase.WAITING)
+            self._tasks.start_turn(self._catch_up)
 
     def quit_after_local_calls(self) -> bool:
         """The user quits while local calls run: stop them, tell the agent, then exit
         (``True``). ``False`` when none run (the UI quits as usual)."""
-        if self._state.phase is not Phase.RUNNING:
+        if self.state.phase is not Phase.RUNNING:
             return False
-        self._quit_when_answered = True
+        self._tasks.quit_when_answered = True
         self.interrupt()
         return True
 
@@ -83,7 +130,7 @@ class ChatController(ApprovalFlow):
         if self.local is None:
             return None
         mode = self.local.permissions.next_mode()
-        self._update(permission_mode=mode)
+        self._tasks.update(permission_mode=mode)
         return mode
 
     def interrupt(self) -> None:
@@ -91,30 +138,30 @@ class ChatController(ApprovalFlow):
         the server never accepted goes back to the prompt; the run is cancelled on the server.
         Local calls running are stopped, and the agent is told (the answers still go).
         """
-        phase = self._state.phase
+        phase = self.state.phase
         if phase is Phase.RUNNING:
-            self._tools_interrupted = True
-            if self._tool_task is not None:
-                self._tool_task.cancel()
+            self._tasks.tools_interrupted = True
+            if self._tasks.tool_task is not None:
+                self._tasks.tool_task.cancel()
             return
         if not phase.busy:
             return
-        run_id, opened, unsent = self.session.run_id, self.session.turn_open, self._state.sending
+        run_id, opened, unsent = self.session.run_id, self.session.turn_open, self.state.sending
         accepted_maybe = opened or phase is Phase.SENDING
-        self._cancel_turn()
-        self._listener.transcript_changed(self.session.interrupt())
+        self._tasks.cancel_turn()
+        self._tasks.listener.transcript_changed(self.session.interrupt())
         if unsent is not None and not opened:
-            self._listener.restore_prompt(unsent)
-        self._return_queue()
-        self._round = None
-        self._quit_when_answered = False
-        self._update(phase=Phase.IDLE, sending=None, asking=None, undecided=0,
-                     answer_error=None, stop_reason="interrupted")
+            self._tasks.listener.restore_prompt(unsent)
+        self._tasks.return_queue()
+        self._tasks.round = None
+        self._tasks.quit_when_answered = False
+        self._tasks.update(phase=Phase.IDLE, sending=None, asking=None, undecided=0,
+                           answer_error=None, stop_reason="interrupted")
         if phase is Phase.ANSWERING:  # whether the server took the answers, it alone knows
-            self._update(phase=Phase.AWAITING_APPROVAL)
-            self._start_turn(lambda: self._cancel_then_check(run_id))
+            self._tasks.update(phase=Phase.AWAITING_APPROVAL)
+            self._tasks.start_turn(lambda: self._cancel_then_check(run_id))
         elif accepted_maybe:  # (waiting for a busy conversation stops only the waiting)
-            self._start_side_task(lambda: self._cancel_on_server(run_id))
+            self._tasks.start_side_task(lambda: self._tasks.cancel_on_server(run_id))
 
     # --- the turn task --------------------------------------------------------------------
 
@@ -128,17 +175,17 @@ class ChatController(ApprovalFlow):
 
     async def _send(self, text: str) -> TurnOutcome | None:
         """Send ``text`` (waiting while the conversation is busy); ``None`` if not sent."""
-        self._update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
-                     connection=None)
+        self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
+                           connection=None)
         try:
             return await self._send_when_free(text)
         except LettaError as error:
-            self._update(phase=Phase.IDLE, sending=None,
-                         offline=isinstance(error, APIConnectionError))
-            self._listener.restore_prompt(text)
-            self._return_queue()
-            self._listener.report(f"Not sent: {error.message}", title="Send failed",
-                                  notice=True)
+            self._tasks.update(phase=Phase.IDLE, sending=None,
+                               offline=isinstance(error, APIConnectionError))
+            self._tasks.listener.restore_prompt(text)
+            self._tasks.return_queue()
+            self._tasks.listener.report(f"Not sent: {error.message}", title="Send failed",
+                                        notice=True)
             return None
 
     async def _send_when_free(self, text: str) -> TurnOutcome:
@@ -150,19 +197,19 @@ class ChatController(ApprovalFlow):
         pauses = iter(BUSY_POLL_SECONDS)
         while True:
             try:
-                return await self.session.stream_turn(text, self._on_change,
-                                                      self._on_connection)
+                return await self.session.stream_turn(text, self._tasks.on_change,
+                                                      self._tasks.on_connection)
             except ConversationBusyError as busy:
                 if loop.time() > deadline:
                     raise
-                self._queue.appendleft(text)
-                self._update(phase=Phase.WAITING, sending=None)
+                self._tasks.queue.appendleft(text)
+                self._tasks.update(phase=Phase.WAITING, sending=None)
                 followed = await self._follow_active(busy.run_id, FOLLOWING_BUSY)
                 if followed is not None:
                     return followed
-                self._update(phase=Phase.WAITING, sending=self._queue.popleft())
+                self._tasks.update(phase=Phase.WAITING, sending=self._tasks.queue.popleft())
             await asyncio.sleep(next(pauses, BUSY_POLL_SECONDS[-1]))
-            self._update(phase=Phase.SENDING, sending=text)
+            self._tasks.update(phase=Phase.SENDING, sending=text)
 
     async def _catch_up(self) -> None:
         """Follow the conversation's running reply, if any; then approvals, then the queue."""
@@ -170,10 +217,10 @@ class ChatController(ApprovalFlow):
         if followed is not None:
             await self._converse(await self._after(followed))
         elif self.session.transcript.awaiting_approval:
-            await self._approvals_then_converse()
+            await self._approvals.approvals_then_converse()
         else:
-            self._update(phase=Phase.IDLE)
-            await self._converse(self._queue.popleft() if self._queue else None)
+            self._tasks.update(phase=Phase.IDLE)
+            await self._converse(self._tasks.queue.popleft() if self._tasks.queue else None)
 
     async def _follow_active(self, run_id: str | None, note: str) -> TurnOutcome | None:
         """Show the run going on in this conversation (``run_id``, when the server named
@@ -186,34 +233,35 @@ class ChatController(ApprovalFlow):
             return None
         if run is None:
             return None
-        self._update(phase=Phase.STREAMING, stop_reason=None, connection=None)
-        outcome = await self.session.follow_run(run, note, self._on_change,
-                                                self._on_connection)
+        self._tasks.update(phase=Phase.STREAMING, stop_reason=None, connection=None)
+        outcome = await self.session.follow_run(run, note, self._tasks.on_change,
+                                                self._tasks.on_connection)
         if outcome is not None:
             return outcome
-        self._update(phase=Phase.WAITING)
+        self._tasks.update(phase=Phase.WAITING)
         try:
-            stop_reason = await self.session.catch_up(run, self._on_change)
+            stop_reason = await self.session.catch_up(run, self._tasks.on_change)
         except LettaError as error:
-            self._listener.report(error.message, title="Reply in progress", severity="warning")
+            self._tasks.listener.report(error.message, title="Reply in progress",
+                                        severity="warning")
             return None
         return TurnOutcome(sent=True, stop_reason=stop_reason)
 
     async def _after(self, outcome: TurnOutcome) -> str | None:
         """A turn ended: ask for approvals, or give the next queued message to send."""
-        self._update(stop_reason=outcome.stop_reason)
+        self._tasks.update(stop_reason=outcome.stop_reason)
         if outcome.error is not None:
-            self._listener.report(f"The reply stopped early: {outcome.error.message}",
-                                  title="Stream")
+            self._tasks.listener.report(f"The reply stopped early: {outcome.error.message}",
+                                        title="Stream")
         if outcome.stop_reason == "requires_approval":
-            return await self._approvals()
-        if outcome.stop_reason in CLEAN_STOPS and self._queue:
-            return self._queue.popleft()
-        self._return_queue()
-        self._update(phase=Phase.IDLE)
+            return await self._approvals.approvals()
+        if outcome.stop_reason in CLEAN_STOPS and self._tasks.queue:
+            return self._tasks.queue.popleft()
+        self._tasks.return_queue()
+        self._tasks.update(phase=Phase.IDLE)
         return None
 
     async def _cancel_then_check(self, run_id: str | None) -> None:
         """Cancel the interrupted continuation, then ask the server what still waits."""
-        await self._cancel_on_server(run_id)
-        await self._approvals_then_converse()
+        await self._tasks.cancel_on_server(run_id)
+        await self._approvals.approvals_then_converse()

@@ -1,9 +1,10 @@
 """What a chat controller stands on: the turn state it reports to its listener, the
-messages queued meanwhile, and the asyncio tasks it runs (at most one turn task, plus side
-tasks), each guarded so that a bug reports itself and leaves the turn idle, never stuck.
+messages queued meanwhile, the open approval round, and the asyncio tasks it runs (at most
+one turn task, plus side tasks), each guarded so that a bug reports itself and leaves the
+turn idle, never stuck.
 
-No Textual here. :class:`~openletta.chat.controller.ChatController` builds on it, through
-:class:`~openletta.chat.approval_flow.ApprovalFlow`.
+No Textual here. :class:`~openletta.chat.controller.ChatController` and its
+:class:`~openletta.chat.approval_flow.ApprovalFlow` share one :class:`TurnTasks`.
 """
 
 from __future__ import annotations
@@ -39,29 +40,38 @@ class TurnTasks:
     def __init__(self, session: ChatSession, listener: TurnListener,
                  local: LocalCalls | None = None) -> None:
         self.session = session
-        self._listener = listener
+        self.listener = listener
         #: The tools run here (``None``: none are declared to the agent).
         self.local = local
         session.client_tools = local.declarations() if local is not None else []
         self._state = TurnState(permission_mode=local.mode if local is not None else None)
-        self._queue: deque[str] = deque()
-        self._round: ApprovalRound | None = None
+        #: Messages typed while a turn is busy, sent one by one after it ends cleanly.
+        self.queue: deque[str] = deque()
+        #: The approval round open now, if any.
+        self.round: ApprovalRound | None = None
         #: Tools the user approved "for this session": their requests are answered at once.
         self.auto_approve: set[str] = set()
-        self._quit_when_answered = False
-        self._turn: asyncio.Task[None] | None = None
+        #: Whether the app quits once the open round's answers are sent.
+        self.quit_when_answered = False
+        #: The turn task, if one runs (or ran last).
+        self.turn: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[None]] = set()
         #: The local call running now, and whether Esc stopped the local calls of the round.
-        self._tool_task: asyncio.Task[ToolOutcome] | None = None
-        self._tools_interrupted = False
+        self.tool_task: asyncio.Task[ToolOutcome] | None = None
+        self.tools_interrupted = False
 
     @property
     def state(self) -> TurnState:
         return self._state
 
+    @property
+    def turn_running(self) -> bool:
+        """Whether the turn task runs."""
+        return self.turn is not None and not self.turn.done()
+
     async def close(self) -> None:
-        """Stop everything the controller runs (the chat is closing)."""
-        tasks = [task for task in (self._turn, self._tool_task, *self._side_tasks)
+        """Stop every task (the chat is closing)."""
+        tasks = [task for task in (self.turn, self.tool_task, *self._side_tasks)
                  if task is not None]
         for task in tasks:
             task.cancel()
@@ -69,50 +79,54 @@ class TurnTasks:
 
     # --- reporting ------------------------------------------------------------------------
 
-    def _update(self, **changes: Any) -> None:
-        self._state = dataclasses.replace(self._state, **changes, queued=tuple(self._queue))
-        self._listener.turn_state_changed(self._state)
+    def update(self, **changes: Any) -> None:
+        """Change the turn state (the queue is always current) and report it."""
+        self._state = dataclasses.replace(self._state, **changes, queued=tuple(self.queue))
+        self.listener.turn_state_changed(self._state)
 
-    def _publish(self) -> None:
-        self._update()
-
-    def _return_queue(self) -> None:
+    def return_queue(self) -> None:
         """Held messages go back to the prompt instead of being sent after a failed turn."""
-        if self._queue:
-            self._listener.restore_prompt("\n\n".join(self._queue))
-            self._queue.clear()
-            self._publish()
+        if self.queue:
+            self.listener.restore_prompt("\n\n".join(self.queue))
+            self.queue.clear()
+            self.update()
 
-    def _on_connection(self, state: str) -> None:
+    def on_connection(self, state: str) -> None:
+        """The reply's connection changed (``reconnecting``, …): show it."""
         if state == FOREGROUND_ONLY:
-            self._listener.report(FOREGROUND_NOTICE, title="Connection", severity="warning")
+            self.listener.report(FOREGROUND_NOTICE, title="Connection", severity="warning")
         else:
-            self._update(connection=state)
+            self.update(connection=state)
 
-    def _on_change(self, change: Change) -> None:
+    def on_change(self, change: Change) -> None:
+        """The transcript changed while a request runs: show it (the reply has begun)."""
         if self._state.sending is not None and self.session.turn_open:
-            self._update(phase=Phase.STREAMING, sending=None)
-        self._listener.transcript_changed(change)
+            self.update(phase=Phase.STREAMING, sending=None)
+        self.listener.transcript_changed(change)
 
-    async def _cancel_on_server(self, run_id: str | None) -> None:
+    async def cancel_on_server(self, run_id: str | None) -> None:
+        """Ask the server to cancel ``run_id``; a refusal is reported, not raised."""
         try:
-            await self.session.cancel_run(run_id, self._listener.transcript_changed)
+            await self.session.cancel_run(run_id, self.listener.transcript_changed)
         except LettaError as error:
-            self._listener.report(f"The server did not confirm the cancel: {error.message}",
-                                  title="Interrupt", severity="warning")
+            self.listener.report(f"The server did not confirm the cancel: {error.message}",
+                                 title="Interrupt", severity="warning")
 
     # --- tasks ----------------------------------------------------------------------------
 
-    def _start_turn(self, work: Work) -> None:
-        self._cancel_turn()
-        self._turn = asyncio.get_running_loop().create_task(self._guard(work))
+    def start_turn(self, work: Work) -> None:
+        """Run ``work`` as the turn task, in place of the one running."""
+        self.cancel_turn()
+        self.turn = asyncio.get_running_loop().create_task(self._guard(work))
 
-    def _cancel_turn(self) -> None:
-        if self._turn is not None and not self._turn.done():
-            self._turn.cancel()
-        self._turn = None
+    def cancel_turn(self) -> None:
+        """Stop the turn task, if one runs."""
+        if self.turn is not None and self.turn_running:
+            self.turn.cancel()
+        self.turn = None
 
-    def _start_side_task(self, work: Work) -> None:
+    def start_side_task(self, work: Work) -> None:
+        """Run ``work`` beside the turn (a cancel on the server, a rule change)."""
         task = asyncio.get_running_loop().create_task(self._guard(work))
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
@@ -126,8 +140,8 @@ class TurnTasks:
         except Exception as error:
             log.exception("the turn failed unexpectedly")
             with contextlib.suppress(Exception):
-                self._listener.transcript_changed(self.session.interrupt())
-            self._round = None
-            self._update(phase=Phase.IDLE, sending=None, asking=None, undecided=0)
-            self._listener.report(f"Unexpected error: {error!r}", title="openletta",
-                                  notice=True)
+                self.listener.transcript_changed(self.session.interrupt())
+            self.round = None
+            self.update(phase=Phase.IDLE, sending=None, asking=None, undecided=0)
+            self.listener.report(f"Unexpected error: {error!r}", title="openletta",
+                                 notice=True)

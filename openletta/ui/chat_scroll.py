@@ -58,8 +58,17 @@ class NewIndicator(Static):
 class PendingRows(Static):
     """Below the chat: messages not sent yet, one row each."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rows: tuple[tuple[str, str], ...] = ()
+
     def show(self, rows: Sequence[tuple[str, str]]) -> None:
-        """Show ``(label, text)`` rows, e.g. ``("queued", "hi")``; hidden when there are none."""
+        """Show ``(label, text)`` rows, e.g. ``("queued", "hi")``; hidden when there are none.
+
+        The same rows again change nothing (each update would cost a layout)."""
+        if tuple(rows) == self._rows:
+            return
+        self._rows = tuple(rows)
         text = Text()
         for label, message in rows:
             if text:

@@ -120,8 +120,9 @@ class StatusBar(Widget):
     """What to show; replace it (it is immutable) to update the bar."""
 
     def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
-        self.remove_class(state_class(old.state))
-        self.add_class(state_class(new.state))
+        if old.state != new.state or not self.has_class(state_class(new.state)):
+            self.remove_class(state_class(old.state))
+            self.add_class(state_class(new.state))
 
     async def on_click(self) -> None:
         """A click on the bar (its context gauge) opens the context view."""

@@ -54,6 +54,7 @@ __all__ = [
     "markdown_block_token",
     "markdown_child_blocks",
     "set_footer_key_enabled",
+    "set_markdown_block_content",
     "write_to_terminal",
 ]
 
@@ -122,6 +123,17 @@ def markdown_block_content(block: MarkdownBlock) -> Content:
     as any visual and is ``""`` before; ``_content`` is always a ``Content``.
     """
     return block._content
+
+
+def set_markdown_block_content(block: MarkdownBlock, content: Content, *,
+                               layout: bool) -> None:
+    """``MarkdownBlock.set_content``, with a layout only when ``layout`` is true.
+
+    Textual's always asks for one (``Static.update``'s default). The block also keeps the
+    content in ``_content``, which a later update of the document copies from it.
+    """
+    block._content = content
+    block.update(content, layout=layout)
 
 
 def markdown_child_blocks(block: MarkdownBlock) -> list[MarkdownBlock]:

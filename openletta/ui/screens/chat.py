@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import AwaitMount
 
@@ -68,8 +68,9 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
 
     AUTO_FOCUS = "#prompt"
 
-    busy = reactive(False, bindings=True)
-    """True while a request is in flight (mirrors the controller's phase, for the bindings)."""
+    busy = var(False, bindings=True)
+    """True while a request is in flight (mirrors the controller's phase, for the bindings;
+    a ``var``: a change repaints nothing, where a reactive would repaint the whole screen)."""
 
     def __init__(self, session: ChatSession, *, demo: bool = False,
                  slash: SlashHandler | None = None, local: LocalCalls | None = None) -> None:

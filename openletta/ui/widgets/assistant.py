@@ -15,6 +15,7 @@ from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
+from openletta.ui.widgets.paragraph import SteadyParagraph
 
 #: Seconds after a finished reply is rendered whole that it is laid out once more.
 RELAYOUT_DELAY = 0.1
@@ -41,6 +42,7 @@ class ReplyMarkdown(Markdown):
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
         **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
         "bullet_list_open": BulletList, "ordered_list_open": OrderedList,
+        "paragraph_open": SteadyParagraph,
     }
 
 

@@ -17,6 +17,7 @@ from textual.widget import Widget
 
 from openletta.transcript import Item
 from openletta.ui.clipboard import copy_text, copy_to_clipboard
+from openletta.ui.steady import refresh_content
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +158,7 @@ class TextItemWidget(ItemWidget):
         if state != self._state:
             self._state = state
             self._drawn = self.draw()
-            self.refresh(layout=True)
+            refresh_content(self)
 
     def render(self) -> VisualType:
         return self._drawn

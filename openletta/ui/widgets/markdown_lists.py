@@ -32,6 +32,7 @@ from openletta.ui.textual_internals import (
     markdown_block_token,
     markdown_child_blocks,
 )
+from openletta.ui.widgets.paragraph import SteadyParagraph
 
 #: The bullet's colour on dark and on light themes, as Textual's ``MarkdownBullet`` has it.
 BULLET_STYLE = {True: "$text-primary", False: "$text-secondary"}
@@ -60,7 +61,7 @@ class Hanging(Visual):
         return [Strip.join([label if row == 0 else gap, line]) for row, line in enumerate(lines)]
 
 
-class BulletParagraph(MarkdownParagraph):
+class BulletParagraph(SteadyParagraph):
     """A list item that is one paragraph: the paragraph, drawn after its bullet."""
 
     def __init__(self, paragraph: MarkdownParagraph, symbol: str) -> None:
@@ -80,7 +81,7 @@ class BulletParagraph(MarkdownParagraph):
 def list_item(item: MarkdownListItem, symbol: str) -> MarkdownBlock | Horizontal:
     """The widget for one list item: light when it is a single paragraph."""
     blocks = markdown_child_blocks(item)
-    if len(blocks) == 1 and type(blocks[0]) is MarkdownParagraph:
+    if len(blocks) == 1 and isinstance(blocks[0], MarkdownParagraph):
         return BulletParagraph(blocks[0], symbol)
     bullet = MarkdownBullet()
     bullet.symbol = symbol

@@ -1,0 +1,29 @@
+"""Repaint a widget whose content changed without laying the screen out when its size holds.
+
+Textual lays out the whole screen (every mounted widget) when any widget asks for a layout,
+and a widget whose content changes asks by default. Streaming changes the same few widgets
+many times a second, and most changes (words added to a line) leave their height alone.
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+
+
+def refresh_content(widget: Widget) -> None:
+    """Repaint ``widget`` after its content changed; ask for a layout only if it needs one."""
+    widget.refresh()  # also forgets the content's cached size
+    if layout_needed(widget):
+        widget.refresh(layout=True)
+
+
+def layout_needed(widget: Widget) -> bool:
+    """Whether ``widget``'s new content may change its size (call after a refresh): it has not
+    been laid out, it is sized by its content's width or holds other widgets, or its content's
+    height at its width is not the height it has."""
+    width, height = widget.content_size
+    if not widget.is_mounted or not width or widget.is_container:
+        return True
+    if widget.styles.width is not None and widget.styles.width.is_auto:
+        return True
+    return widget.get_content_height(widget.container_size, widget.app.size, width) != height
