@@ -1,7 +1,12 @@
-"""Content changes that keep a widget's size repaint it alone; the rest still lay out."""
+"""Streaming stays cheap: content changes that keep a widget's size repaint it alone (the
+rest still lay out), and every write is parsed by one shared parser."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from markdown_it import MarkdownIt
 from test_markdown_lists import styled_lines
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
@@ -9,7 +14,7 @@ from textual.widgets import Static
 from waiting import wait_until
 
 from openletta.ui.steady import layout_needed
-from openletta.ui.widgets.assistant import ReplyMarkdown
+from openletta.ui.widgets.assistant import ReplyMarkdown, shared_parser
 from openletta.ui.widgets.paragraph import SteadyParagraph
 
 PARAGRAPH = ("Streaming adds words to the last paragraph, and most of them fit on the line "
@@ -67,3 +72,23 @@ async def test_a_streamed_paragraph_ends_laid_out_as_if_given_whole() -> None:
                          what="the streamed reply to match the whole one")
         assert last.size.height == last.get_content_height(
             last.container_size, app.size, last.content_size.width) > 3
+
+
+async def test_streamed_writes_share_one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = StreamedBesideWhole()
+    async with app.run_test(size=(60, 30)) as pilot:
+        shared_parser()  # made once for the app's life
+        made: list[MarkdownIt] = []
+        original = MarkdownIt.__init__
+
+        def counting_init(parser: MarkdownIt, *args: Any, **kwargs: Any) -> None:
+            made.append(parser)
+            original(parser, *args, **kwargs)
+
+        monkeypatch.setattr(MarkdownIt, "__init__", counting_init)
+        streamed = app.query_one("#streamed", ReplyMarkdown)
+        for word in WORDS[:20]:
+            await streamed.append(f"{word} ")
+            await pilot.pause()
+        assert "Streaming adds words" in streamed.source
+        assert made == []
