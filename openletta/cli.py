@@ -50,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from openletta.replay import run_replay
 
         return run_replay(args.file, as_json=args.json, include_internal=args.all)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("openletta: the chat needs a terminal (standard input and output are not one); "
+              "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
+        return 2
     from openletta.ui.launch import run
 
     return run(args)

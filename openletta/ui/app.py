@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import shlex
 import warnings
+from collections.abc import Awaitable
 from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -24,6 +25,7 @@ from textual.screen import Screen
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
+from openletta.api.lookup import FoundAgent, find_agent
 from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
@@ -133,7 +135,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning")
 
     async def _establish(self) -> None:
-        """Start the demo server if needed, check the server's health, then go on."""
+        """Start the demo server if needed, check the server's health (while the agent asked
+        for is looked up: a round trip less before the chat opens), then go on."""
         if self.demo and self._demo_server is None:
             from openletta.demo import DemoServer
 
@@ -144,42 +147,52 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             assert self.base_url is not None
             self.client = LettaClient(self.base_url, api_key=self.api_key,
                                       on_wait=collect_while_waiting if self._tune_gc else None)
-        await self.client.health()
+        ref = self._agent_ref
+        lookup = asyncio.ensure_future(find_agent(self.client, ref)) if ref else None
+        try:
+            await self.client.health()
+        except BaseException:
+            if lookup is not None:
+                lookup.cancel()
+                await asyncio.gather(lookup, return_exceptions=True)
+            raise
         if self._tune_gc:  # the client above was made first, with ``on_wait``
             self._tune_gc = False
             settle_after_startup()
-        if self._agent_ref:
-            self.open_agent_ref(self._agent_ref)
+        if ref and lookup is not None:
+            self.open_agent_ref(ref, lookup)
         else:
             self._replace_screens(self._chooser())
 
     # --- choosing and opening agents --------------------------------------------------------
 
     @work(exclusive=True, group="open", exit_on_error=False)
-    async def open_agent_ref(self, ref: str) -> None:
-        """Open the agent named or identified by ``ref`` (from ``--agent``)."""
-        assert self.client is not None
+    async def open_agent_ref(self, ref: str, lookup: Awaitable[FoundAgent | None]) -> None:
+        """Open the agent named or identified by ``ref`` (from ``--agent``) once ``lookup``
+        (:func:`find_agent`) has found it."""
         try:
-            agent = await find_agent(self.client, ref)
+            found = await lookup
         except LettaError as error:
-            agent, problem = None, error.message
+            found, problem = None, error.message
         else:
             problem = f"No agent {ref!r} on this server; choose one."
-        if agent is None:
+        if found is None:
             self.notify(problem, title="Agent", severity="warning")
             self._replace_screens(self._chooser())
             return
-        await self._open(agent, self._conversation)
+        await self._open(found.agent, self._conversation, complete=found.complete)
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_agent(self, agent: Agent) -> None:
         """Open the chat with ``agent`` (its default conversation)."""
         await self._open(agent, None)
 
-    async def _open(self, agent: Agent, conversation: str | None) -> None:
+    async def _open(self, agent: Agent, conversation: str | None, *,
+                    complete: bool = False) -> None:
+        """Open the chat; ``complete``: ``agent`` was read as this reads it (by its id)."""
         assert self.client is not None
         try:
-            full = await self.client.get_agent(agent.id)
+            full = agent if complete else await self.client.get_agent(agent.id)
         except LettaError as error:
             self.notify(error.message, title="Agent", severity="error")
             return
@@ -373,21 +386,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             await asyncio.to_thread(save_settings, self.settings)
         except OSError as error:
             self.notify(f"Could not save settings: {error.strerror}", severity="warning")
-
-
-async def find_agent(client: LettaClient, ref: str) -> Agent | None:
-    """The agent whose id or name is ``ref`` (names match exactly, then ignoring case)."""
-    if ref.startswith("agent-"):
-        try:
-            return await client.get_agent(ref)
-        except LettaError:
-            pass
-    candidates = await client.list_agents(query=ref)
-    for same in (lambda a: a.name == ref, lambda a: a.name.lower() == ref.lower()):
-        matches = [agent for agent in candidates if same(agent)]
-        if matches:
-            return matches[0]
-    return None
 
 
 def default_export_name(agent_name: str, now: datetime) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from chat_helpers import laid_out, mounted_items, open_chat, send
 from textual.color import Color
@@ -11,6 +13,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
 from openletta.chat import session as session_module
 from openletta.demo import DemoServer
+from openletta.demo.http import Handler, Request, Response
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -71,6 +74,48 @@ async def test_agent_flag_accepts_a_name(demo_server, make_app, wait_until) -> N
         screen = await open_chat(pilot, wait_until)
         assert screen.session.agent.name == name
         assert "--agent" in (app.resume_hint or "")
+
+
+class SlowHealthDemo(DemoServer):
+    """The demo server, logging each request as it begins and ends; the health check takes
+    0.3 s to answer."""
+
+    def __init__(self) -> None:
+        super().__init__(speed=0)
+        self.log: list[tuple[str, str]] = []
+
+    def handler(self) -> Handler:
+        router = super().handler()
+
+        async def handle(request: Request) -> Response:
+            self.log.append(("begin", request.path))
+            if request.path.startswith("/v1/health"):
+                await asyncio.sleep(0.3)
+            response = await router(request)
+            self.log.append(("end", request.path))
+            return response
+
+        return handle
+
+
+async def test_an_agent_id_is_read_once_while_the_health_check_runs(make_app,
+                                                                    wait_until) -> None:
+    server = SlowHealthDemo()
+    base_url = await server.start()
+    try:
+        client = LettaClient(base_url)
+        agent = (await client.list_agents())[0]
+        await client.aclose()
+        server.log.clear()
+        app = make_app(base_url=base_url, agent=agent.id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            assert screen.session.agent.id == agent.id
+        agent_path = f"/v1/agents/{agent.id}"
+        assert server.log.count(("begin", agent_path)) == 1
+        assert server.log.index(("begin", agent_path)) < server.log.index(("end", "/v1/health/"))
+    finally:
+        await server.stop()
 
 
 async def test_streamed_turn_keeps_every_item_in_order(demo_server, make_app, wait_until) -> None:
