@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from openletta import __version__
+from openletta.tls import prepare_tls_context
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("openletta: the chat needs a terminal (standard input and output are not one); "
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
+    prepare_tls_context()  # in a thread, while the app is imported
     from openletta.ui.launch import run
 
     return run(args)

@@ -24,6 +24,7 @@ from openletta.api.errors import (
     error_from_response,
 )
 from openletta.display import redact
+from openletta.tls import tls_context
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
@@ -119,7 +120,8 @@ def _http_client(base_url: str, api_key: str | None,
     if base_url.lower().startswith(("http://", "https://")):
         try:
             return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
-                                     transport=transport, follow_redirects=False)
+                                     transport=transport, follow_redirects=False,
+                                     verify=tls_context())
         except httpx.InvalidURL as error:
             problem = str(error)
     raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from openletta.api.errors import (
     RunStillGoingError,
     StreamDroppedError,
 )
+from openletta.api.history import HistoryPage
 from openletta.api.messages import Message
 from openletta.api.resources import Agent, Run
 from openletta.chat.approvals import ApprovalRound, Decision
@@ -65,6 +66,12 @@ class TurnOutcome:
     error: LettaError | None = None
 
 
+def newest_page(client: LettaClient, agent_id: str,
+                conversation_id: str | None) -> Coroutine[Any, Any, HistoryPage]:
+    """The request for the newest page of a thread's history."""
+    return client.list_messages(agent_id, conversation_id=conversation_id, limit=PAGE_SIZE)
+
+
 def new_otid() -> str:
     """A fresh client-side id for an outgoing message."""
     return str(uuid.uuid4())
@@ -73,9 +80,11 @@ def new_otid() -> str:
 class ChatSession:
     """The agent and conversation being chatted with, its transcript and its history."""
 
-    def __init__(self, client: LettaClient, agent: Agent,
-                 conversation_id: str | None = None) -> None:
+    def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
+                 *, requested_page: Awaitable[HistoryPage] | None = None) -> None:
+        """``requested_page``: the newest page of history, already asked for (at launch)."""
         self.client = client
+        self._requested_page = requested_page
         self.agent = agent
         self.conversation_id = conversation_id
         self.transcript = Transcript(footers=True)
@@ -105,8 +114,8 @@ class ChatSession:
 
     async def load_latest(self) -> Change:
         """Load the newest page of history (plus a pending approval request, if any)."""
-        page = await self.client.list_messages(
-            self.agent.id, conversation_id=self.conversation_id, limit=PAGE_SIZE)
+        requested, self._requested_page = self._requested_page, None
+        page = await (requested or newest_page(self.client, self.agent.id, self.conversation_id))
         self._remember_page(page.before_cursor, page.has_more)
         messages = list(page.messages)
         if self.agent.pending_approval is not None:

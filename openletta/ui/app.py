@@ -25,9 +25,10 @@ from textual.screen import Screen
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.lookup import FoundAgent, find_agent
+from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
+from openletta.chat.opening import Opening
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
@@ -147,56 +148,57 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             assert self.base_url is not None
             self.client = LettaClient(self.base_url, api_key=self.api_key,
                                       on_wait=collect_while_waiting if self._tune_gc else None)
-        ref = self._agent_ref
-        lookup = asyncio.ensure_future(find_agent(self.client, ref)) if ref else None
+        opening = (Opening(self.client, self._agent_ref, self._conversation)
+                   if self._agent_ref else None)
         try:
             await self.client.health()
         except BaseException:
-            if lookup is not None:
-                lookup.cancel()
-                await asyncio.gather(lookup, return_exceptions=True)
+            if opening is not None:
+                await opening.cancel()
             raise
         if self._tune_gc:  # the client above was made first, with ``on_wait``
             self._tune_gc = False
             settle_after_startup()
-        if ref and lookup is not None:
-            self.open_agent_ref(ref, lookup)
+        if opening is not None:
+            self.open_agent_ref(opening)
         else:
             self._replace_screens(self._chooser())
 
     # --- choosing and opening agents --------------------------------------------------------
 
     @work(exclusive=True, group="open", exit_on_error=False)
-    async def open_agent_ref(self, ref: str, lookup: Awaitable[FoundAgent | None]) -> None:
-        """Open the agent named or identified by ``ref`` (from ``--agent``) once ``lookup``
-        (:func:`find_agent`) has found it."""
+    async def open_agent_ref(self, opening: Opening) -> None:
+        """Open the agent named or identified by ``--agent`` once ``opening`` found it."""
         try:
-            found = await lookup
+            found = await opening.agent
         except LettaError as error:
             found, problem = None, error.message
         else:
-            problem = f"No agent {ref!r} on this server; choose one."
+            problem = f"No agent {opening.ref!r} on this server; choose one."
         if found is None:
+            await opening.cancel()
             self.notify(problem, title="Agent", severity="warning")
             self._replace_screens(self._chooser())
             return
-        await self._open(found.agent, self._conversation, complete=found.complete)
+        await self._open(found.agent, self._conversation, complete=found.complete,
+                         requested_page=opening.newest_page_of(found.agent))
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_agent(self, agent: Agent) -> None:
         """Open the chat with ``agent`` (its default conversation)."""
         await self._open(agent, None)
 
-    async def _open(self, agent: Agent, conversation: str | None, *,
-                    complete: bool = False) -> None:
-        """Open the chat; ``complete``: ``agent`` was read as this reads it (by its id)."""
+    async def _open(self, agent: Agent, conversation: str | None, *, complete: bool = False,
+                    requested_page: Awaitable[HistoryPage] | None = None) -> None:
+        """Open the chat; ``complete``: ``agent`` was read as this reads it (by its id);
+        ``requested_page``: its newest page of history, already asked for."""
         assert self.client is not None
         try:
             full = agent if complete else await self.client.get_agent(agent.id)
         except LettaError as error:
             self.notify(error.message, title="Agent", severity="error")
             return
-        session = ChatSession(self.client, full, conversation)
+        session = ChatSession(self.client, full, conversation, requested_page=requested_page)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local))
         self.resume_hint = self._resume_command(full, conversation)

@@ -98,8 +98,8 @@ class SlowHealthDemo(DemoServer):
         return handle
 
 
-async def test_an_agent_id_is_read_once_while_the_health_check_runs(make_app,
-                                                                    wait_until) -> None:
+async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_runs(
+        make_app, wait_until) -> None:
     server = SlowHealthDemo()
     base_url = await server.start()
     try:
@@ -111,9 +111,12 @@ async def test_an_agent_id_is_read_once_while_the_health_check_runs(make_app,
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_chat(pilot, wait_until)
             assert screen.session.agent.id == agent.id
-        agent_path = f"/v1/agents/{agent.id}"
-        assert server.log.count(("begin", agent_path)) == 1
-        assert server.log.index(("begin", agent_path)) < server.log.index(("end", "/v1/health/"))
+            await wait_until(pilot, lambda: screen.view.more_on_server is not None,
+                             what="history shown")
+        health_answered = server.log.index(("end", "/v1/health/"))
+        for path in (f"/v1/agents/{agent.id}", f"/v1/agents/{agent.id}/messages"):
+            assert server.log.count(("begin", path)) == 1, path
+            assert server.log.index(("begin", path)) < health_answered, path
     finally:
         await server.stop()
 
@@ -328,13 +331,14 @@ async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until, monkeyp
         assert screen.view.widget_for(dropped) is not None
 
 
-async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_app,
-                                                           wait_until) -> None:
-    app = make_app(base_url=demo_server.base_url, agent="no such agent")
+@pytest.mark.parametrize("ref", ["no such agent", "agent-00000000-no-such-id"])
+async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_app, wait_until,
+                                                           ref: str) -> None:
+    app = make_app(base_url=demo_server.base_url, agent=ref)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
                          what="chooser")
-        assert any("no such agent" in str(n.message) for n in app._notifications)
+        assert any(ref in str(n.message) for n in app._notifications)
 
 
 async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until) -> None:
