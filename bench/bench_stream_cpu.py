@@ -21,11 +21,11 @@ whatever the turn's end sets off. Reported per recording:
 * idle: CPU share over ``--idle`` seconds with the chat open and nothing happening (from
   when the cursor has stopped blinking, ``BLINK_SECONDS`` after the last key).
 
-Then the app is quit and started again to the same conversation: *launch* is the wall time
-from starting it until the window shows its prompt and the newest message of the history (the
-greeting the demo itself gave to a last ``hello``), looking every 5 ms. Python writes and
-reads its bytecode cache in the app's window (``PYTHONDONTWRITEBYTECODE`` is cleared there),
-as it does for an installed app.
+Then the app is quit and started again with ``--agent <id>``, as the resume hint it prints on
+exit says: *launch* is the wall time from starting it until the window shows its prompt and
+the newest message of the history (the greeting the demo itself gave to a last ``hello``),
+looking every 10 ms. Python writes and reads its bytecode cache in the app's window
+(``PYTHONDONTWRITEBYTECODE`` is cleared there), as it does for an installed app.
 
 Figures are the median of ``--runs`` fresh app processes. ``--profile DIR`` also records each
 run from its ready prompt on with py-spy (``pip install py-spy``) into ``DIR``. Nothing is asserted.
@@ -125,15 +125,16 @@ class App:
     """``python -m openletta`` in a tmux window of :data:`SIZE`: a real terminal that
     answers the app's queries and draws what it writes."""
 
-    def __init__(self, base_url: str, config: str, profile: Path | None) -> None:
-        self.base_url, self.config, self.profile = base_url, config, profile
+    def __init__(self, base_url: str, config: str, profile: Path | None,
+                 agent: str = "demo-agent") -> None:
+        self.base_url, self.config, self.profile, self.agent = base_url, config, profile, agent
         self.session = f"bench-{uuid.uuid4().hex[:8]}"
         self.pid = 0
         self._spy: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         command = shlex.join([sys.executable, "-m", "openletta", "--base-url", self.base_url,
-                              "--agent", "demo-agent", "--no-local-tools"])
+                              "--agent", self.agent, "--no-local-tools"])
         await tmux("new-session", "-d", "-s", self.session, "-x", str(SIZE[0]), "-y",
                    str(SIZE[1]), "-e", f"OPENLETTA_CONFIG_DIR={self.config}",
                    "-e", "LETTA_API_KEY=", "-e", "PYTHONDONTWRITEBYTECODE=", f"exec {command}")
@@ -251,20 +252,22 @@ async def one_run(turns: int, idle: float, profile: Path | None) -> Run:
         finally:
             await app.stop()
         try:
-            launch = await launch_time(base_url, config)
+            agent_id = next(agent.id for agent in server.store.agents.values()
+                            if agent.spec.name == "demo-agent")
+            launch = await launch_time(base_url, config, agent_id)
         finally:
             await server.stop()
     return Run(long, slow, hello, long_late, idle_share, launch)
 
 
-async def launch_time(base_url: str, config: str) -> float:
-    """Seconds from starting the app again (to the same conversation) until its prompt and
-    the newest message of its history (the demo's greeting) are on screen."""
-    app = App(base_url, config, None)
+async def launch_time(base_url: str, config: str, agent_id: str) -> float:
+    """Seconds from starting the app again (``--agent <id>``, as its resume hint says) until
+    its prompt and the newest message of its history (the demo's greeting) are on screen."""
+    app = App(base_url, config, None, agent_id)
     started = asyncio.get_running_loop().time()
     await app.start()
     try:
-        await app.shows("Enter sends", NEWEST_REPLY, poll=0.005)
+        await app.shows("Enter sends", NEWEST_REPLY, poll=0.01)
         return asyncio.get_running_loop().time() - started
     finally:
         await app.stop()

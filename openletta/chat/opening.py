@@ -2,7 +2,8 @@
 
 The agent (by id or name) is looked up while the app checks the server's health, and when it
 is named by its id, the newest page of its history is asked for at the same time: a chat
-opened with ``--agent agent-…`` waits for one round trip, not four.
+opened with ``--agent agent-…`` waits for one round trip, not four. (An agent opened any other
+way has its page asked for while it is read: :func:`start_request`.)
 """
 
 from __future__ import annotations
@@ -51,8 +52,8 @@ class Opening:
 
     def __init__(self, client: LettaClient, ref: str, conversation: str | None) -> None:
         self.ref = ref
-        self.agent = _started(find_agent(client, ref))
-        self._page = (_started(newest_page(client, ref, conversation))
+        self.agent = start_request(find_agent(client, ref))
+        self._page = (start_request(newest_page(client, ref, conversation))
                       if ref.startswith(AGENT_ID_PREFIX) else None)
 
     def newest_page_of(self, agent: Agent) -> asyncio.Task[HistoryPage] | None:
@@ -71,9 +72,9 @@ class Opening:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def _started(request: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-    """``request`` running in a task whose failure is not reported as "never retrieved" when
-    nobody waits for it any more (whoever does still gets it)."""
+def start_request(request: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """``request`` running in a task of its own, to be awaited later; its failure is not
+    reported as "never retrieved" when nobody waits for it any more (whoever does gets it)."""
     task = asyncio.ensure_future(request)
     task.add_done_callback(lambda done: done.cancelled() or done.exception())
     return task

@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import shlex
 import warnings
-from collections.abc import Awaitable
 from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -28,8 +27,8 @@ from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.opening import Opening
-from openletta.chat.session import ChatSession
+from openletta.chat.opening import Opening, start_request
+from openletta.chat.session import ChatSession, newest_page
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
@@ -189,16 +188,19 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         await self._open(agent, None)
 
     async def _open(self, agent: Agent, conversation: str | None, *, complete: bool = False,
-                    requested_page: Awaitable[HistoryPage] | None = None) -> None:
+                    requested_page: asyncio.Task[HistoryPage] | None = None) -> None:
         """Open the chat; ``complete``: ``agent`` was read as this reads it (by its id);
-        ``requested_page``: its newest page of history, already asked for."""
+        ``requested_page``: its newest page of history, already asked for (else it is asked
+        for now, while the agent is read)."""
         assert self.client is not None
+        page = requested_page or start_request(newest_page(self.client, agent.id, conversation))
         try:
             full = agent if complete else await self.client.get_agent(agent.id)
         except LettaError as error:
+            page.cancel()
             self.notify(error.message, title="Agent", severity="error")
             return
-        session = ChatSession(self.client, full, conversation, requested_page=requested_page)
+        session = ChatSession(self.client, full, conversation, requested_page=page)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local))
         self.resume_hint = self._resume_command(full, conversation)

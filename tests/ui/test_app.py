@@ -76,12 +76,13 @@ async def test_agent_flag_accepts_a_name(demo_server, make_app, wait_until) -> N
         assert "--agent" in (app.resume_hint or "")
 
 
-class SlowHealthDemo(DemoServer):
-    """The demo server, logging each request as it begins and ends; the health check takes
-    0.3 s to answer."""
+class SlowDemo(DemoServer):
+    """The demo server, logging each request as it begins and ends; requests for ``slow``
+    (a path, or a path with ``{agent}``) take 0.3 s to answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, slow: str) -> None:
         super().__init__(speed=0)
+        self.slow = slow
         self.log: list[tuple[str, str]] = []
 
     def handler(self) -> Handler:
@@ -89,7 +90,8 @@ class SlowHealthDemo(DemoServer):
 
         async def handle(request: Request) -> Response:
             self.log.append(("begin", request.path))
-            if request.path.startswith("/v1/health"):
+            if request.path.rstrip("/") in {self.slow.format(agent=agent)
+                                             for agent in self.store.agents}:
                 await asyncio.sleep(0.3)
             response = await router(request)
             self.log.append(("end", request.path))
@@ -100,7 +102,7 @@ class SlowHealthDemo(DemoServer):
 
 async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_runs(
         make_app, wait_until) -> None:
-    server = SlowHealthDemo()
+    server = SlowDemo("/v1/health")
     base_url = await server.start()
     try:
         client = LettaClient(base_url)
@@ -117,6 +119,26 @@ async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_
         for path in (f"/v1/agents/{agent.id}", f"/v1/agents/{agent.id}/messages"):
             assert server.log.count(("begin", path)) == 1, path
             assert server.log.index(("begin", path)) < health_answered, path
+    finally:
+        await server.stop()
+
+
+async def test_an_agent_named_has_its_history_asked_for_while_it_is_read(make_app,
+                                                                          wait_until) -> None:
+    server = SlowDemo("/v1/agents/{agent}")
+    base_url = await server.start()
+    try:
+        name = await first_agent_name(base_url)
+        server.log.clear()
+        app = make_app(base_url=base_url, agent=name)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.view.more_on_server is not None,
+                             what="history shown")
+        agent_path = f"/v1/agents/{screen.session.agent.id}"
+        page_asked = server.log.index(("begin", f"{agent_path}/messages"))
+        assert page_asked < server.log.index(("end", agent_path))
+        assert server.log.count(("begin", f"{agent_path}/messages")) == 1
     finally:
         await server.stop()
 
