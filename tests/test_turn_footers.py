@@ -163,3 +163,27 @@ def test_a_turn_wholly_on_the_older_page_gets_its_footer_at_the_page_end() -> No
                                  "user", "assistant", "footer"]
     assert transcript.items[3] in change.prepended
     assert footers(transcript)[0].duration == 2.0
+
+
+def test_a_history_footer_keeps_its_runs_tokens_when_the_next_turn_starts() -> None:
+    transcript = Transcript(footers=True)
+    transcript.load_history(turn("one", 0, 1) + turn("two", 60, 1))
+    first, last = footers(transcript)
+    transcript.set_footer_tokens(first, 300)
+    transcript.set_footer_tokens(last, 500)
+
+    transcript.add_user("three")  # the last turn shown is over: its footer is written again
+
+    assert (first.tokens, last.tokens) == (300, 500)
+
+
+def test_a_split_turn_keeps_its_runs_tokens_when_its_older_part_arrives() -> None:
+    older, newer = turn("one", 0, 3)[:2], turn("one", 0, 3)[2:] + turn("two", 60, 1)
+    transcript = Transcript(footers=True)
+    transcript.load_history(newer)
+    split, _ = footers(transcript)
+    transcript.set_footer_tokens(split, 700)
+
+    transcript.prepend_history(older)  # the footer is written again with the whole turn
+
+    assert (split.steps, split.tokens) == (3, 700)

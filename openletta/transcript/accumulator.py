@@ -122,10 +122,16 @@ class Transcript(HistoryPages):
                 and item.tokens is None and item.run_ids]
 
     def set_footer_tokens(self, footer: TurnFooterItem, tokens: int) -> Change:
-        """Give a footer from history the token count its runs reported."""
+        """Give a footer from history the token count its runs reported. The count goes to
+        the turn's figures too: a turn whose footer is written again (the newest, when the
+        next message is sent or it goes on; the oldest, when an older page joins it) keeps
+        it, and adds what comes next to it."""
         change = Change()
         if footer.tokens is None and tokens:
             footer.tokens = tokens
+            for turn in (self._turn, self._head_turn):
+                if turn.footer is footer and turn.tokens is None:
+                    turn.tokens = tokens
             change.touch(footer)
         return change
 
