@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from datetime import datetime
 from typing import Any, TypeVar
 
 from openletta.transcript.items import (
@@ -162,3 +163,9 @@ def _code_span(text: str) -> str:
     ticks = "`" * (_longest_backtick_run(text) + 1)
     padding = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{padding}{text}{padding}{ticks}"
+
+
+def default_export_name(agent_name: str, now: datetime) -> str:
+    """``openletta-<agent>-<timestamp>.md`` with the agent name made file-safe."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in agent_name) or "agent"
+    return f"openletta-{safe}-{now.strftime('%Y%m%d-%H%M%S')}.md"

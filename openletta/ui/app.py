@@ -10,7 +10,6 @@ import asyncio
 import dataclasses
 import shlex
 import warnings
-from datetime import datetime
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -32,7 +31,7 @@ from openletta.chat.session import ChatSession, newest_page
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
-from openletta.transcript.export import to_markdown
+from openletta.transcript.export import default_export_name, to_markdown
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
@@ -88,6 +87,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._clock = clock
         self._theme_names: list[str] = []
         self._tune_gc = tune_gc
+        self._first_attempt: asyncio.Task[None] | None = None
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -100,9 +100,12 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
     def on_mount(self) -> None:
         self._apply_themes()
         target = DEMO_LABEL if self.demo else (self.base_url or "")
+        self._first_attempt = start_request(self._connect())
         self.push_screen(ConnectScreen(target, self._establish))
 
     async def on_unmount(self) -> None:
+        if self._first_attempt is not None:
+            self._first_attempt.cancel()
         if self.client is not None:
             await self.client.aclose()
         if self._demo_server is not None:
@@ -135,8 +138,12 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning")
 
     async def _establish(self) -> None:
-        """Start the demo server if needed, check the server's health (while the agent asked
-        for is looked up: a round trip less before the chat opens), then go on."""
+        """One attempt of the connect screen (the first runs from :meth:`on_mount` on)."""
+        attempt, self._first_attempt = self._first_attempt, None
+        await (attempt if attempt is not None else self._connect())
+
+    async def _connect(self) -> None:
+        """Start the demo server if needed, check health while the agent is looked up, go on."""
         if self.demo and self._demo_server is None:
             from openletta.demo import DemoServer
 
@@ -391,8 +398,3 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         except OSError as error:
             self.notify(f"Could not save settings: {error.strerror}", severity="warning")
 
-
-def default_export_name(agent_name: str, now: datetime) -> str:
-    """``openletta-<agent>-<timestamp>.md`` with the agent name made file-safe."""
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in agent_name) or "agent"
-    return f"openletta-{safe}-{now.strftime('%Y%m%d-%H%M%S')}.md"

@@ -15,8 +15,8 @@ from openletta.cli import build_parser
 from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
+from openletta.transcript.export import default_export_name
 from openletta.ui import prompt as prompt_module
-from openletta.ui.app import default_export_name
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls, port_open, should_use_demo
 from openletta.ui.prompt import Prompt
