@@ -358,9 +358,9 @@ async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_ap
                                                            ref: str) -> None:
     app = make_app(base_url=demo_server.base_url, agent=ref)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
-                         what="chooser")
-        assert any(ref in str(n.message) for n in app._notifications)
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                         and any(ref in str(n.message) for n in app._notifications),
+                         what="the chooser, and why")
 
 
 async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until) -> None:

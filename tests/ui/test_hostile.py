@@ -155,7 +155,8 @@ async def test_toasts_show_server_text_inertly(demo_server, make_app, wait_until
         app.notify(f"[bold]not markup[/bold] {EVIL}", title=EVIL)
         # Pilot runs without toasts on screen: the screen checked is the chooser, once listed.
         await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
-                         and app.screen.agents, what="the agents listed")
+                         and app.screen.agents and app._notifications,
+                         what="the agents listed and the toast given")
         notification = list(app._notifications)[-1]
         assert notification.message.startswith("[bold]not markup[/bold]")
         assert forbidden(notification.message + notification.title) is None
