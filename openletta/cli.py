@@ -7,6 +7,9 @@ import sys
 from collections.abc import Sequence
 
 from openletta import __version__
+from openletta.chat.early import EarlyOpening
+from openletta.config import Server, choose_server
+from openletta.settings import load_settings
 from openletta.tls import prepare_tls_context
 
 
@@ -56,9 +59,20 @@ def main(argv: Sequence[str] | None = None) -> int:
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
     prepare_tls_context()  # in a thread, while the app is imported
+    settings = load_settings()
+    server = choose_server(args.base_url, demo=args.demo, settings=settings)
+    early = early_opening(args, server)  # its requests leave while the app is imported
     from openletta.ui.launch import run
 
-    return run(args)
+    return run(args, settings, server, early)
+
+
+def early_opening(args: argparse.Namespace, server: Server) -> EarlyOpening | None:
+    """The requests for the agent on the command line, sent now (none for the demo, which
+    starts with the app)."""
+    if server.demo or server.base_url is None or not args.agent:
+        return None
+    return EarlyOpening(server.base_url, server.api_key, args.agent, args.conversation)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,18 @@ passes them as arguments when no flag or environment variable is set.
 from __future__ import annotations
 
 import os
+import shlex
+import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from openletta.settings import Settings
 
 CLOUD_URL = "https://api.letta.com"
 LOCAL_URL = "http://localhost:8283"
+#: How long to wait for a local server before falling back to the demo.
+PROBE_TIMEOUT = 0.3
 
 
 @dataclass(frozen=True)
@@ -42,3 +49,58 @@ def normalise_base_url(url: str) -> str:
     (every API path starts with ``/v1`` already)."""
     url = url.strip().rstrip("/")
     return url.removesuffix("/v1").rstrip("/")
+
+
+@dataclass(frozen=True)
+class Server:
+    """The server the app talks to: the embedded demo (``demo``), or ``base_url``."""
+
+    demo: bool
+    base_url: str | None = None
+    api_key: str | None = None
+
+
+def choose_server(base_url: str | None, *, demo: bool, settings: Settings,
+                  env: Mapping[str, str] = os.environ) -> Server:
+    """The server for ``--base-url``/``--demo``: the demo if asked for or if nothing is
+    configured and no local server answers; else the configured one (the saved base URL
+    comes after the flag and ``LETTA_BASE_URL``)."""
+    if demo or should_use_demo(base_url, settings, env):
+        return Server(demo=True)
+    if not base_url and not env.get("LETTA_BASE_URL"):
+        base_url = settings.base_url
+    connection = resolve_connection(base_url=base_url, env=env)
+    return Server(demo=False, base_url=connection.base_url, api_key=connection.api_key)
+
+
+def should_use_demo(base_url: str | None, settings: Settings, env: Mapping[str, str]) -> bool:
+    """True when nothing is configured and no local server answers (decided in < 0.5 s)."""
+    configured = (base_url or env.get("LETTA_BASE_URL") or env.get("LETTA_API_KEY")
+                  or settings.base_url)
+    return not configured and not port_open(LOCAL_URL)
+
+
+def port_open(url: str, timeout: float = PROBE_TIMEOUT) -> bool:
+    """Whether something accepts TCP connections at ``url``'s host and port."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        with socket.create_connection((parts.hostname or "localhost", port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def resume_command(base_url: str | None, saved_base_url: str | None, agent: str,
+                   conversation: str | None) -> str:
+    """The command that opens this chat again: on the demo (``base_url`` ``None``) or
+    ``base_url`` (named unless it is the one saved in the settings)."""
+    parts = ["openletta"]
+    if base_url is None:
+        parts.append("--demo")
+    elif base_url != saved_base_url:
+        parts += ["--base-url", base_url]
+    parts += ["--agent", agent]
+    if conversation:
+        parts += ["--conversation", conversation]
+    return shlex.join(parts)

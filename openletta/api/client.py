@@ -103,7 +103,11 @@ class LettaClient:
 
     async def health(self) -> Health:
         """``GET /v1/health/``; also records :attr:`server_version`."""
-        health = validate(Health, await self._http.request("GET", "/v1/health/"))
+        return self.note_health(validate(Health, await self._http.request("GET", "/v1/health/")))
+
+    def note_health(self, health: Health) -> Health:
+        """Record the :attr:`server_version` of ``health`` (also from another client's check
+        of the same server)."""
         self.server_version = parse_version(health.version)
         return health
 

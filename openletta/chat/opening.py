@@ -3,23 +3,25 @@
 The agent (by id or name) is looked up while the app checks the server's health, and when it
 is named by its id, the newest page of its history is asked for at the same time: a chat
 opened with ``--agent agent-…`` waits for one round trip, not four. (An agent opened any other
-way has its page asked for while it is read: :func:`start_request`.)
+way has its page asked for while it is read: :func:`start_request`.) Launched with an agent,
+the first attempt's requests leave even earlier, while the app imports:
+:mod:`openletta.chat.early`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, Health
+from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
 from openletta.chat.session import newest_page
 
-AGENT_ID_PREFIX = "agent-"
 T = TypeVar("T")
 
 
@@ -48,15 +50,23 @@ async def find_agent(client: LettaClient, ref: str) -> FoundAgent | None:
 
 
 class Opening:
-    """The requests for the agent ``ref`` names, started at once (see the module docstring)."""
+    """The requests for the agent ``ref`` names, under way (see the module docstring)."""
 
-    def __init__(self, client: LettaClient, ref: str, conversation: str | None) -> None:
+    def __init__(self, ref: str, agent: asyncio.Future[FoundAgent | None],
+                 page: asyncio.Future[HistoryPage] | None) -> None:
+        """``page``: the newest page of history of the agent whose id is ``ref``, if asked."""
         self.ref = ref
-        self.agent = start_request(find_agent(client, ref))
-        self._page = (start_request(newest_page(client, ref, conversation))
-                      if ref.startswith(AGENT_ID_PREFIX) else None)
+        self.agent = agent
+        self._page = page
 
-    def newest_page_of(self, agent: Agent) -> asyncio.Task[HistoryPage] | None:
+    @classmethod
+    def start(cls, client: LettaClient, ref: str, conversation: str | None) -> Opening:
+        """Ask ``client`` for the agent, and for an id its page, now."""
+        page = (start_request(newest_page(client, ref, conversation))
+                if ref.startswith(AGENT_ID_PREFIX) else None)
+        return cls(ref, start_request(find_agent(client, ref)), page)
+
+    def newest_page_of(self, agent: Agent) -> asyncio.Future[HistoryPage] | None:
         """The history page asked for, if it is ``agent``'s (else it is dropped)."""
         page, self._page = self._page, None
         if page is not None and agent.id != self.ref:
@@ -70,6 +80,15 @@ class Opening:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def first_requests(client: LettaClient, ref: str | None, conversation: str | None,
+                   early: EarlyOpening | None) -> tuple[Awaitable[Health], Opening | None]:
+    """The health check and the opening of ``ref`` (if any): ``early``'s, or asked of
+    ``client`` now."""
+    if early is not None:
+        return early.health(), early.opening()
+    return client.health(), (Opening.start(client, ref, conversation) if ref else None)
 
 
 def start_request(request: Coroutine[Any, Any, T]) -> asyncio.Task[T]:

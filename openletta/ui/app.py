@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import shlex
 import warnings
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
@@ -25,9 +24,11 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
+from openletta.chat.early import EarlyOpening
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.opening import Opening, start_request
+from openletta.chat.opening import Opening, first_requests, start_request
 from openletta.chat.session import ChatSession, newest_page
+from openletta.config import resume_command
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
@@ -65,11 +66,13 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
                  demo: bool = False, agent: str | None = None, conversation: str | None = None,
                  theme: str | None = None, settings: Settings | None = None,
                  demo_speed: float = 1.0, clock: Clock = utc_now,
-                 tune_gc: bool = False, local: LocalCalls | None = None) -> None:
+                 tune_gc: bool = False, local: LocalCalls | None = None,
+                 early: EarlyOpening | None = None) -> None:
         """``tune_gc``: once connected, tune the garbage collector for this process and let it
         work while requests wait for the server (:mod:`openletta.ui.collector`; for a process
         that runs one app, as the command line does). ``local``: the tools the agent may run
-        on this machine (``None``: none are declared)."""
+        on this machine (``None``: none are declared). ``early``: the requests for ``agent``
+        on ``base_url``, already sent (the first connection attempt takes their answers)."""
         super().__init__()
         self.local = local
         self.base_url = base_url
@@ -88,6 +91,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self._theme_names: list[str] = []
         self._tune_gc = tune_gc
         self._first_attempt: asyncio.Task[None] | None = None
+        self._early = early
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -154,10 +158,11 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             assert self.base_url is not None
             self.client = LettaClient(self.base_url, api_key=self.api_key,
                                       on_wait=collect_while_waiting if self._tune_gc else None)
-        opening = (Opening(self.client, self._agent_ref, self._conversation)
-                   if self._agent_ref else None)
+        health, opening = first_requests(self.client, self._agent_ref, self._conversation,
+                                         self._early)
+        self._early = None  # used once: a later attempt asks again
         try:
-            await self.client.health()
+            self.client.note_health(await health)
         except BaseException:
             if opening is not None:
                 await opening.cancel()
@@ -195,7 +200,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         await self._open(agent, None)
 
     async def _open(self, agent: Agent, conversation: str | None, *, complete: bool = False,
-                    requested_page: asyncio.Task[HistoryPage] | None = None) -> None:
+                    requested_page: asyncio.Future[HistoryPage] | None = None) -> None:
         """Open the chat; ``complete``: ``agent`` was read as this reads it (by its id);
         ``requested_page``: its newest page of history, already asked for (else it is asked
         for now, while the agent is read)."""
@@ -210,7 +215,9 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         session = ChatSession(self.client, full, conversation, requested_page=page)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local))
-        self.resume_hint = self._resume_command(full, conversation)
+        self.resume_hint = resume_command(None if self.demo else self.base_url,
+                                          self.settings.base_url, full.name or full.id,
+                                          conversation)
         await self._save_settings(last_agent=full.id, last_conversation=conversation)
 
     @work(exclusive=True, group="open", exit_on_error=False)
@@ -244,17 +251,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
-
-    def _resume_command(self, agent: Agent, conversation: str | None) -> str:
-        parts = ["openletta"]
-        if self.demo:
-            parts.append("--demo")
-        elif self.base_url and self.base_url != self.settings.base_url:
-            parts += ["--base-url", self.base_url]
-        parts += ["--agent", agent.name or agent.id]
-        if conversation:
-            parts += ["--conversation", conversation]
-        return shlex.join(parts)
 
     # --- slash commands and actions ---------------------------------------------------------
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import pytest
 from chat_helpers import laid_out, mounted_items, open_chat, send
@@ -11,7 +13,9 @@ from textual.widgets import Static
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
+from openletta.api.resources import Agent
 from openletta.chat import session as session_module
+from openletta.chat.early import EarlyOpening
 from openletta.demo import DemoServer
 from openletta.demo.http import Handler, Request, Response
 from openletta.transcript import (
@@ -100,15 +104,23 @@ class SlowDemo(DemoServer):
         return handle
 
 
-async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_runs(
-        make_app, wait_until) -> None:
-    server = SlowDemo("/v1/health")
+@contextlib.asynccontextmanager
+async def logging_demo(slow: str) -> AsyncIterator[tuple[SlowDemo, str, Agent]]:
+    """A running :class:`SlowDemo`, its URL and its first agent (the log starts empty)."""
+    server = SlowDemo(slow)
     base_url = await server.start()
     try:
-        client = LettaClient(base_url)
-        agent = (await client.list_agents())[0]
-        await client.aclose()
+        async with LettaClient(base_url) as client:
+            agent = (await client.list_agents())[0]
         server.log.clear()
+        yield server, base_url, agent
+    finally:
+        await server.stop()
+
+
+async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_runs(
+        make_app, wait_until) -> None:
+    async with logging_demo("/v1/health") as (server, base_url, agent):
         app = make_app(base_url=base_url, agent=agent.id)
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_chat(pilot, wait_until)
@@ -119,28 +131,57 @@ async def test_an_agent_id_and_its_history_are_read_once_while_the_health_check_
         for path in (f"/v1/agents/{agent.id}", f"/v1/agents/{agent.id}/messages"):
             assert server.log.count(("begin", path)) == 1, path
             assert server.log.index(("begin", path)) < health_answered, path
-    finally:
-        await server.stop()
 
 
 async def test_an_agent_named_has_its_history_asked_for_while_it_is_read(make_app,
                                                                           wait_until) -> None:
-    server = SlowDemo("/v1/agents/{agent}")
-    base_url = await server.start()
-    try:
-        name = await first_agent_name(base_url)
-        server.log.clear()
-        app = make_app(base_url=base_url, agent=name)
+    async with logging_demo("/v1/agents/{agent}") as (server, base_url, agent):
+        app = make_app(base_url=base_url, agent=agent.name)
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_chat(pilot, wait_until)
             await wait_until(pilot, lambda: screen.view.more_on_server is not None,
                              what="history shown")
-        agent_path = f"/v1/agents/{screen.session.agent.id}"
+        agent_path = f"/v1/agents/{agent.id}"
         page_asked = server.log.index(("begin", f"{agent_path}/messages"))
         assert page_asked < server.log.index(("end", agent_path))
         assert server.log.count(("begin", f"{agent_path}/messages")) == 1
-    finally:
-        await server.stop()
+
+
+async def early_answers(server: SlowDemo, count: int) -> None:
+    """Wait until the server has answered ``count`` requests."""
+    for _ in range(500):
+        if sum(event == "end" for event, _path in server.log) >= count:
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"the server answered {server.log}")
+
+
+async def test_the_requests_sent_before_the_app_started_are_not_sent_again(
+        make_app, wait_until) -> None:
+    async with logging_demo("/none") as (server, base_url, agent):
+        early = EarlyOpening(base_url, None, agent.id, None)
+        await early_answers(server, 3)  # health, the agent and its page, before the app runs
+        app = make_app(base_url=base_url, agent=agent.id, early=early)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.view.more_on_server is not None,
+                             what="history shown")
+            assert app.client is not None and app.client.server_version is not None
+            assert screen.session.transcript.items
+        for path in ("/v1/health/", f"/v1/agents/{agent.id}",
+                     f"/v1/agents/{agent.id}/messages"):
+            assert server.log.count(("begin", path)) == 1, path
+
+
+async def test_an_early_request_for_an_unknown_agent_leads_to_the_chooser(
+        make_app, wait_until) -> None:
+    async with logging_demo("/none") as (_server, base_url, _agent):
+        early = EarlyOpening(base_url, None, "agent-gone", None)
+        app = make_app(base_url=base_url, agent="agent-gone", early=early)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                             and any("agent-gone" in str(toast.message)
+                                     for toast in app._notifications), what="chooser")
 
 
 async def test_streamed_turn_keeps_every_item_in_order(demo_server, make_app, wait_until) -> None:
@@ -253,11 +294,15 @@ async def test_failed_send_keeps_the_text_and_says_why(demo_server, make_app,
         assert app._notifications
 
 
-async def test_connection_failure_explains_and_retry_connects(make_app, wait_until) -> None:
+@pytest.mark.parametrize("early", [False, True], ids=["asked-by-the-app", "asked-early"])
+async def test_connection_failure_explains_and_retry_connects(make_app, wait_until,
+                                                              early: bool) -> None:
     server = DemoServer(speed=0)
     base_url = await server.start()
     await server.stop()
-    app = make_app(base_url=base_url)
+    # Early: the first attempt's requests were sent before the app started; a retry asks anew.
+    app = make_app(base_url=base_url, agent="agent-x" if early else None,
+                   early=EarlyOpening(base_url, None, "agent-x", None) if early else None)
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
                          and app.screen.failed
@@ -271,7 +316,7 @@ async def test_connection_failure_explains_and_retry_connects(make_app, wait_unt
         try:
             await pilot.press("r")
             await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
-                             what="chooser after retry")
+                             what="chooser after retry (the demo has no agent-x)")
         finally:
             await restarted.stop()
 

@@ -12,13 +12,14 @@ from waiting import wait_until
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.cli import build_parser
+from openletta.config import port_open, should_use_demo
 from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import prompt as prompt_module
 from openletta.ui.formatting import format_tokens, home_relative
-from openletta.ui.launch import local_calls, port_open, should_use_demo
+from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
 from openletta.ui.status_bar import StatusInfo, context_gauge, status_text
