@@ -22,7 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from openletta.display import plain_text
+from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
+from openletta.ui.screenful import screenful
 
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
@@ -108,6 +110,16 @@ class ChatScroll(VerticalScroll):
     def at_bottom(self) -> bool:
         """True when the newest line is in view (short content counts as at the bottom)."""
         return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+
+    def resume_reports(self) -> None:
+        """Report moves again (the new window of items is laid out)."""
+        self.reporting = True
+
+    def screenful(self, items: Sequence[Item]) -> int:
+        """How many of the newest ``items`` fill this view (:func:`screenful`; the terminal's
+        size before the view has one)."""
+        size = self.size if self.size.area else self.app.size
+        return screenful(items, size.width, size.height)
 
     def hold_in_place(self, widget: Widget) -> None:
         """Keep ``widget`` where it is on screen while the content above it grows.

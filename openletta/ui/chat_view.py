@@ -50,12 +50,12 @@ class ChatView(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        #: The items, and which of them are mounted.
-        self._window: ChatWindow[Item] = ChatWindow()
+        #: The items, and which of them are mounted (about a screenful first, when it opens).
+        self._scroll = ChatScroll(id="chat-scroll")
+        self._window: ChatWindow[Item] = ChatWindow(screenful=self._scroll.screenful)
         self._widgets: dict[str, ItemWidget] = {}
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
-        self._scroll = ChatScroll(id="chat-scroll")
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
         self._pending = PendingRows(id="pending")
@@ -214,13 +214,15 @@ class ChatView(Vertical):
             self._scroll.mount_all(widgets)
 
     async def _fill_view(self, shown: asyncio.Event) -> None:
-        """Once ``shown``, mount earlier items while they do not fill the view."""
+        """Once ``shown`` is painted, mount the rest of an opening batch above, then earlier
+        items while they do not fill the view."""
         await shown.wait()
-        self.call_after_refresh(self._show_earlier_if_short)
+        self.call_after_refresh(self._fill_above)
 
-    def _show_earlier_if_short(self) -> None:
-        if self._window.can_fill_above and self._scroll.max_scroll_y <= 0:
-            self.call_later(self._fill_view, self._show_earlier())
+    def _fill_above(self) -> None:
+        count = self._window.rest_of_opening() or None
+        if count or (self._window.can_fill_above and self._scroll.max_scroll_y <= 0):
+            self.call_later(self._fill_view, self._show_earlier(count))
 
     def _prepend(self, items: list[Item]) -> None:
         """An older page: its newest items go on screen (when the top is), the rest wait."""
@@ -304,10 +306,7 @@ class ChatView(Vertical):
 
     async def _end_remount(self, shown: asyncio.Event) -> None:
         await shown.wait()
-        self.call_after_refresh(self._remount_laid_out)
-
-    def _remount_laid_out(self) -> None:
-        self._scroll.reporting = True
+        self.call_after_refresh(self._scroll.resume_reports)
 
     def _update_indicator(self) -> None:
         """Say how many items wait below, or hide the row once none does."""

@@ -1,0 +1,45 @@
+"""How many of the newest items fill the chat view, estimated from their text.
+
+A chat opens at its newest items, and building and laying out their widgets is most of what
+stands between the history's arrival and its first frame: a long Markdown reply alone costs
+tens of milliseconds. The view mounts about a screenful first and the rest of its opening batch
+above it a frame later (:class:`~openletta.ui.chat_window.ChatWindow`), so the estimate here
+runs before any widget exists. It errs on the side of more: a screenful is :data:`MARGIN`
+times the view's height, and items whose height does not follow their text count as small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from openletta.transcript import AssistantItem, Item, UserItem
+
+#: How many view heights the estimated rows of the first items should add up to.
+MARGIN = 2
+#: Rows of an item whose height does not follow its text (a folded thought, a tool call
+#: card, a footer, a notice): a low guess, so that too many items are mounted, not too few.
+SMALL_ITEM_ROWS = 2
+#: Rows around a message (its margins).
+MESSAGE_MARGIN = 2
+
+
+def estimated_rows(item: Item, width: int) -> int:
+    """About how many rows ``item`` takes at ``width`` columns (0 for hidden items)."""
+    if item.internal:
+        return 0
+    if not isinstance(item, UserItem | AssistantItem):
+        return SMALL_ITEM_ROWS
+    width = max(width, 1)
+    return MESSAGE_MARGIN + sum(1 + len(line) // width for line in item.text.splitlines())
+
+
+def screenful(items: Sequence[Item], width: int, height: int) -> int:
+    """How many of the newest ``items`` fill a view of ``width`` × ``height`` (at least one,
+    all of them if they do not)."""
+    budget = MARGIN * height
+    rows = 0
+    for count, item in enumerate(reversed(items), 1):
+        rows += estimated_rows(item, width)
+        if rows >= budget:
+            return count
+    return len(items)
