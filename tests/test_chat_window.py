@@ -66,20 +66,16 @@ def test_an_empty_window_opens_with_the_newest_batch() -> None:
     assert not small.append(list(range(OPENING_BATCH)), following=True).opening
 
 
-def test_an_empty_window_mounts_a_screenful_first_then_the_rest_of_its_batch() -> None:
+def test_an_empty_window_opens_with_the_newest_screenful() -> None:
     window: ChatWindow[int] = ChatWindow(screenful=lambda items: 3)
     move = window.append(list(range(500)), following=True)
     assert move.opening and move.mount == [497, 498, 499]
-    assert window.rest_of_opening() == OPENING_BATCH - 3
-    rest = window.show_above(window.rest_of_opening())
-    assert rest.mount == list(range(500 - OPENING_BATCH, 497)) and not rest.unmount
-    assert window.rest_of_opening() == 0
+    assert window.hidden_above == 497 and window.can_fill_above
     check(window)
     few: ChatWindow[int] = ChatWindow(screenful=lambda items: 0)  # at least one goes
     assert few.append([0, 1, 2, 3], following=True).mount == [3]
-    assert few.rest_of_opening() == 3
-    few.show_above(few.rest_of_opening())
-    assert few.rest_of_opening() == 0 and few.mounted == [0, 1, 2, 3]
+    many: ChatWindow[int] = ChatWindow(screenful=lambda items: 1000)  # the batch at most
+    assert len(many.append(list(range(500)), following=True).mount) == OPENING_BATCH
     fits: ChatWindow[int] = ChatWindow(screenful=len)
     assert not fits.append([0, 1, 2], following=True).opening
 

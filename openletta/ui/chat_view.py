@@ -214,15 +214,13 @@ class ChatView(Vertical):
             self._scroll.mount_all(widgets)
 
     async def _fill_view(self, shown: asyncio.Event) -> None:
-        """Once ``shown`` is painted, mount the rest of an opening batch above, then earlier
-        items while they do not fill the view."""
+        """Once ``shown``, mount earlier items while they do not fill the view."""
         await shown.wait()
-        self.call_after_refresh(self._fill_above)
+        self.call_after_refresh(self._show_earlier_if_short)
 
-    def _fill_above(self) -> None:
-        count = self._window.rest_of_opening() or None
-        if count or (self._window.can_fill_above and self._scroll.max_scroll_y <= 0):
-            self.call_later(self._fill_view, self._show_earlier(count))
+    def _show_earlier_if_short(self) -> None:
+        if self._window.can_fill_above and self._scroll.max_scroll_y <= 0:
+            self.call_later(self._fill_view, self._show_earlier())
 
     def _prepend(self, items: list[Item]) -> None:
         """An older page: its newest items go on screen (when the top is), the rest wait."""

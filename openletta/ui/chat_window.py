@@ -10,8 +10,8 @@ The rules: while the view follows the bottom, the oldest mounted items go once m
 ``MAX_MOUNTED + PRUNE_SLACK`` would be mounted, down to ``MAX_MOUNTED``; new items go straight
 below while some already wait there. A batch mounted above (below) unmounts the newest (oldest)
 down to ``MAX_MOUNTED`` once over the same limit; a busy newest item stays, with all above it.
-An empty window opens with ``OPENING_BATCH`` items, the newest screenful of them first (the rest
-follow with :meth:`ChatWindow.rest_of_opening`); a jump far away mounts a new window with
+An empty window opens with the newest screenful of its items (estimated, at most
+``OPENING_BATCH``); a jump far away mounts a new window with
 ``WINDOW_LEAD`` items above its target. With nothing hidden above, reaching the top asks the
 server for an older page (once, until it arrives or fails); :meth:`ChatWindow.earlier_label`
 says which of these the "earlier" row shows.
@@ -137,7 +137,7 @@ class ChatWindow(Generic[T]):
 
     def append(self, items: Sequence[T], *, following: bool) -> Move[T]:
         """New items at the end: they wait below while others do; into an empty window only
-        the newest ``opening`` go, and of those only a ``screenful`` at first; while
+        the newest ``screenful`` go, ``opening`` at most; while
         ``following`` the bottom, the oldest mounted go (and then the oldest new ones) once more
         than ``limit + slack`` would be mounted."""
         waiting = self._end < len(self.items)
@@ -231,11 +231,6 @@ class ChatWindow(Generic[T]):
         return self.remount(len(self.items) - self.opening, self.opening)
 
     # --- older pages ------------------------------------------------------------------------
-
-    def rest_of_opening(self) -> int:
-        """How many items above would have been mounted with the opening batch, had they not
-        waited for the first screenful to be shown."""
-        return min(self._start, max(0, self.opening - self.mounted_count))
 
     def ask_older_page(self, *, more_on_server: bool | None) -> bool:
         """The user reached the top: True if an older page should be asked for now (nothing

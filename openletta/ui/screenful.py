@@ -2,10 +2,12 @@
 
 A chat opens at its newest items, and building and laying out their widgets is most of what
 stands between the history's arrival and its first frame: a long Markdown reply alone costs
-tens of milliseconds. The view mounts about a screenful first and the rest of its opening batch
-above it a frame later (:class:`~openletta.ui.chat_window.ChatWindow`), so the estimate here
-runs before any widget exists. It errs on the side of more: a screenful is :data:`MARGIN`
-times the view's height, and items whose height does not follow their text count as small.
+tens of milliseconds. So the view opens with about a screenful of them
+(:class:`~openletta.ui.chat_window.ChatWindow`; more come as the user scrolls up, and at once
+if they do not fill the view), which the estimate here decides before any widget exists. It
+errs on the side of more: a screenful is :data:`MARGIN` times the view's height (a view's worth
+to scroll back through before more are mounted), and items whose height does not follow their
+text count as small.
 """
 
 from __future__ import annotations
