@@ -11,6 +11,7 @@ from openletta.chat.early import EarlyOpening
 from openletta.config import Server, choose_server
 from openletta.settings import load_settings
 from openletta.tls import prepare_tls_context
+from openletta.ui.collector import pause_for_startup
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("openletta: the chat needs a terminal (standard input and output are not one); "
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
+    pause_for_startup()  # the app settles the collector after its first connection attempt
     prepare_tls_context()  # in a thread, while the app is imported
     settings = load_settings()
     server = choose_server(args.base_url, demo=args.demo, settings=settings)

@@ -68,9 +68,10 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
                  demo_speed: float = 1.0, clock: Clock = utc_now,
                  tune_gc: bool = False, local: LocalCalls | None = None,
                  early: EarlyOpening | None = None) -> None:
-        """``tune_gc``: once connected, tune the garbage collector for this process and let it
-        work while requests wait for the server (:mod:`openletta.ui.collector`; for a process
-        that runs one app, as the command line does). ``local``: the tools the agent may run
+        """``tune_gc``: after the first connection attempt, tune the garbage collector for this
+        process (and let it run, if the command line paused it), and let it work while requests
+        wait for the server (:mod:`openletta.ui.collector`; for a process that runs one app, as
+        the command line does). ``local``: the tools the agent may run
         on this machine (``None``: none are declared). ``early``: the requests for ``agent``
         on ``base_url``, already sent (the first connection attempt takes their answers)."""
         super().__init__()
@@ -144,7 +145,12 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
     async def _establish(self) -> None:
         """One attempt of the connect screen (the first runs from :meth:`on_mount` on)."""
         attempt, self._first_attempt = self._first_attempt, None
-        await (attempt if attempt is not None else self._connect())
+        try:
+            await (attempt if attempt is not None else self._connect())
+        finally:
+            if self._tune_gc:  # after the first attempt, however it ended
+                self._tune_gc = False
+                settle_after_startup()
 
     async def _connect(self) -> None:
         """Start the demo server if needed, check health while the agent is looked up, go on."""
@@ -167,9 +173,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             if opening is not None:
                 await opening.cancel()
             raise
-        if self._tune_gc:  # the client above was made first, with ``on_wait``
-            self._tune_gc = False
-            settle_after_startup()
         if opening is not None:
             self.open_agent_ref(opening)
         else:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from openletta.demo import DemoServer
 from openletta.ui.collector import (
     FULL_DUE,
     FULL_LATEST,
@@ -15,9 +16,11 @@ from openletta.ui.collector import (
     YOUNG_LIMIT,
     collect_if_due,
     collect_while_waiting,
+    pause_for_startup,
     settle_after_startup,
 )
 from openletta.ui.screens.agents import AgentChooserScreen
+from openletta.ui.screens.connect import ConnectScreen
 
 
 @pytest.fixture
@@ -29,6 +32,7 @@ def restored_gc() -> Iterator[None]:
     finally:
         gc.unfreeze()
         gc.set_threshold(*threshold)
+        gc.enable()
 
 
 def middle_collections(count: int) -> None:
@@ -42,8 +46,11 @@ def middle_collections(count: int) -> None:
 def test_settling_freezes_what_exists_and_spaces_full_collections() -> None:
     gc.unfreeze()
     gc.set_threshold(700, 10, 10)
+    pause_for_startup()
+    assert not gc.isenabled()
     survivor = [object()]  # a container: tracked by the collector
     settle_after_startup()
+    assert gc.isenabled()
     assert gc.get_freeze_count() > 0
     assert gc.get_threshold() == (YOUNG_LIMIT, 10, FULL_LATEST)
     assert not any(tracked is survivor for tracked in gc.get_objects())
@@ -88,6 +95,20 @@ async def test_the_app_tunes_the_collector_once_connected_only_when_asked(
         middle_collections(WAIT_DUE)
         await app.client.list_agents()
         assert (gc.get_count()[2] == 0) is tune
+
+
+@pytest.mark.usefixtures("restored_gc")
+async def test_a_collector_paused_for_start_up_runs_again_when_the_first_attempt_fails(
+        make_app, wait_until) -> None:
+    server = DemoServer(speed=0)
+    base_url = await server.start()
+    await server.stop()
+    pause_for_startup()
+    app = make_app(base_url=base_url, tune_gc=True)
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
+                         and app.screen.failed, what="the attempt failed")
+        assert gc.isenabled() and gc.get_freeze_count() > 0
 
 
 @pytest.mark.usefixtures("restored_gc")
