@@ -25,6 +25,8 @@ from openletta.display import plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
+from openletta.ui.textual_internals import size_without_relayout
+from openletta.ui.widgets.base import ItemWidget
 
 #: How long the view holds still while items mounted above it take their size.
 SETTLE_SECONDS = 1.0
@@ -84,6 +86,10 @@ class PendingRows(Static):
 class ChatScroll(VerticalScroll):
     """The scrolling part of the chat view; reports where the user scrolled to."""
 
+    #: Its height changes with every item mounted and every reply that grows a line; the
+    #: layout that changed it already placed its scroll bar and kept it at the bottom.
+    virtual_size = size_without_relayout()
+
     class Moved(Message):
         """The scroll position changed; where it was when it moved."""
 
@@ -104,6 +110,8 @@ class ChatScroll(VerticalScroll):
         self.reporting = True
         #: Widgets taken off screen and not removed yet (removing them costs a layout).
         self._retired: list[Widget] = []
+        #: Widgets to mount at the end with the next flush of the view (:meth:`mount_arriving`).
+        self.arriving: list[Widget] = []
         self._quiet_timer: Timer | None = None
 
     @property
@@ -131,6 +139,13 @@ class ChatScroll(VerticalScroll):
         if self._hold_timer is not None:
             self._hold_timer.stop()
         self._hold_timer = self.set_timer(SETTLE_SECONDS, self.release_hold)
+
+    def hold_first_item(self) -> None:
+        """:meth:`hold_in_place` the first item widget shown, if there is one."""
+        first = next((child for child in self.children
+                      if isinstance(child, ItemWidget) and child.display), None)
+        if first is not None:
+            self.hold_in_place(first)
 
     def release_hold(self) -> None:
         """Let the view move with its content again."""
@@ -165,8 +180,23 @@ class ChatScroll(VerticalScroll):
         waiting.add_done_callback(release)
         return released
 
+    def mount_arriving(self) -> None:
+        """Mount the widgets that arrived since the last flush, at the end, together: the
+        items of a reply that come within one flush (its thought, its text) cost one layout."""
+        if self.arriving:
+            widgets, self.arriving = self.arriving, []
+            self.mount_all(widgets)
+
+    def discard(self, widget: Widget) -> None:
+        """Remove ``widget``, mounted or still arriving."""
+        if widget in self.arriving:
+            self.arriving.remove(widget)
+        else:
+            widget.remove()
+
     def add_notice(self, text: str, *, error: bool = False) -> None:
-        """Add a line at the end that is not part of the transcript."""
+        """Add a line at the end that is not part of the transcript (after what arrived)."""
+        self.mount_arriving()
         self.mount(Static(plain_text(text), classes="notice -error" if error else "notice"))
 
     def retire(self, widgets: Sequence[Widget]) -> None:

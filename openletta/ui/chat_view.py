@@ -1,16 +1,16 @@
 """The chat view: one widget per transcript item, updated from :class:`Change` objects.
 
 Cost per stream chunk does not depend on the length of the chat: a change names the items it
-touched, their widgets are marked dirty, and a timer syncs the dirty ones at most
-``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted, a window that moves with
-the user: while the view follows the bottom the oldest are unmounted and come back through the
-"earlier" row; while the user scrolls back, the newest are unmounted and come back when the
-user scrolls down again or presses Ctrl+End. Which items those are is worked out by
-:class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the widgets. A window
-move mounts its widgets and removes the ones it unmounts with the screen's updates held, so it
-costs one layout and one paint. Widgets unmounted otherwise (while following the bottom) are
-hidden at once and removed with the next window move or once the view has been still for a
-moment (:meth:`ChatScroll.retire`). The scroller is in :mod:`openletta.ui.chat_scroll`.
+touched, their widgets are marked dirty, and a timer syncs the dirty ones (and mounts the new
+ones, together) at most ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted,
+a window that moves with the user: while the view follows the bottom the oldest are unmounted
+and come back through the "earlier" row; while the user scrolls back, the newest are unmounted
+and come back when the user scrolls down again or presses Ctrl+End. Which items those are is
+worked out by :class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the
+widgets. A window move mounts its widgets and removes the ones it unmounts with the screen's
+updates held: one layout and one paint. Widgets unmounted otherwise (while following the
+bottom) are hidden at once and removed with the next window move or once the view has been
+still for a moment (:meth:`ChatScroll.retire`). The scroller is in :mod:`openletta.ui.chat_scroll`.
 """
 
 from __future__ import annotations
@@ -98,6 +98,7 @@ class ChatView(Vertical):
 
     def _mount_through(self, item: Item) -> asyncio.Event | None:
         """Mount ``item`` if it is pruned: with the items between, or in a window of its own."""
+        self._scroll.mount_arriving()
         reach = self._window.reach(item)
         if reach is None:
             return None
@@ -151,17 +152,18 @@ class ChatView(Vertical):
             widget = self._widgets.get(item.key)
             if widget is not None:
                 self._dirty[item.key] = widget
-        if self._dirty and self._flush_timer is None:
+        if (self._dirty or self._scroll.arriving) and self._flush_timer is None:
             self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
         if (change.added or change.changed) and not change.prepended \
                 and not self._indicator.display and not self.following:
             self._indicator.display = True
 
     def flush(self) -> None:
-        """Sync every dirty widget now (called by the timer and when a turn ends)."""
+        """Mount what arrived, sync every dirty widget (by the timer, and as a turn ends)."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
+        self._scroll.mount_arriving()
         dirty, self._dirty = self._dirty, {}
         for key, widget in dirty.items():
             if widget.is_mounted:
@@ -177,6 +179,7 @@ class ChatView(Vertical):
 
     def clear(self) -> None:
         """Unmount everything shown; the "earlier" row brings it back."""
+        self._scroll.mount_arriving()
         self._scroll.remove_retired()
         self._scroll.remove_children([*self._widgets.values(), *self._scroll.query(".notice")])
         self._widgets.clear()
@@ -210,8 +213,8 @@ class ChatView(Vertical):
         widgets = [self._make(item) for item in move.mount]
         if move.opening:
             self.call_later(self._fill_view, self._mount_held(widgets))
-        else:
-            self._scroll.mount_all(widgets)
+        else:  # with the next flush, in the frame that shows their first text
+            self._scroll.arriving.extend(widgets)
 
     async def _fill_view(self, shown: asyncio.Event) -> None:
         """Once ``shown``, mount earlier items while they do not fill the view."""
@@ -230,16 +233,14 @@ class ChatView(Vertical):
 
     def _mount_above(self, widgets: list[ItemWidget]) -> asyncio.Event:
         """Mount ``widgets`` at the top without moving what the user is looking at."""
-        scroll = self._scroll
-        anchor = next((child for child in scroll.children
-                       if isinstance(child, ItemWidget) and child.display), None)
-        if anchor is not None and not self.following:
-            scroll.hold_in_place(anchor)
+        if not self.following:
+            self._scroll.hold_first_item()
         return self._mount_held(widgets, after=0)
 
     def _mount_held(self, widgets: list[ItemWidget], *,
                     after: Widget | int | None = None) -> asyncio.Event:
-        """Mount ``widgets`` and remove the retired ones in one step (one layout)."""
+        """Mount ``widgets`` (after what arrived) and remove the retired ones in one step."""
+        self._scroll.mount_arriving()
         return self._scroll.mount_held(widgets, after=after,
                                        remove=self._scroll.take_retired())
 
@@ -248,10 +249,11 @@ class ChatView(Vertical):
         widget = self._widgets.pop(item.key, None)
         self._dirty.pop(item.key, None)
         if widget is not None:
-            widget.remove()
+            self._scroll.discard(widget)
 
     def _unmount(self, items: Sequence[Item]) -> None:
         """Take the widgets of ``items`` off screen now; remove them once the view is idle."""
+        self._scroll.mount_arriving()
         widgets = []
         for item in items:
             widgets.append(self._widgets.pop(item.key))

@@ -18,11 +18,14 @@ def refresh_content(widget: Widget) -> None:
 
 
 def layout_needed(widget: Widget) -> bool:
-    """Whether ``widget``'s new content may change its size (call after a refresh): it has not
-    been laid out, it is sized by its content's width or holds other widgets, or its content's
-    height at its width is not the height it has."""
+    """Whether ``widget``'s new content may change its size (call after a refresh): it is
+    mounted (mounting lays a widget out, with the content it has then) and has not been laid
+    out, is sized by its content's width or holds other widgets, or its content's height at
+    its width is not the height it has."""
+    if not widget.is_mounted:
+        return False
     width, height = widget.content_size
-    if not widget.is_mounted or not width or widget.is_container:
+    if not width or widget.is_container:
         return True
     if widget.styles.width is not None and widget.styles.width.is_auto:
         return True

@@ -29,6 +29,8 @@ from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Footer, Markdown
 from textual.widgets._footer import FooterKey
 from textual.widgets._markdown import (
@@ -75,6 +77,24 @@ def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
     """
     key._disabled = not enabled
     key.set_class(not enabled, "-disabled")
+
+
+# --- layout (openletta.ui.widgets.base) -------------------------------------------------------
+
+
+def size_without_relayout() -> Reactive[Size]:
+    """A ``virtual_size`` reactive that does not ask for another layout of the screen when it
+    changes.
+
+    Textual sets every widget's virtual size *during* a screen layout (``Widget._size_updated``)
+    and its own ``virtual_size`` reactive then asks for a layout of the whole screen in the
+    next frame: a second layout, which finds what the first found, whenever a widget's size
+    changed (an item mounted, a streamed reply one line taller). A widget that does not scroll
+    has nothing to update then; one that scrolls vertically has its scroll bar updated by
+    ``_size_updated`` itself (``_scroll_update``), its anchor kept by the compositor, and a
+    scroll bar that appears or goes asks for its own layout (``show_vertical_scrollbar``).
+    """
+    return Reactive(Size(0, 0), layout=False)
 
 
 # --- terminal (openletta.ui.app) --------------------------------------------------------------

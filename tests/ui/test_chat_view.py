@@ -86,6 +86,47 @@ async def test_items_mount_in_transcript_order() -> None:
         assert mounted_keys(view) == [item.key for item in transcript.items]
 
 
+async def test_items_arriving_between_flushes_mount_together_in_one_layout() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        for number in range(5):  # plain messages: nothing of theirs is laid out late
+            view.apply(transcript.add_user(f"message {number}"))
+        view.flush()
+        await settled(pilot, view)
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append,
+                                                          immediate=True)
+        view.apply(transcript.add_user("first"))
+        view.apply(transcript.add_user("second"))
+        arrived = [view.widget_for(item) for item in transcript.items[-2:]]
+        assert all(widget is not None and not widget.is_attached for widget in arrived)
+        view.flush()
+        await settled(pilot, view)
+        assert mounted_keys(view) == [item.key for item in transcript.items]
+        assert len(layouts) == 1  # the mount; a new widget's size asks for no second one
+
+
+async def test_a_reply_one_line_taller_is_laid_out_once() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        view.apply(transcript.feed(reply("a1", "one line")))
+        view.flush()
+        await settled(pilot, view)
+        widget = view.widget_for(transcript.items[0])
+        assert widget is not None
+        height = widget.size.height
+        layouts: list[object] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, layouts.append,
+                                                          immediate=True)
+        view.apply(transcript.feed(reply("a1", " and words enough to wrap onto a second")))
+        view.flush()
+        await wait_until(pilot, lambda: widget.size.height == height + 1, what="one line more")
+        await settled(pilot, view)
+        assert len(layouts) == 1
+
+
 async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
     app = ViewApp()
     async with app.run_test() as pilot:

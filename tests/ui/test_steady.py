@@ -13,7 +13,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 from waiting import wait_until
 
-from openletta.ui.steady import layout_needed
+from openletta.ui.steady import layout_needed, refresh_content
 from openletta.ui.widgets.assistant import ReplyMarkdown, shared_parser
 from openletta.ui.widgets.paragraph import SteadyParagraph
 
@@ -43,7 +43,12 @@ async def test_only_a_change_of_height_needs_a_layout() -> None:
         fit = app.query_one("#fit", Static)
         fit.update("one two three", layout=False)  # auto width: wider, same height
         assert layout_needed(fit)
-        assert layout_needed(Static("not mounted"))
+        waiting = Static("one")
+        waiting.update("one two three four five six seven", layout=False)
+        refresh_content(waiting)
+        assert not layout_needed(waiting)  # mounting lays it out, with what it says then
+        await app.mount(waiting)
+        await wait_until(pilot, lambda: waiting.size == (20, 2), what="laid out on mounting")
 
 
 class StreamedBesideWhole(App[None]):

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from openletta.transcript import Item
 from openletta.ui.clipboard import copy_text, copy_to_clipboard
 from openletta.ui.steady import refresh_content
+from openletta.ui.textual_internals import size_without_relayout
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +79,7 @@ class ItemWidget(Widget):
     item: Item
 
     DEFAULT_CSS = "ItemWidget { height: auto; }"
+    virtual_size = size_without_relayout()
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "Copy", id="item.copy"),
     ]

@@ -31,6 +31,7 @@ from openletta.ui.textual_internals import (
     markdown_block_document,
     markdown_block_token,
     markdown_child_blocks,
+    size_without_relayout,
 )
 from openletta.ui.widgets.paragraph import SteadyParagraph
 
@@ -91,6 +92,8 @@ def list_item(item: MarkdownListItem, symbol: str) -> MarkdownBlock | Horizontal
 class BulletList(MarkdownBulletList):
     """A bullet list whose one-paragraph items are one widget each."""
 
+    virtual_size = size_without_relayout()  # it grows with a streamed item
+
     def compose(self) -> ComposeResult:
         blocks = markdown_child_blocks(self)
         for block in blocks:
@@ -101,6 +104,8 @@ class BulletList(MarkdownBulletList):
 
 class OrderedList(MarkdownOrderedList):
     """A numbered list whose one-paragraph items are one widget each."""
+
+    virtual_size = size_without_relayout()  # it grows with a streamed item
 
     def compose(self) -> ComposeResult:
         blocks = markdown_child_blocks(self)
