@@ -16,7 +16,7 @@ from waiting import wait_until
 
 import openletta.ui
 from openletta.api.messages import parse_message
-from openletta.transcript import Transcript
+from openletta.transcript import Change, Transcript
 from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.chat_window import (
@@ -105,6 +105,24 @@ async def test_items_arriving_between_flushes_mount_together_in_one_layout() -> 
         await settled(pilot, view)
         assert mounted_keys(view) == [item.key for item in transcript.items]
         assert len(layouts) == 1  # the mount; a new widget's size asks for no second one
+
+
+async def test_an_item_removed_before_the_flush_that_would_mount_it_never_mounts() -> None:
+    app = ViewApp()
+    async with app.run_test() as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        view.apply(transcript.add_user("kept"))
+        view.apply(transcript.add_user("dropped"))
+        dropped = transcript.items[-1]
+        widget = view.widget_for(dropped)
+        view.apply(Change(removed=[dropped]))
+        view.add_notice("a notice goes after what arrived")
+        await settled(pilot, view)
+        assert widget is not None and not widget.is_attached
+        assert mounted_keys(view) == [transcript.items[0].key]
+        children = [child for child in view.scroll.children if child.display]
+        assert children.index(view.widget_for(transcript.items[0])) < children.index(
+            view.scroll.query_one(".notice"))
 
 
 async def test_a_reply_one_line_taller_is_laid_out_once() -> None:
