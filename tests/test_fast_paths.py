@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +95,18 @@ FIELDS = ["id", "date", "name", "otid", "step_id", "run_id", "seq_id", "is_err",
 PART = st.fixed_dictionaries({"type": st.sampled_from(["text", "image"]), "text": ODD})
 CALL = st.fixed_dictionaries({}, optional={
     "tool_call_id": ODD, "id": ODD, "name": ODD, "tool_name": ODD, "arguments": ODD})
+OFFSETS = st.none() | st.just(UTC) | st.builds(
+    timezone, st.timedeltas(min_value=timedelta(hours=-23), max_value=timedelta(hours=23)))
+ISO_DATE = st.datetimes(timezones=OFFSETS).map(datetime.isoformat)
+DATE_TEXT = ISO_DATE | ISO_DATE.map(lambda text: text.replace("+00:00", "Z")) | st.sampled_from([
+    "2026-11-22", "2026-11-22T09:54:53.1234567+00:00", "2026-11-22T24:00:00Z",
+    " 2026-11-22T09:54:53Z", "2026-11-22t09:54:53z", "2026-11-22T09:54:53+0000",
+    "2026-11-22T09:54:53-00:00", "20261122T095453Z", "2026-11-22T09:54Z",
+    "2026-11-22T09:54:60Z", "2026-11-22 09:54:53+00:00", "0001-01-01T00:00:00+00:00",
+    "9999-12-31T23:59:59.999999+00:00", "2026-11-22T09:54:53+00:00:30"])
 PLAUSIBLE = {"content": st.lists(PART | TEXT, max_size=3), "tool_calls": st.lists(CALL) | CALL,
-             "tool_call": CALL, "seq_id": st.integers(0, 10), "date": st.just(1.7e9)}
+             "tool_call": CALL, "seq_id": st.integers(0, 10),
+             "date": st.just(1.7e9) | DATE_TEXT}
 
 
 @st.composite
@@ -120,6 +131,13 @@ def test_a_known_chunk_read_from_its_text_is_what_parse_message_gives(text: str)
         assert general is not None and general.message_type != "error_message"
         assert type(fast) is type(general) and fast == general
         assert fast.model_fields_set == general.model_fields_set
+        assert offsets_of_dates(fast) == offsets_of_dates(general)  # UTC, not only equal
+
+
+def offsets_of_dates(message: Message) -> dict[str, object]:
+    """The UTC offset of each date of ``message`` (equal dates may differ in offset)."""
+    return {name: value.utcoffset() for name, value in message.__dict__.items()
+            if isinstance(value, datetime)}
 
 
 CHUNK = {"message_type": "assistant_message", "id": "m", "otid": "o", "seq_id": 3,
@@ -129,6 +147,18 @@ CHUNK = {"message_type": "assistant_message", "id": "m", "otid": "o", "seq_id": 
 def test_an_ordinary_chunk_takes_the_fast_path() -> None:
     fast = parse_known_json(json.dumps(CHUNK))
     assert isinstance(fast, AssistantMessage) and fast == parse_message(CHUNK)
+
+
+@MANY
+@given(DATE_TEXT)
+@example("2026-11-22T11:54:53+02:00")
+@example("2026-11-22t09:54:53z")  # RFC 3339 allows lower case
+def test_a_chunks_date_read_from_its_text_is_the_same_moment_in_utc(date: str) -> None:
+    chunk = {**CHUNK, "date": date}
+    fast, general = parse_known_json(json.dumps(chunk)), parse_message(chunk)
+    assert isinstance(general, AssistantMessage)
+    if fast is not None:
+        assert fast == general and offsets_of_dates(fast) == offsets_of_dates(general)
 
 
 @pytest.mark.parametrize("change", [
@@ -166,7 +196,7 @@ def events_of_a_response(body: str | bytes) -> list[tuple[str, str]]:
 @example("data:x\r\ndata: y\rdata\n: note\nevent: error\n\nevent\n\n", True)
 def test_a_body_splits_into_the_events_a_response_gives(body: str, as_bytes: bool) -> None:
     given_body = body.encode("utf-8", "surrogatepass") + b"\xff" if as_bytes else body
-    assert list(sse._recorded_events(given_body)) == events_of_a_response(given_body)
+    assert list(sse.recorded_events(given_body)) == events_of_a_response(given_body)
 
 
 @pytest.mark.parametrize("capture", CAPTURES)
@@ -175,7 +205,7 @@ def test_every_capture_reads_the_same_without_the_fast_paths(
     body = (FIXTURES / capture).read_bytes()
     fast = parse_sse_text(body)
     monkeypatch.setattr(sse, "parse_known_json", lambda text: None)
-    monkeypatch.setattr(sse, "_recorded_events", events_of_a_response)
+    monkeypatch.setattr(sse, "recorded_events", events_of_a_response)
     general = parse_sse_text(body)
     assert [type(message) for message in fast.messages] == [
         type(message) for message in general.messages]

@@ -172,7 +172,7 @@ def parse_sse_text(text: str | bytes, *, starting_after: int | None = None) -> S
     """Parse a whole SSE body; a last event missing its blank line still counts."""
     state = StreamState(starting_after)
     messages: list[Message] = []
-    for event, data in _recorded_events(text):
+    for event, data in recorded_events(text):
         messages.extend(state.feed(event, data))
         if state.finished:
             break
@@ -186,7 +186,7 @@ def parse_sse_file(path: str | Path) -> SSEParseResult:
     return parse_sse_text(Path(path).read_bytes())
 
 
-def _recorded_events(text: str | bytes) -> Iterator[tuple[str, str]]:
+def recorded_events(text: str | bytes) -> Iterator[tuple[str, str]]:
     """``(event, data)`` of each event of a whole body, as :class:`EventSource` reads them
     from a response (the decoder of the SSE standard, without a response's machinery)."""
     event, last_id, retry = "", "", False

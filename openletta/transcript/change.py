@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from openletta.transcript.items import Item
 
 
-@dataclass
 class Change:
-    """What one operation did to the transcript, in display order."""
+    """What one operation did to the transcript, in display order.
 
-    added: list[Item] = field(default_factory=list)
-    changed: list[Item] = field(default_factory=list)
-    #: Items inserted at the top (an older history page), in display order.
-    prepended: list[Item] = field(default_factory=list)
-    removed: list[Item] = field(default_factory=list)
+    A stream makes one per chunk: plain slots, no dataclass defaults (half the cost).
+    """
 
-    _reported: set[int] = field(default_factory=set, repr=False)
+    __slots__ = ("_reported", "added", "changed", "prepended", "removed")
+
+    def __init__(self) -> None:
+        self.added: list[Item] = []
+        self.changed: list[Item] = []
+        #: Items inserted at the top (an older history page), in display order.
+        self.prepended: list[Item] = []
+        self.removed: list[Item] = []
+        self._reported: set[int] = set()
 
     def __bool__(self) -> bool:
         return bool(self.added or self.changed or self.prepended or self.removed)

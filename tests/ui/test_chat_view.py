@@ -115,7 +115,9 @@ async def test_an_item_removed_before_the_flush_that_would_mount_it_never_mounts
         view.apply(transcript.add_user("dropped"))
         dropped = transcript.items[-1]
         widget = view.widget_for(dropped)
-        view.apply(Change(removed=[dropped]))
+        removal = Change()
+        removal.removed.append(dropped)
+        view.apply(removal)
         view.add_notice("a notice goes after what arrived")
         await settled(pilot, view)
         assert widget is not None and not widget.is_attached
