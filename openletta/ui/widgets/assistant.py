@@ -19,8 +19,6 @@ from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 from openletta.ui.widgets.paragraph import SteadyParagraph
 
-#: Seconds after a finished reply is rendered whole that it is laid out once more.
-RELAYOUT_DELAY = 0.1
 #: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
 OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
 
@@ -114,22 +112,10 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             else:
                 await self._stream.write(suffix)
                 await self._stop_stream()
-            self.set_timer(RELAYOUT_DELAY, self._relayout)
         elif suffix:
             if self._stream is None:
                 self._stream = Markdown.get_stream(self)
             await self._stream.write(suffix)
-
-    def _relayout(self) -> None:
-        """Lay the finished reply out again, and have the screen do it now.
-
-        In a terminal, the last blocks of a long reply were sometimes left out of the layout
-        (the reply clipped above its end until the window was resized; 2 in 5 tries after a
-        few turns). A layout a moment after the final render, with the screen told to look,
-        made it 0 in 12.
-        """
-        self.refresh(layout=True)
-        self.screen.check_idle()
 
     async def _stop_stream(self) -> bool:
         """Stop the stream after it has written everything; ``True`` if there was one."""
