@@ -4,16 +4,12 @@ from __future__ import annotations
 
 from textual import events
 from textual.message import Message
-from textual.timer import Timer
 from textual.widgets import TextArea
 
 from openletta.ui.slash_menu import SlashMenu
 
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
-#: Seconds the cursor blinks after the last key, click or focus; then it stays lit, so an
-#: idle chat repaints nothing (the blink alone cost 0.5 % CPU).
-BLINK_SECONDS = 5.0
 
 
 class Prompt(TextArea):
@@ -23,7 +19,8 @@ class Prompt(TextArea):
     first line and ↓ on the last line walk through the prompts sent before. While a slash
     command is typed, ``menu`` lists the matches: ↑/↓ move, Tab completes, Enter completes or
     runs, Esc closes it. Otherwise Escape is left to the screen (it interrupts the turn).
-    The cursor blinks for :data:`BLINK_SECONDS` after the user last touched the prompt.
+    The cursor does not blink: nothing on screen moves unless something changed (a blink
+    repaints the prompt twice a second, a turn's worth of frames while a reply streams).
     """
 
     class Submitted(Message):
@@ -48,27 +45,9 @@ class Prompt(TextArea):
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
         self._draft = ""
-        self._blink_end: Timer | None = None
-
-    def wake_cursor(self) -> None:
-        """Blink the cursor for :data:`BLINK_SECONDS` from now."""
-        self.cursor_blink = True
-        if self._blink_end is not None:
-            self._blink_end.stop()
-        self._blink_end = self.set_timer(BLINK_SECONDS, self._rest_cursor)
-
-    def _rest_cursor(self) -> None:
-        self._blink_end = None
         self.cursor_blink = False
 
-    def on_focus(self) -> None:
-        self.wake_cursor()
-
-    def on_mouse_down(self) -> None:
-        self.wake_cursor()
-
     async def _on_key(self, event: events.Key) -> None:
-        self.wake_cursor()
         if self.read_only:
             return
         if self._menu_key(event.key):

@@ -23,14 +23,19 @@ import selectors
 import threading
 import time
 from codecs import getincrementaldecoder
+from collections.abc import Iterable
 from typing import Any
 
+from textual._compositor import Compositor, ReflowResult
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import Footer, Markdown
 from textual.widgets._footer import FooterKey
 from textual.widgets._markdown import (
@@ -44,6 +49,7 @@ from textual.widgets._markdown import (
 from textual.widgets.markdown import MarkdownBlock
 
 __all__ = [
+    "FrugalCompositor",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",
@@ -57,6 +63,7 @@ __all__ = [
     "markdown_child_blocks",
     "set_footer_key_enabled",
     "set_markdown_block_content",
+    "use_frugal_compositor",
     "write_to_terminal",
 ]
 
@@ -93,8 +100,52 @@ def size_without_relayout() -> Reactive[Size]:
     has nothing to update then; one that scrolls vertically has its scroll bar updated by
     ``_size_updated`` itself (``_scroll_update``), its anchor kept by the compositor, and a
     scroll bar that appears or goes asks for its own layout (``show_vertical_scrollbar``).
+    Nor does it repaint the widget: the layout that set the size painted what it moved, and a
+    repaint of the chat's scroller renders every widget in view a second time.
     """
-    return Reactive(Size(0, 0), layout=False)
+    return Reactive(Size(0, 0), layout=False, repaint=False)
+
+
+class FrugalCompositor(Compositor):
+    """Textual's compositor, minus two kinds of work a frame does for nothing.
+
+    * **A second arrangement.** ``reflow`` arranges every widget (the full map) but leaves
+      the map marked stale when a new or off-screen widget was refreshed before it
+      (``update_widgets``); the first question about a widget's region after the layout
+      (asked while the frame is painted) then arranged the whole screen again.
+    * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
+      widget whose *clip* overlaps the changed region, all of its visible lines: a word added
+      to a paragraph rendered every widget in the chat (their clip is the whole scroller)
+      and every widget clipped by the screen (the prompt, the status bar), whole. Here only
+      the widgets whose visible part meets the changed region are rendered, and only its
+      rows. What reaches the terminal is the same: Textual writes only the changed spans,
+      and every widget that covers a cell of them is still rendered for its rows
+      (``tests/ui/test_textual_internals.py`` compares the two, frame by frame).
+    """
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        result = super().reflow(parent, size)
+        self._full_map_invalidated = False  # the map just made covers every widget
+        return result
+
+    def _get_renders(self, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        if crop is None or crop == self.size.region:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            changed = visible.intersection(crop)
+            if not changed:
+                continue
+            rows = Region(visible.x, changed.y, visible.width, changed.height)
+            lines = rows.translate(-region.offset)
+            yield region, rows, widget.render_lines(lines)
+
+
+def use_frugal_compositor(screen: Screen[Any]) -> None:
+    """Give ``screen`` a :class:`FrugalCompositor`; call before it is first laid out."""
+    screen._compositor = FrugalCompositor()
 
 
 # --- terminal (openletta.ui.app) --------------------------------------------------------------

@@ -147,6 +147,31 @@ async def test_a_reply_one_line_taller_is_laid_out_once() -> None:
         assert len(layouts) == 1
 
 
+async def test_a_chat_grown_by_a_line_is_not_repainted_whole_after_its_layout() -> None:
+    """The layout that gave the reply its new line painted what it moved; the scroller's new
+    virtual size asks for no second repaint of everything in it (a frame's worth of work)."""
+    app = ViewApp()
+    async with app.run_test(size=(40, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 10)  # taller than the view: a new line scrolls it
+        view.apply(transcript.feed(reply("r1", "one line")))
+        view.flush()
+        await settled(pilot, view)
+        widget = view.widget_for(transcript.items[-1])
+        assert widget is not None
+        height, virtual = widget.size.height, view.scroll.virtual_size.height
+        repaints: list[object] = []
+        scroll_refresh = view.scroll.refresh
+        view.scroll.refresh = lambda *args, **kwargs: (  # type: ignore[method-assign]
+            repaints.append(kwargs), scroll_refresh(*args, **kwargs))[1]
+        view.apply(transcript.feed(reply("r1", " and words enough to wrap onto a second")))
+        view.flush()
+        await wait_until(pilot, lambda: widget.size.height == height + 1, what="one line more")
+        await settled(pilot, view)
+        assert view.scroll.virtual_size.height == virtual + 1
+        assert repaints == []
+
+
 async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
     app = ViewApp()
     async with app.run_test() as pilot:

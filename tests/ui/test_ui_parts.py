@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +18,6 @@ from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
-from openletta.ui import prompt as prompt_module
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
@@ -131,20 +131,26 @@ async def test_prompt_restore_puts_unsent_text_first() -> None:
         assert prompt.text == "unsent\ntyped"
 
 
-async def test_the_cursor_blinks_only_a_while_after_the_user_touched_the_prompt(
+async def test_the_cursor_stays_lit_and_repaints_nothing_while_the_prompt_is_idle(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """An idle prompt stops its blink timer (no repaints), a key starts it again."""
-    monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 0.05)
+    """Focused and typed into, the prompt shows its cursor and then draws nothing more: no
+    blink timer repaints it (Textual's blinks every half second)."""
     app = PromptApp()
     async with app.run_test() as pilot:
         prompt = app.query_one(Prompt)
         prompt.focus()
-        await wait_until(pilot, lambda: prompt.has_focus and prompt.cursor_blink,
-                         what="blinking on focus")
-        await wait_until(pilot, lambda: not prompt.cursor_blink, what="the blink to rest")
-        monkeypatch.setattr(prompt_module, "BLINK_SECONDS", 30)
         await pilot.press("x")
-        assert prompt.cursor_blink and prompt.text == "x"
+        await wait_until(pilot, lambda: prompt.has_focus and prompt.text == "x",
+                         what="the key typed")
+        drawn: list[int] = []
+        draw = Prompt.render_lines
+        monkeypatch.setattr(Prompt, "render_lines", lambda self, crop: (
+            drawn.append(crop.height), draw(self, crop))[1])
+        await asyncio.sleep(1.2)  # two blink periods
+        await pilot.pause()
+        assert drawn == []
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bool(drawn), what="the key drawn")
 
 
 def test_the_local_tool_flags_choose_the_mode_or_no_tools() -> None:

@@ -31,6 +31,7 @@ from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
+from openletta.ui.textual_internals import use_frugal_compositor
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
@@ -76,6 +77,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                  slash: SlashHandler | None = None, local: LocalCalls | None = None) -> None:
         """``local``: the tools run on this machine (``None``: none are declared)."""
         super().__init__()
+        use_frugal_compositor(self)
         self.session = session
         self._demo = demo
         self._slash = slash
