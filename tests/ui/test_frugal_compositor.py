@@ -42,22 +42,26 @@ def widget_regions(screen: ChatScreen, compositor: Compositor) -> list[Region]:
 
 async def busy_screen(pilot, wait_until) -> ChatScreen:
     """A chat with a long Markdown reply, a tool card and the memory panel beside it,
-    scrolled back so that widgets are cut at the top and bottom of the view."""
+    scrolled back so that widgets are cut at the top and bottom of the view, with the slash
+    menu and a toast over it."""
+    app = pilot.app
     screen = await open_chat(pilot, wait_until)
     await send(pilot, screen, "bash", wait_until)
     await send(pilot, screen, "long", wait_until)
     await pilot.press("f2")
     await wait_until(pilot, lambda: screen.memory.display, what="the memory panel")
     screen.prompt.focus()
-    await pilot.press("pageup")
-    await pilot.pause()
+    await pilot.press("pageup", "/")  # the slash menu opens over the chat
+    await wait_until(pilot, lambda: screen.query_one("#slash-menu").display, what="the menu")
+    app.notify("a toast over the chat")
+    await wait_until(pilot, lambda: screen.query("Toast"), what="the toast")
     return screen
 
 
 async def test_partial_updates_write_what_textuals_compositor_writes(
         demo_server, make_app, wait_until) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await busy_screen(pilot, wait_until)
         size = screen.outer_size
         textuals, ours = Compositor(), FrugalCompositor()
@@ -78,7 +82,7 @@ async def test_a_word_added_renders_the_paragraph_not_the_chat(
     """The point of it: a one-line change renders a handful of widgets, not every widget
     in the view (Textual renders each widget whose clip meets the change, whole)."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await busy_screen(pilot, wait_until)
         ours = screen._compositor
         assert isinstance(ours, FrugalCompositor)
