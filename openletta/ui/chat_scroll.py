@@ -37,6 +37,9 @@ MOUNT_HOLD_SECONDS = 1.0
 #: A due full garbage collection waits for the same quiet moment.
 QUIET_SECONDS = 0.5
 RETIRED_LIMIT = 40
+#: The label of a message on its way to the server, and how long it goes unshown.
+SENDING = "sending"
+SENDING_ROW_DELAY = 0.15
 
 
 class EarlierRow(Static):
@@ -64,15 +67,39 @@ class PendingRows(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        #: The rows asked for last, and the rows on screen.
+        self._wanted: tuple[tuple[str, str], ...] = ()
         self._rows: tuple[tuple[str, str], ...] = ()
+        self._delay: Timer | None = None
 
     def show(self, rows: Sequence[tuple[str, str]]) -> None:
         """Show ``(label, text)`` rows, e.g. ``("queued", "hi")``; hidden when there are none.
 
-        The same rows again change nothing (each update would cost a layout)."""
-        if tuple(rows) == self._rows:
+        A message that starts :data:`SENDING` shows after :data:`SENDING_ROW_DELAY`: a server
+        usually takes it sooner, and it moves into the chat without a row appearing and going
+        below it (two layouts). The same rows again change nothing."""
+        wanted = tuple(rows)
+        if wanted == self._wanted:
             return
-        self._rows = tuple(rows)
+        self._wanted = wanted
+        if self._delay is not None:
+            self._delay.stop()
+            self._delay = None
+        if self._newly_sending(wanted):
+            self._delay = self.set_timer(SENDING_ROW_DELAY, self._show_wanted)
+        else:
+            self._show_wanted()
+
+    def _newly_sending(self, rows: tuple[tuple[str, str], ...]) -> bool:
+        shown = {text for label, text in self._rows if label == SENDING}
+        return any(label == SENDING and text not in shown for label, text in rows)
+
+    def _show_wanted(self) -> None:
+        self._delay = None
+        rows = self._wanted
+        if rows == self._rows:
+            return
+        self._rows = rows
         text = Text()
         for label, message in rows:
             if text:

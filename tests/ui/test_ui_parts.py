@@ -18,6 +18,7 @@ from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
+from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
@@ -191,3 +192,37 @@ def test_a_conversation_id_is_shortened_so_the_gauge_keeps_its_room() -> None:
     text = status_text(info).plain
     assert "openletta-e2e / conv-1a2b3c4d · " in text
     assert len(text) <= 118 and text.endswith("17.5k/30k")
+
+
+class RowsApp(App[None]):
+    CSS = "PendingRows { display: none; height: auto; }"  # as the app's style sheet has it
+
+    def compose(self) -> ComposeResult:
+        yield PendingRows()
+
+
+async def test_a_message_on_its_way_shows_only_if_the_server_keeps_it_waiting() -> None:
+    """A "sending" row appears after SENDING_ROW_DELAY; a message taken sooner (the usual
+    case) never shows one. Queued messages show at once; rows go at once."""
+    app = RowsApp()
+    async with app.run_test() as pilot:
+        rows = app.query_one(PendingRows)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        rows.show([(SENDING, "hello")])
+        await pilot.pause()
+        assert not rows.display
+        rows.show([])  # taken by the server
+        await asyncio.sleep(SENDING_ROW_DELAY * 2)
+        await pilot.pause()
+        assert not rows.display
+        rows.show([(SENDING, "again")])
+        await wait_until(pilot, lambda: rows.display, what="the sending row")
+        assert loop.time() - started >= 3 * SENDING_ROW_DELAY
+        assert "sending again" in str(rows.render())
+        rows.show([(SENDING, "again"), ("queued", "later")])  # a row shown stays shown
+        await pilot.pause()
+        assert "queued later" in str(rows.render())
+        rows.show([])
+        await pilot.pause()
+        assert not rows.display

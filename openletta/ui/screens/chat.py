@@ -20,6 +20,7 @@ from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, TurnFooterItem
+from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
@@ -187,7 +188,7 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
             self.view.flush()
             self.memory.turn_ended()
         self.busy = state.phase.busy
-        rows = [("waiting" if state.phase is Phase.WAITING else "sending", state.sending)
+        rows = [("waiting" if state.phase is Phase.WAITING else SENDING, state.sending)
                 ] if state.sending is not None else []
         self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
         self._show_approval(state)
