@@ -23,6 +23,13 @@ STATES = {
     "reconnected": "◉", "offline": "○",
     "approval needed": "⚠", "running tools": "⚒",
 }
+#: The tone of each state, a component class of the bar (``status-bar--<tone>``); a state
+#: not listed is shown in the ``ok`` tone.
+TONES = {
+    "streaming": "active", "reconnected": "active", "offline": "failed",
+    "connecting": "waiting", "reconnecting": "waiting", "approval needed": "waiting",
+    "running tools": "waiting",
+}
 
 
 @dataclass(frozen=True)
@@ -103,31 +110,29 @@ def short_id(identifier: str) -> str:
     return f"{prefix}-{rest[:8]}" if rest and len(rest) > 8 else identifier
 
 
-def state_class(state: str) -> str:
-    """The CSS class for ``state``: ``-approval-needed``."""
-    return "-" + state.replace(" ", "-")
+def tone_class(state: str) -> str:
+    """The component class that colours ``state``: ``status-bar--waiting``."""
+    return f"status-bar--{TONES.get(state, 'ok')}"
 
 
 class StatusBar(Widget):
     """One line of status, updated by setting :attr:`info`; a click opens ``/context``.
 
-    The widget carries the class ``-<state>`` so the stylesheet can colour the state.
+    The state is coloured by its tone's component class (:func:`tone_class`), so a new state
+    repaints the line without styling the widget again.
     """
 
-    COMPONENT_CLASSES: ClassVar[set[str]] = {"status-bar--state", "status-bar--warning"}
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "status-bar--ok", "status-bar--active", "status-bar--failed", "status-bar--waiting",
+        "status-bar--warning"}
 
     info: reactive[StatusInfo] = reactive(StatusInfo)
     """What to show; replace it (it is immutable) to update the bar."""
-
-    def watch_info(self, old: StatusInfo, new: StatusInfo) -> None:
-        if old.state != new.state or not self.has_class(state_class(new.state)):
-            self.remove_class(state_class(old.state))
-            self.add_class(state_class(new.state))
 
     async def on_click(self) -> None:
         """A click on the bar (its context gauge) opens the context view."""
         await self.run_action("app.context")
 
     def render(self) -> Text:
-        return status_text(self.info, self.get_component_rich_style("status-bar--state"),
+        return status_text(self.info, self.get_component_rich_style(tone_class(self.info.state)),
                            self.get_component_rich_style("status-bar--warning"))

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.color import Color
 from waiting import wait_until
 
+import openletta.ui
 from openletta.chat.local_calls import LocalCalls
 from openletta.cli import build_parser
 from openletta.config import port_open, should_use_demo
@@ -23,9 +25,11 @@ from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
-from openletta.ui.status_bar import StatusInfo, context_gauge, status_text
+from openletta.ui.status_bar import StatusBar, StatusInfo, context_gauge, status_text
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
+
+APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
 
 def test_token_counts_are_short() -> None:
@@ -226,3 +230,29 @@ async def test_a_message_on_its_way_shows_only_if_the_server_keeps_it_waiting() 
         rows.show([])
         await pilot.pause()
         assert not rows.display
+
+
+class StatusApp(App[None]):
+    CSS_PATH = APP_CSS
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+
+
+async def test_each_state_is_coloured_by_its_tone_without_styling_the_bar_again() -> None:
+    app = StatusApp()
+    async with app.run_test() as pilot:
+        bar = app.query_one(StatusBar)
+        theme = app.current_theme
+        expected = {"connected": theme.success, "streaming": theme.accent,
+                    "offline": theme.error, "approval needed": theme.warning}
+        restyled: list[object] = []
+        bar.notify_style_update = lambda: restyled.append(bar)  # type: ignore[method-assign]
+        for state, colour in expected.items():
+            bar.info = StatusInfo(state=state)
+            await pilot.pause()
+            first = next(iter(bar.render().spans))
+            shown = Color.from_rich_color(first.style.color)
+            want = Color.parse(colour)
+            assert max(abs(a - b) for a, b in zip(shown.rgb, want.rgb, strict=True)) <= 2, state
+        assert restyled == []
