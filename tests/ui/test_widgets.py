@@ -220,6 +220,29 @@ async def test_reasoning_streams_then_collapses_and_expands_on_enter() -> None:
         assert shown_text(widget) == " ▸ Thought for 3 s · ~16 tokens"
 
 
+async def test_only_finished_reasoning_invites_a_click() -> None:
+    """The pointer and the brighter hover are for reasoning that expands on a click: not
+    while it streams, nor for hidden reasoning."""
+    streaming = ReasoningItem(key="r", text="The user wants")
+    hidden = ReasoningItem(key="h", text="gAAAAB", hidden=True, state="redacted", done=True)
+    app = ItemsApp([streaming, hidden])
+    async with app.run_test(size=SIZE) as pilot:
+        widget, stub = app.widget_of(streaming), app.widget_of(hidden)
+        await pilot.hover(widget)
+        await pilot.pause()
+        assert widget.styles.pointer == "default"
+        resting = widget.styles.color
+        streaming.done, streaming.duration = True, 1.0
+        await synced(pilot, widget)
+        await pilot.hover(stub)
+        await pilot.hover(widget)
+        await pilot.pause()
+        assert widget.styles.pointer == "pointer" and widget.styles.color != resting
+        await pilot.hover(stub)
+        await pilot.pause()
+        assert stub.styles.pointer == "default"
+
+
 async def test_hidden_reasoning_is_a_stub() -> None:
     item = ReasoningItem(key="r", text="gAAAAB-encrypted", hidden=True, state="redacted",
                          done=True)

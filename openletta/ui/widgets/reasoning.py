@@ -63,8 +63,7 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
 
     def sync(self) -> None:
         item = self.item
-        self.set_class(not item.done, "-streaming")
-        self.set_class(item.hidden, "-hidden")
+        # Styled by ``:can-focus`` (a class set here would style the widget again each time).
         self.can_focus = item.done and not item.hidden
         super().sync()
 
