@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import warnings
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, ClassVar
 
@@ -43,7 +42,7 @@ from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import DEFAULT_THEME, THEME_VARIABLE_DEFAULTS, load_themes
+from openletta.ui.themes import THEME_VARIABLE_DEFAULTS, install_themes
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
@@ -85,14 +84,14 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self.resume_hint: str | None = None
         self._agent_ref = agent
         self._conversation = conversation
-        self._theme_choice = theme
         self._demo_speed = demo_speed
         self._demo_server: DemoServer | None = None
         self._clock = clock
-        self._theme_names: list[str] = []
         self._tune_gc = tune_gc
         self._first_attempt: asyncio.Task[None] | None = None
         self._early = early
+        self._theme_names, self._theme_warnings = install_themes(
+            self, theme, self.settings.theme)
 
     # --- start up ---------------------------------------------------------------------------
 
@@ -103,7 +102,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         return QuietLinuxDriver if driver is LinuxDriver else driver
 
     def on_mount(self) -> None:
-        self._apply_themes()
+        for warning in self._theme_warnings:
+            self.notify(warning, title="Theme", severity="warning")
         target = DEMO_LABEL if self.demo else (self.base_url or "")
         self._first_attempt = start_request(self._connect())
         self.push_screen(ConnectScreen(target, self._establish))
@@ -125,22 +125,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return THEME_VARIABLE_DEFAULTS
-
-    def _apply_themes(self) -> None:
-        with warnings.catch_warnings(record=True) as problems:
-            warnings.simplefilter("always")
-            themes = load_themes()
-        for problem in problems:
-            self.notify(str(problem.message), title="Theme", severity="warning")
-        for theme in themes.values():
-            self.register_theme(theme)
-        self._theme_names = list(themes)
-        for name in (self._theme_choice, self.settings.theme, DEFAULT_THEME):
-            if name and name in self.available_themes:
-                self.theme = name
-                return
-        if self._theme_choice:
-            self.notify(f"Unknown theme {self._theme_choice!r}.", severity="warning")
 
     async def _establish(self) -> None:
         """One attempt of the connect screen (the first runs from :meth:`on_mount` on)."""

@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
+from textual.app import App
 from textual.color import ColorParseError
 from textual.theme import Theme
 
 from openletta.settings import config_dir
+from openletta.ui.textual_internals import start_with_theme
 
 DEFAULT_THEME = "openletta-dark"
 BUNDLED_PACKAGE = "openletta.themes"
@@ -56,6 +58,25 @@ def load_themes() -> dict[str, Theme]:
             if theme is not None:
                 themes[theme.name] = theme
     return themes
+
+
+def install_themes(app: App[Any], *preferred: str | None) -> tuple[list[str], list[str]]:
+    """Register every theme with ``app``, which has not started, and start it with the first
+    of ``preferred`` there is (else :data:`DEFAULT_THEME`). Returns the names of the themes
+    loaded, and what went wrong, to show once the app runs."""
+    with warnings.catch_warnings(record=True) as problems:
+        warnings.simplefilter("always")
+        themes = load_themes()
+    messages = [str(problem.message) for problem in problems]
+    for theme in themes.values():
+        app.register_theme(theme)
+    messages += [f"Unknown theme {name!r}." for name in preferred[:1]
+                 if name and name not in app.available_themes]
+    name = next((name for name in (*preferred, DEFAULT_THEME) if name in app.available_themes),
+                None)
+    if name is not None:
+        start_with_theme(app, name)
+    return list(themes), messages
 
 
 def bundled_themes_dir() -> Traversable:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.css.stylesheet import Stylesheet
 from textual.theme import Theme
 from textual.widgets import Static
 
@@ -15,6 +16,7 @@ from openletta.ui.themes import (
     DEFAULT_THEME,
     THEME_VARIABLE_DEFAULTS,
     ThemeFileWarning,
+    install_themes,
     load_themes,
     parse_theme,
 )
@@ -158,3 +160,47 @@ async def test_builtin_themes_fall_back_to_the_variable_defaults(user_themes: Pa
         await pilot.pause()
         colour = app.query_one("#reasoning").styles.color
         assert colour == Color.parse(THEME_VARIABLE_DEFAULTS["reasoning-foreground"])
+
+
+class StartsThemedApp(ThemedApp):
+    """:class:`ThemedApp` that picks its theme before it starts, as openletta does."""
+
+    def __init__(self, *preferred: str | None) -> None:
+        super().__init__()
+        self.names, self.problems = install_themes(self, *preferred)
+
+    def on_mount(self) -> None:
+        pass
+
+
+async def test_the_app_starts_in_the_preferred_theme_without_parsing_its_css_again(
+        user_themes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reparses: list[Stylesheet] = []
+    original = Stylesheet.reparse
+    monkeypatch.setattr(Stylesheet, "reparse", lambda sheet: reparses.append(sheet) or
+                        original(sheet))
+    theme = load_themes()["openletta-light"]
+    app = StartsThemedApp(None, "openletta-light")
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        assert app.theme == "openletta-light"
+        assert {"-theme-openletta-light", "-light-mode"} <= app.classes
+        assert "-dark-mode" not in app.classes
+        reasoning = app.query_one("#reasoning").styles
+        assert reasoning.color == Color.parse(theme.variables["reasoning-foreground"])
+        assert reasoning.background == Color.parse(theme.background)
+        assert reparses == []
+        app.theme = "openletta-dark"  # a switch while running still applies
+        await pilot.pause()
+        dark = load_themes()["openletta-dark"]
+        assert app.query_one("#reasoning").styles.background == Color.parse(dark.background)
+    assert app.names == ["openletta-dark", "openletta-light"]
+    assert app.problems == []
+
+
+async def test_an_unknown_theme_is_reported_and_the_default_used(user_themes: Path) -> None:
+    app = StartsThemedApp("no-such-theme", "openletta-light")
+    async with app.run_test():
+        assert app.theme == "openletta-light"
+    assert app.problems == ["Unknown theme 'no-such-theme'."]
+    assert StartsThemedApp("no-such-theme").theme == DEFAULT_THEME
