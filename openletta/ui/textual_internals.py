@@ -33,7 +33,7 @@ from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
-from textual.screen import Screen
+from textual.screen import Screen, ScreenResultType
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Footer, Markdown
@@ -50,6 +50,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 __all__ = [
     "FrugalCompositor",
+    "FrugalScreen",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",
@@ -64,7 +65,6 @@ __all__ = [
     "set_footer_key_enabled",
     "set_markdown_block_content",
     "start_with_theme",
-    "use_frugal_compositor",
     "write_to_terminal",
 ]
 
@@ -167,9 +167,33 @@ class FrugalCompositor(Compositor):
             yield region, rows, widget.render_lines(lines)
 
 
-def use_frugal_compositor(screen: Screen[Any]) -> None:
-    """Give ``screen`` a :class:`FrugalCompositor`; call before it is first laid out."""
-    screen._compositor = FrugalCompositor()
+_VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
+
+
+class FrugalScreen(Screen[ScreenResultType]):
+    """A screen drawn by a :class:`FrugalCompositor`, whose layouts ask for no second layout.
+
+    Textual's layout sets the virtual size of every widget it resized, and Textual's
+    ``virtual_size`` reactive then asks for a layout of the whole screen in the next frame,
+    which finds what the first one found. Every widget of a new reply (each heading, table
+    cell, code block and list) asked for it, so each reply was laid out twice: about 200 ms
+    more for a long one in a full chat. Here the virtual sizes the layout itself sets ask for
+    no layout; anything else that changes one still does. A widget that scrolls has its
+    scroll bars placed by ``_size_updated``, and one that appears or goes asks for its own
+    layout (``show_vertical_scrollbar``).
+    """
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name, id, classes)
+        self._compositor = FrugalCompositor()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        asks_for_layout, _VIRTUAL_SIZE._layout = _VIRTUAL_SIZE._layout, False
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            _VIRTUAL_SIZE._layout = asks_for_layout
 
 
 # --- terminal (openletta.ui.app) --------------------------------------------------------------

@@ -10,7 +10,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widget import AwaitMount
 
 from openletta.api.errors import LettaError
@@ -32,7 +31,7 @@ from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
-from openletta.ui.textual_internals import use_frugal_compositor
+from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
@@ -45,7 +44,7 @@ DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends
 SlashHandler = Callable[[str], bool]
 
 
-class ChatScreen(Screen[None], ReportsWorkerErrors):
+class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     """One conversation on screen: the chat view, the prompt and the status bar.
 
     The turn state lives in :attr:`controller`; the screen sends it the user's intents and
@@ -78,7 +77,6 @@ class ChatScreen(Screen[None], ReportsWorkerErrors):
                  slash: SlashHandler | None = None, local: LocalCalls | None = None) -> None:
         """``local``: the tools run on this machine (``None``: none are declared)."""
         super().__init__()
-        use_frugal_compositor(self)
         self.session = session
         self._demo = demo
         self._slash = slash
