@@ -28,7 +28,7 @@ from typing import Any
 
 from textual._compositor import Compositor, ReflowResult
 from textual._xterm_parser import XTermParser
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Region, Size
@@ -44,11 +44,13 @@ from textual.widgets._markdown import (
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
+    MarkdownTable,
     Token,  # markdown-it's, which Textual depends on and we do not
 )
 from textual.widgets.markdown import MarkdownBlock
 
 __all__ = [
+    "CellTable",
     "FrugalCompositor",
     "FrugalScreen",
     "MarkdownBullet",
@@ -262,6 +264,33 @@ def markdown_child_blocks(block: MarkdownBlock) -> list[MarkdownBlock]:
     so this is the list itself, for a ``compose`` of our own to do the same.
     """
     return block._blocks
+
+
+# --- Markdown tables (openletta.ui.widgets.table) --------------------------------------------
+
+
+class CellTable(MarkdownTable):
+    """Textual's Markdown table block, without its grid of cell widgets: a subclass draws
+    the cells it is given by :meth:`cells_changed`, first as it mounts, then for every
+    streamed update of the table.
+
+    Textual reads the cells from the parser's blocks (``_get_headers_and_rows``) and, as a
+    streamed table grows, updates its own grid (``_update_from_block``).
+    """
+
+    def compose(self) -> ComposeResult:
+        self.cells_changed(*self._get_headers_and_rows())
+        yield from ()
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        if isinstance(block, MarkdownTable):
+            self.cells_changed(*block._get_headers_and_rows())
+        else:
+            await super()._update_from_block(block)
+
+    def cells_changed(self, headers: list[Content], rows: list[list[Content]]) -> None:
+        """The table now has ``headers`` and ``rows`` (lists of cells)."""
+        raise NotImplementedError
 
 
 # --- input thread (openletta.ui.app) ----------------------------------------------------------

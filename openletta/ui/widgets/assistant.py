@@ -18,6 +18,7 @@ from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 from openletta.ui.widgets.paragraph import SteadyParagraph
+from openletta.ui.widgets.table import ReplyTable
 
 #: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
 OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
@@ -50,7 +51,7 @@ class ReplyMarkdown(Markdown):
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
         **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
         "bullet_list_open": BulletList, "ordered_list_open": OrderedList,
-        "paragraph_open": SteadyParagraph,
+        "paragraph_open": SteadyParagraph, "table_open": ReplyTable,
     }
 
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
