@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -21,6 +22,12 @@ class KeyBar(Footer):
     """
 
     _labels: KeyLabels | None = None
+    #: True from asking for the keys to be built until they are (``compose``).
+    _keys_pending = False
+
+    def compose(self) -> ComposeResult:
+        self._keys_pending = False
+        yield from super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and screen is self.screen):
@@ -32,11 +39,13 @@ class KeyBar(Footer):
         labels = tuple((binding.key, binding.action, binding.description, tooltip)
                        for binding, _enabled, tooltip in shown)
         keys = footer_keys(self)
-        if labels != self._labels or len(keys) < len(
-                {binding.action for binding, _, _ in shown}):
-            self._labels = labels
+        if labels != self._labels or (not self._keys_pending and len(keys) < len(
+                {binding.action for binding, _, _ in shown})):
+            self._labels, self._keys_pending = labels, self.is_attached
             super().bindings_changed(screen)
             return
+        if self._keys_pending:
+            return  # the keys about to be built will show their state
         enabled = {(binding.key, binding.action): on for binding, on, _ in shown}
         for key in keys:
             if (key.key, key.action) in enabled:

@@ -1,0 +1,50 @@
+"""The chat's key bar is built once its screen's keys are known, and then only when the keys
+it shows change; a key that is enabled or disabled (Esc during a turn) changes in place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from chat_helpers import open_chat
+from textual.app import ComposeResult
+
+from openletta.ui.key_bar import KeyBar
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.textual_internals import footer_keys
+
+
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The screen of every key bar built (composed), in order."""
+    built: list[str] = []
+    compose = KeyBar.compose
+
+    def counted(bar: KeyBar) -> Iterator[ComposeResult]:
+        built.append(type(bar.screen).__name__)
+        yield from compose(bar)
+
+    monkeypatch.setattr(KeyBar, "compose", counted)
+    return built
+
+
+def stop_key_enabled(screen: ChatScreen) -> bool:
+    key = next(key for key in footer_keys(screen.query_one(KeyBar)) if key.action == "interrupt")
+    return not key.has_class("-disabled")
+
+
+async def test_the_chat_key_bar_is_built_once_and_enables_esc_in_place(
+        make_app, wait_until, builds: list[str]) -> None:
+    app = make_app(demo=True, demo_speed=1.0, agent="demo-agent")  # a turn takes a while
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: footer_keys(screen.query_one(KeyBar)), what="the keys")
+        assert builds.count("ChatScreen") == 2  # empty as it mounts, then with its keys
+        assert not stop_key_enabled(screen)
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: stop_key_enabled(screen), what="Esc enabled")
+        await wait_until(pilot, lambda: not screen.busy and not stop_key_enabled(screen),
+                         what="the turn over, Esc disabled")
+        assert builds.count("ChatScreen") == 2
+        shown = [key.action for key in footer_keys(screen.query_one(KeyBar))]
+        assert shown[:3] == ["app.switch_agent", "interrupt", "toggle_internal"]
