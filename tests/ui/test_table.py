@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
+from textual.pilot import Pilot
 from textual.style import Style
 from textual.widgets import Markdown
 from waiting import wait_until
@@ -146,13 +147,20 @@ async def test_a_reply_table_is_one_widget_and_a_streamed_one_ends_as_the_whole(
         assert "│ bash" in table_text(app, "whole")
 
 
+async def whole_table(pilot: Pilot[None]) -> ReplyTable:
+    """The table of the reply given whole, once it is laid out."""
+    whole = pilot.app.query_one("#whole", Markdown)
+    await wait_until(pilot, lambda: bool(whole.query(ReplyTable)), what="the table")
+    table = whole.query_one(ReplyTable)
+    await wait_until(pilot, lambda: table.region.height > 5, what="the table laid out")
+    return table
+
+
 async def test_inline_code_and_links_in_cells_are_styled_and_a_link_can_be_clicked() -> None:
     app = Replies()
     async with app.run_test(size=(120, 30)) as pilot:
+        table = await whole_table(pilot)
         whole = app.query_one("#whole", Markdown)
-        await wait_until(pilot, lambda: bool(whole.query(ReplyTable)), what="the table")
-        table = whole.query_one(ReplyTable)
-        await wait_until(pilot, lambda: table.region.height > 5, what="the table laid out")
         strips = table.render_lines(table.region.reset_offset)
         segments = [segment for strip in strips for segment in strip]
         code = next(segment for segment in segments if segment.text == "hello")
@@ -167,3 +175,14 @@ async def test_inline_code_and_links_in_cells_are_styled_and_a_link_can_be_click
         await table.run_action(link.style.meta["@click"])
         await wait_until(pilot, lambda: app.opened, what="the link opened")
     assert app.opened == ["https://example.com"]
+
+
+async def test_text_selected_across_a_table_is_copied_as_drawn() -> None:
+    app = Replies()
+    async with app.run_test(size=(120, 30)) as pilot:
+        table = await whole_table(pilot)
+        table.text_select_all()
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert "│ keyword" in selected and "a short greeting" in selected
+        assert selected.splitlines()[0].startswith("┌")

@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual
@@ -137,6 +138,12 @@ class ReplyTable(CellTable):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._table_visual = None  # a new theme, perhaps: draw in its colours
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text of the table as it is drawn (Textual reads a selection only
+        from text and content it renders)."""
+        lines = self._table_visual.draw(self.content_size.width) if self._table_visual else []
+        return selection.extract("\n".join(line.plain for line in lines)), "\n"
 
     def render(self) -> Visual:
         if self._table_visual is None:
