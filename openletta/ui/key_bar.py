@@ -6,7 +6,11 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from openletta.ui.textual_internals import footer_keys, set_footer_key_enabled
+from openletta.ui.textual_internals import (
+    footer_keys,
+    preset_footer_key,
+    set_footer_key_enabled,
+)
 
 #: Per key shown: key, action, label and tooltip.
 KeyLabels = tuple[tuple[str, str, str, str], ...]
@@ -27,7 +31,9 @@ class KeyBar(Footer):
 
     def compose(self) -> ComposeResult:
         self._keys_pending = False
-        yield from super().compose()
+        for widget in super().compose():
+            preset_footer_key(widget, self.compact)
+            yield widget
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and screen is self.screen):

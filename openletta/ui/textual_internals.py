@@ -64,6 +64,7 @@ __all__ = [
     "markdown_block_document",
     "markdown_block_token",
     "markdown_child_blocks",
+    "preset_footer_key",
     "set_footer_key_enabled",
     "set_markdown_block_content",
     "start_with_theme",
@@ -99,6 +100,19 @@ def start_with_theme(app: App[Any], name: str) -> None:
 def footer_keys(footer: Footer) -> list[FooterKey]:
     """The key widgets a footer shows (Textual does not export ``FooterKey``)."""
     return list(footer.query(FooterKey))
+
+
+def preset_footer_key(widget: Widget, compact: bool) -> None:
+    """Give ``widget``, if it is a footer's key for a binding, about to mount, its footer's
+    ``compact``.
+
+    A key's ``compact`` starts as ``True`` and its watcher (run as the key mounts) adds the
+    ``-compact`` class; then the footer's value, bound to it, takes the class away again:
+    two restyles of every key each time a footer is built, for nothing. (The command palette
+    key is not bound to the footer's value: it stays compact.)
+    """
+    if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+        widget.set_reactive(FooterKey.compact, compact)
 
 
 def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:

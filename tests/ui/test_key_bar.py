@@ -3,11 +3,15 @@ it shows change; a key that is enabled or disabled (Esc during a turn) changes i
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
 from chat_helpers import open_chat
 from textual.app import ComposeResult
+from textual.css.stylesheet import Stylesheet
+from textual.dom import DOMNode
+from textual.widget import Widget
 
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.chat import ChatScreen
@@ -28,18 +32,36 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return built
 
 
+@pytest.fixture
+def restyled_keys(monkeypatch: pytest.MonkeyPatch) -> list[Widget]:
+    """Footer keys styled again after they mounted (a class of theirs changed)."""
+    keys: list[Widget] = []
+    update_nodes = Stylesheet.update_nodes
+
+    def counted(sheet: Stylesheet, nodes: Iterable[DOMNode], *args: Any, **kwargs: Any) -> None:
+        nodes = list(nodes)
+        keys.extend(node for node in nodes if isinstance(node, Widget)
+                    and isinstance(node.parent, KeyBar))
+        update_nodes(sheet, nodes, *args, **kwargs)
+
+    monkeypatch.setattr(Stylesheet, "update_nodes", counted)
+    return keys
+
+
 def stop_key_enabled(screen: ChatScreen) -> bool:
     key = next(key for key in footer_keys(screen.query_one(KeyBar)) if key.action == "interrupt")
     return not key.has_class("-disabled")
 
 
 async def test_the_chat_key_bar_is_built_once_and_enables_esc_in_place(
-        make_app, wait_until, builds: list[str]) -> None:
+        make_app, wait_until, builds: list[str], restyled_keys: list[Widget]) -> None:
     app = make_app(demo=True, demo_speed=1.0, agent="demo-agent")  # a turn takes a while
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_chat(pilot, wait_until)
         await wait_until(pilot, lambda: footer_keys(screen.query_one(KeyBar)), what="the keys")
         assert builds.count("ChatScreen") == 2  # empty as it mounts, then with its keys
+        # A key is not made compact and then not compact again (the palette key stays compact)
+        assert [key for key in restyled_keys if not key.has_class("-command-palette")] == []
         assert not stop_key_enabled(screen)
         await pilot.press(*"hello", "enter")
         await wait_until(pilot, lambda: stop_key_enabled(screen), what="Esc enabled")
