@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.transcript import Transcript
 
@@ -203,6 +204,23 @@ def test_usage_is_read_from_usage_statistics() -> None:
     assert usage["prompt_tokens"] + usage["completion_tokens"] == usage["total_tokens"] == 7187
     assert usage["step_count"] == 2
     assert 0 < usage["context_tokens"] < usage["total_tokens"]
+
+
+def test_the_context_size_is_kept_from_turn_to_turn() -> None:
+    transcript = Transcript()
+    assert transcript.context_tokens is None
+    transcript.add_user("read it")
+    transcript.feed_all(load("read_tool_tokens.sse").messages)
+    context = transcript.usage.context_tokens
+    assert context and transcript.context_tokens == context
+    transcript.add_user("again")  # a new turn: its usage is not known yet, the context is
+    assert transcript.usage.total_tokens == 0 and transcript.context_tokens == context
+    transcript.feed(parse_message({"message_type": "usage_statistics", "total_tokens": 5,
+                                   "step_count": 1}))  # a server that does not say
+    assert transcript.usage.total_tokens == 5 and transcript.context_tokens == context
+    transcript.feed(parse_message({"message_type": "usage_statistics", "total_tokens": 9,
+                                   "step_count": 1, "context_tokens": context + 9}))
+    assert transcript.context_tokens == context + 9
 
 
 def test_run_id_is_taken_from_the_leading_ping() -> None:

@@ -38,6 +38,10 @@ class TranscriptBase:
         self.items: list[Item] = []
         self.stop_reason: str | None = None
         self.usage = Usage()
+        #: The newest size of the context known (from the last usage that gave one): unlike
+        #: :attr:`usage`, kept from turn to turn, so it shows while a turn runs or after one
+        #: that was stopped.
+        self.context_tokens: int | None = None
         self.run_id: str | None = None
         #: Chunks that were ignored: unknown message types and malformed lines.
         self.ignored = 0

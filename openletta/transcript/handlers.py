@@ -201,6 +201,8 @@ class MessageHandlers(TranscriptBase):
             cached_input_tokens=message.cached_input_tokens,
             context_tokens=message.context_tokens,
         )
+        if message.context_tokens is not None:
+            self.context_tokens = message.context_tokens
         self._turn.add_usage(message)
         if self._turn.footer is not None:
             self._end_turn(change)

@@ -44,6 +44,8 @@ class StatusInfo:
     state: str = "connecting"
     demo: bool = False
     usage: Usage | None = None
+    #: The newest size of the context known (not only this turn's), for the gauge.
+    context_tokens: int | None = None
     context_window: int | None = None
     #: Why the last turn stopped; shown unless it ended normally.
     stop_reason: str | None = None
@@ -93,8 +95,8 @@ def status_text(info: StatusInfo, state_style: Style | str = "",
                     f"↓{format_tokens(usage.completion_tokens)} · {usage.step_count} {steps}")
     if info.stop_reason and info.stop_reason not in NORMAL_STOPS:
         text.append(f"   stopped: {info.stop_reason.replace('_', ' ')}")
-    if usage is not None and usage.context_tokens and info.context_window:
-        text.append(f"   {context_gauge(usage.context_tokens, info.context_window)}")
+    if info.context_tokens and info.context_window:
+        text.append(f"   {context_gauge(info.context_tokens, info.context_window)}")
     if info.permission_mode:  # last: the directory may be long
         text.append("   ")
         text.append(f"⚒ {info.permission_mode}",

@@ -17,6 +17,7 @@ from openletta.api.resources import Agent
 from openletta.chat import session as session_module
 from openletta.chat.early import EarlyOpening
 from openletta.demo import DemoServer
+from openletta.demo.catalog import CONTEXT_WINDOW
 from openletta.demo.http import Handler, Request, Response
 from openletta.transcript import (
     AssistantItem,
@@ -32,6 +33,7 @@ from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
+from openletta.ui.status_bar import context_gauge
 
 SIZE = (100, 30)
 
@@ -214,6 +216,37 @@ async def test_status_bar_shows_usage_of_the_last_turn(demo_server, make_app,
         assert usage is not None and usage.step_count >= 1 and usage.total_tokens > 0
         status_line = screen_lines(app)[-2]
         assert "step" in status_line and "connected" in status_line
+
+
+async def test_the_context_gauge_stays_through_a_turn_and_after_it_is_stopped(
+        make_app, wait_until) -> None:
+    server = DemoServer(speed=1.0)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent=await first_agent_name(base_url))
+        async with app.run_test(size=(120, 30)) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await send(pilot, screen, "hello", wait_until)
+            context = screen.session.transcript.context_tokens
+            assert context and screen.status.info.usage is not None
+            assert screen.status.info.usage.context_tokens == context
+            gauge = context_gauge(context, CONTEXT_WINDOW)
+            assert gauge in screen_lines(app)[-2]
+
+            # The gauge is the conversation's, not the turn's: it stays while the next turn
+            # streams (its usage is not known yet) and after that turn is stopped.
+            await pilot.press(*"slow", "enter")
+            await wait_until(pilot, lambda: screen.status.info.state == "streaming",
+                             what="the slow reply streaming", timeout=10)
+            await pilot.pause()
+            assert not screen.status.info.usage.step_count
+            assert gauge in screen_lines(app)[-2]
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not screen.busy, what="the turn stopped")
+            await pilot.pause()
+            assert "stopped:" in screen_lines(app)[-2] and gauge in screen_lines(app)[-2]
+    finally:
+        await server.stop()
 
 
 async def test_hostile_text_is_shown_literally(demo_server, make_app, wait_until) -> None:

@@ -48,7 +48,7 @@ def test_status_line_shows_usage_and_server_text_literally() -> None:
     usage = Usage(prompt_tokens=1234, completion_tokens=56, total_tokens=1290, step_count=2,
                   context_tokens=12_345)
     info = StatusInfo(agent_name="[bold red]x[/]\x1b]0;t\x07", model="m", state="connected",
-                      demo=True, usage=usage, context_window=32_000)
+                      demo=True, usage=usage, context_tokens=12_345, context_window=32_000)
     line = status_text(info).plain
     assert "connected · demo" in line
     assert "  [bold red]x[/] · m" in line
@@ -192,7 +192,8 @@ def test_a_conversation_id_is_shortened_so_the_gauge_keeps_its_room() -> None:
                       conversation="conv-1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
                       model="openai-proxy/fake-model", context_window=30000,
                       usage=Usage(prompt_tokens=17300, completion_tokens=169, step_count=1,
-                                  total_tokens=17469, context_tokens=17500))
+                                  total_tokens=17469, context_tokens=17500),
+                      context_tokens=17500)
     text = status_text(info).plain
     assert "openletta-e2e / conv-1a2b3c4d · " in text
     assert len(text) <= 118 and text.endswith("17.5k/30k")

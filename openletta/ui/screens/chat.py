@@ -176,10 +176,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def transcript_changed(self, change: Change) -> None:
         self.view.apply(change)
-        usage = self.session.transcript.usage
-        if usage is not self._shown_usage:
-            self._shown_usage = usage
-            self.status.info = dataclasses.replace(self.status.info, usage=usage)
+        transcript = self.session.transcript
+        if transcript.usage is not self._shown_usage:
+            self._shown_usage = transcript.usage
+            self.status.info = dataclasses.replace(self.status.info, usage=transcript.usage,
+                                                   context_tokens=transcript.context_tokens)
 
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
