@@ -8,7 +8,7 @@ import pytest
 
 from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
-from openletta.transcript import Transcript
+from openletta.transcript import Transcript, Usage
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -221,6 +221,15 @@ def test_the_context_size_is_kept_from_turn_to_turn() -> None:
     transcript.feed(parse_message({"message_type": "usage_statistics", "total_tokens": 9,
                                    "step_count": 1, "context_tokens": context + 9}))
     assert transcript.context_tokens == context + 9
+
+
+def test_usage_adds_up_counts_a_server_may_leave_out() -> None:
+    unknown = Usage(total_tokens=3, step_count=1)
+    assert unknown.plus(unknown).reasoning_tokens is None
+    both = unknown.plus(Usage(reasoning_tokens=4, cached_input_tokens=0, context_tokens=7))
+    assert (both.reasoning_tokens, both.cached_input_tokens, both.context_tokens) == (4, 0, 7)
+    assert both.plus(unknown).context_tokens == 7  # the newest snapshot a request gave
+    assert (both.total_tokens, both.step_count) == (3, 1)
 
 
 def test_run_id_is_taken_from_the_leading_ping() -> None:

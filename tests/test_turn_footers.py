@@ -113,14 +113,21 @@ def test_a_turn_that_waits_for_approval_sums_both_requests() -> None:
     transcript.add_user("run ls")
     transcript.feed_all(stream("approval_request_tokens.sse"))
     assert footers(transcript) == []  # the turn waits for the user
-    first_tokens = transcript.usage.total_tokens
+    first = transcript.usage
     call = transcript.pending_approvals[0]
     transcript.record_decisions({call.tool_call_id: (True, None)})
+    assert transcript.usage == first  # the turn goes on: its usage is not forgotten
     transcript.feed_all(stream("approval_approve_tokens.sse"))
+    (second,) = [message for message in stream("approval_approve_tokens.sse")
+                 if message.message_type == "usage_statistics"]
 
+    # The footer and the transcript's usage (the status bar's) both count the whole turn.
     (footer,) = footers(transcript)
-    assert footer.tokens == first_tokens + transcript.usage.total_tokens
-    assert footer.steps == 2
+    usage = transcript.usage
+    assert footer.tokens == usage.total_tokens == first.total_tokens + second.total_tokens
+    assert footer.steps == usage.step_count == 2
+    assert usage.prompt_tokens == first.prompt_tokens + second.prompt_tokens
+    assert usage.context_tokens == second.context_tokens != first.context_tokens
 
 
 def test_an_interrupted_turn_gets_a_footer_after_the_notice() -> None:

@@ -91,9 +91,10 @@ class Transcript(HistoryPages):
         """Record the user's answers to approval requests: ``{tool_call_id: (approve, reason)}``.
 
         ``auto`` names the calls a client-side rule answered (marked "auto-approved"). Sending
-        the answers continues the turn, so the last stop reason, usage and run are reset.
+        the answers continues the turn, so the last stop reason and run are reset (its usage
+        goes on adding up).
         """
-        self.stop_reason, self.usage, self.run_id = None, Usage(), None
+        self.stop_reason, self.run_id = None, None
         self._followed = None
         change = Change()
         for tool_call_id, (approve, reason) in decisions.items():

@@ -192,7 +192,7 @@ class MessageHandlers(TranscriptBase):
             self._end_live_turn(change)
 
     def _on_usage(self, message: m.UsageStatistics, change: Change) -> None:
-        self.usage = Usage(
+        self.usage = self.usage.plus(Usage(
             prompt_tokens=message.prompt_tokens,
             completion_tokens=message.completion_tokens,
             total_tokens=message.total_tokens,
@@ -200,7 +200,7 @@ class MessageHandlers(TranscriptBase):
             reasoning_tokens=message.reasoning_tokens,
             cached_input_tokens=message.cached_input_tokens,
             context_tokens=message.context_tokens,
-        )
+        ))
         if message.context_tokens is not None:
             self.context_tokens = message.context_tokens
         self._turn.add_usage(message)

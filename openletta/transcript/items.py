@@ -262,7 +262,8 @@ class EventItem(Item):
 
 @dataclass
 class Usage:
-    """Token usage of one request (one turn); ``context_tokens`` is a snapshot."""
+    """Token usage of one turn, summed over its requests (a turn that paused for approval
+    makes several); ``context_tokens`` is the newest snapshot."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -271,6 +272,20 @@ class Usage:
     reasoning_tokens: int | None = None
     cached_input_tokens: int | None = None
     context_tokens: int | None = None
+
+    def plus(self, request: Usage) -> Usage:
+        """This usage and one more request's."""
+        return Usage(
+            prompt_tokens=self.prompt_tokens + request.prompt_tokens,
+            completion_tokens=self.completion_tokens + request.completion_tokens,
+            total_tokens=self.total_tokens + request.total_tokens,
+            step_count=self.step_count + request.step_count,
+            reasoning_tokens=_sum_known(self.reasoning_tokens, request.reasoning_tokens),
+            cached_input_tokens=_sum_known(self.cached_input_tokens,
+                                           request.cached_input_tokens),
+            context_tokens=(self.context_tokens if request.context_tokens is None
+                            else request.context_tokens),
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -282,6 +297,11 @@ class Usage:
             "reasoning_tokens": self.reasoning_tokens,
             "cached_input_tokens": self.cached_input_tokens,
         }
+
+
+def _sum_known(first: int | None, second: int | None) -> int | None:
+    """The sum of two counts a server may leave out (``None`` when both are)."""
+    return None if first is None and second is None else (first or 0) + (second or 0)
 
 
 @dataclass(eq=False)
