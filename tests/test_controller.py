@@ -311,6 +311,21 @@ async def test_approve_sends_the_answer_and_streams_the_continuation(chat: Chat)
     assert chat.state.asking is None and chat.state.stop_reason == "end_turn"
 
 
+async def test_the_busy_clock_runs_while_a_request_is_in_flight(chat: Chat) -> None:
+    await chat.ask()
+    asked = [state for state in chat.listener.states if state.phase is not Phase.IDLE]
+    assert all(state.busy_since is not None for state in asked if state.phase.busy)
+    assert len({state.busy_since for state in asked if state.phase.busy}) == 1  # one stretch
+    assert chat.state.phase is Phase.AWAITING_APPROVAL and chat.state.busy_since is None
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    answering = [state for state in chat.listener.states if state.phase is Phase.ANSWERING]
+    assert answering and answering[0].busy_since is not None
+    assert answering[0].busy_since > asked[0].busy_since  # type: ignore[operator]
+    assert chat.state.phase is Phase.IDLE and chat.state.busy_since is None
+
+
 async def test_deny_sends_the_reason(chat: Chat) -> None:
     await chat.ask()
     chat.client.answers.append(FakeStream(recorded(DENIED)))

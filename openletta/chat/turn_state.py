@@ -62,6 +62,9 @@ class TurnState:
     connection: str | None = None
     #: How local calls are approved (``None``: no local tools are declared).
     permission_mode: PermissionMode | None = None
+    #: ``time.monotonic()`` when the request in flight began: set while the phase is busy,
+    #: ``None`` otherwise (an approval round ends one busy stretch; its answers start the next).
+    busy_since: float | None = None
 
 
 class TurnListener(Protocol):

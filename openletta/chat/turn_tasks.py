@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -80,9 +81,14 @@ class TurnTasks:
     # --- reporting ------------------------------------------------------------------------
 
     def update(self, **changes: Any) -> None:
-        """Change the turn state (the queue is always current) and report it."""
-        self._state = dataclasses.replace(self._state, **changes, queued=tuple(self.queue))
-        self.listener.turn_state_changed(self._state)
+        """Change the turn state (the queue and the busy clock are always current) and
+        report it."""
+        state = dataclasses.replace(self._state, **changes, queued=tuple(self.queue))
+        if state.phase.busy != (state.busy_since is not None):
+            state = dataclasses.replace(
+                state, busy_since=time.monotonic() if state.phase.busy else None)
+        self._state = state
+        self.listener.turn_state_changed(state)
 
     def return_queue(self) -> None:
         """Held messages go back to the prompt instead of being sent after a failed turn."""

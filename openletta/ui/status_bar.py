@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 
 from openletta.display import single_line
 from openletta.transcript import Usage
-from openletta.ui.formatting import format_tokens
+from openletta.ui.formatting import format_elapsed, format_tokens
 
 GAUGE_CELLS = 5
+#: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
+clock: Callable[[], float] = time.monotonic
 #: Stop reasons not worth showing.
 NORMAL_STOPS = frozenset({"end_turn", "requires_approval"})
 #: Connection states and their marker.
@@ -42,6 +47,8 @@ class StatusInfo:
     conversation: str = ""
     model: str = ""
     state: str = "connecting"
+    #: ``time.monotonic()`` when the request in flight began; ``None`` when none is.
+    busy_since: float | None = None
     demo: bool = False
     usage: Usage | None = None
     #: The newest size of the context known (not only this turn's), for the gauge.
@@ -73,11 +80,14 @@ def context_gauge(tokens: int, window: int) -> str:
 
 
 def status_text(info: StatusInfo, state_style: Style | str = "",
-                warning_style: Style | str = "") -> Text:
-    """The status line for ``info``; server text is appended as plain text, never markup."""
+                warning_style: Style | str = "", *, now: float | None = None) -> Text:
+    """The status line for ``info`` (``now``: the :data:`clock`'s reading, for how long the
+    request in flight has taken); server text is appended as plain text, never markup."""
     marker = STATES.get(info.state, "●")
     text = Text()
     state = f"{marker} {info.state}"
+    if info.busy_since is not None and now is not None and now - info.busy_since >= 1:
+        state += f" · {format_elapsed(now - info.busy_since)}"
     text.append(f"{state} · demo" if info.demo else state, style=state_style)
     if info.agent_name:
         text.append("  ")
@@ -121,7 +131,8 @@ class StatusBar(Widget):
     """One line of status, updated by setting :attr:`info`; a click opens ``/context``.
 
     The state is coloured by its tone's component class (:func:`tone_class`), so a new state
-    repaints the line without styling the widget again.
+    repaints the line without styling the widget again. While a request is in flight the
+    line counts its seconds, repainted once a second; nothing ticks otherwise.
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -131,10 +142,24 @@ class StatusBar(Widget):
     info: reactive[StatusInfo] = reactive(StatusInfo)
     """What to show; replace it (it is immutable) to update the bar."""
 
+    _ticker: Timer | None = None
+
+    def watch_info(self, info: StatusInfo) -> None:
+        if info.busy_since is None and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        elif info.busy_since is not None and self._ticker is None:
+            self._ticker = self.set_interval(1.0, self.refresh)
+
+    @property
+    def ticking(self) -> bool:
+        """Whether the bar repaints every second (a request is in flight)."""
+        return self._ticker is not None
+
     async def on_click(self) -> None:
         """A click on the bar (its context gauge) opens the context view."""
         await self.run_action("app.context")
 
     def render(self) -> Text:
         return status_text(self.info, self.get_component_rich_style(tone_class(self.info.state)),
-                           self.get_component_rich_style("status-bar--warning"))
+                           self.get_component_rich_style("status-bar--warning"), now=clock())

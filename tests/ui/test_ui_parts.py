@@ -60,6 +60,14 @@ def test_status_line_shows_usage_and_server_text_literally() -> None:
     assert "stopped: max steps" in stopped
 
 
+def test_the_status_line_counts_the_seconds_of_the_request_in_flight() -> None:
+    busy = StatusInfo(agent_name="a", state="streaming", busy_since=100.0)
+    assert status_text(busy, now=100.9).plain == "◉ streaming  a"  # not yet a second
+    assert status_text(busy, now=112.5).plain == "◉ streaming · 12s  a"
+    assert status_text(busy, now=225.0).plain == "◉ streaming · 2m 05s  a"
+    assert "·" not in status_text(StatusInfo(state="connected"), now=500.0).plain
+
+
 def test_time_ago_is_relative_to_the_given_now() -> None:
     assert time_ago(None, NOW) == "never"
     assert time_ago(NOW - timedelta(seconds=5), NOW) == "just now"

@@ -193,7 +193,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self._show_approval(state)
         approval = state.phase is Phase.AWAITING_APPROVAL
         self.status.info = dataclasses.replace(
-            self.status.info, state=_status_state(state), stop_reason=state.stop_reason,
+            self.status.info, state=_status_state(state), busy_since=state.busy_since,
+            stop_reason=state.stop_reason,
             **_mode_fields(state.permission_mode, self.controller.local))
         name = self.session.agent.name or self.session.agent.id
         title = f"{APPROVAL_STATE} · {name}" if approval else name
