@@ -79,40 +79,55 @@ def context_gauge(tokens: int, window: int) -> str:
     return f"{bar} {format_tokens(tokens)}/{format_tokens(window)}"
 
 
+#: The parts of the status line, most important first. A bar too narrow for them all drops
+#: parts from the end of this list; those it keeps stay in their places.
+KEEP_ORDER = ("state", "agent", "mode", "stop", "gauge", "usage", "model", "conversation",
+              "workspace")
+
+
 def status_text(info: StatusInfo, state_style: Style | str = "",
-                warning_style: Style | str = "", *, now: float | None = None) -> Text:
-    """The status line for ``info`` (``now``: the :data:`clock`'s reading, for how long the
-    request in flight has taken); server text is appended as plain text, never markup."""
-    marker = STATES.get(info.state, "●")
-    text = Text()
-    state = f"{marker} {info.state}"
+                warning_style: Style | str = "", *, now: float | None = None,
+                width: int | None = None) -> Text:
+    """The status line for ``info``, fitted to ``width`` cells if given (see
+    :data:`KEEP_ORDER`; the state always stays). ``now`` is the :data:`clock`'s reading, for
+    how long the request in flight has taken. Server text is plain text, never markup."""
+    parts = status_parts(info, state_style, warning_style, now)
+    for name in reversed(KEEP_ORDER[1:]):
+        if width is None or sum(part.cell_len for part in parts.values()) <= width:
+            break
+        parts.pop(name, None)
+    return Text("").join(parts.values())
+
+
+def status_parts(info: StatusInfo, state_style: Style | str = "",
+                 warning_style: Style | str = "", now: float | None = None) -> dict[str, Text]:
+    """The parts of :func:`status_text` by name, in the order they are shown, each with the
+    space that leads it."""
+    state = f"{STATES.get(info.state, '●')} {info.state}"
     if info.busy_since is not None and now is not None and now - info.busy_since >= 1:
         state += f" · {format_elapsed(now - info.busy_since)}"
-    text.append(f"{state} · demo" if info.demo else state, style=state_style)
+    parts = {"state": Text(f"{state} · demo" if info.demo else state, style=state_style)}
     if info.agent_name:
-        text.append("  ")
-        text.append(info.agent_name, style="bold")
+        parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))
     if info.conversation:
-        text.append(" / ")
-        text.append(short_id(info.conversation))
+        parts["conversation"] = Text(f" / {short_id(info.conversation)}")
     if info.model:
-        text.append(" · ")
-        text.append(info.model)
+        parts["model"] = Text(f" · {info.model}")
     usage = info.usage
     if usage is not None and (usage.total_tokens or usage.step_count):
         steps = "step" if usage.step_count == 1 else "steps"
-        text.append(f"   ↑{format_tokens(usage.prompt_tokens)} "
-                    f"↓{format_tokens(usage.completion_tokens)} · {usage.step_count} {steps}")
+        parts["usage"] = Text(f"   ↑{format_tokens(usage.prompt_tokens)} "
+                              f"↓{format_tokens(usage.completion_tokens)} · "
+                              f"{usage.step_count} {steps}")
     if info.stop_reason and info.stop_reason not in NORMAL_STOPS:
-        text.append(f"   stopped: {info.stop_reason.replace('_', ' ')}")
+        parts["stop"] = Text(f"   stopped: {info.stop_reason.replace('_', ' ')}")
     if info.context_tokens and info.context_window:
-        text.append(f"   {context_gauge(info.context_tokens, info.context_window)}")
-    if info.permission_mode:  # last: the directory may be long
-        text.append("   ")
-        text.append(f"⚒ {info.permission_mode}",
-                    style=warning_style if info.unguarded else "")
-        text.append(f" · {info.workspace}")
-    return text
+        parts["gauge"] = Text(f"   {context_gauge(info.context_tokens, info.context_window)}")
+    if info.permission_mode:
+        parts["mode"] = Text.assemble(
+            "   ", (f"⚒ {info.permission_mode}", warning_style if info.unguarded else ""))
+        parts["workspace"] = Text(f" · {info.workspace}")
+    return parts
 
 
 def short_id(identifier: str) -> str:
@@ -162,4 +177,5 @@ class StatusBar(Widget):
 
     def render(self) -> Text:
         return status_text(self.info, self.get_component_rich_style(tone_class(self.info.state)),
-                           self.get_component_rich_style("status-bar--warning"), now=clock())
+                           self.get_component_rich_style("status-bar--warning"), now=clock(),
+                           width=self.size.width)

@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from textual.app import App, ComposeResult
 from textual.color import Color
 from waiting import wait_until
@@ -25,7 +27,14 @@ from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
-from openletta.ui.status_bar import StatusBar, StatusInfo, context_gauge, status_text
+from openletta.ui.status_bar import (
+    KEEP_ORDER,
+    StatusBar,
+    StatusInfo,
+    context_gauge,
+    status_parts,
+    status_text,
+)
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -187,6 +196,36 @@ def test_the_status_bar_shows_the_mode_and_directory() -> None:
                                   permission_mode="accept edits", workspace="~/project"))
     assert "⚒ accept edits · ~/project" in text.plain
     assert "stopped" not in status_text(StatusInfo(stop_reason="requires_approval")).plain
+
+
+FULL_STATUS = StatusInfo(
+    agent_name="openletta-e2e", conversation="conv-1a2b3c4d-5e6f", model="openai-proxy/model",
+    state="streaming", busy_since=0.0, usage=Usage(prompt_tokens=6500, completion_tokens=36,
+                                                   total_tokens=6536, step_count=2),
+    stop_reason="max_steps", context_tokens=3400, context_window=30_000,
+    permission_mode="ask", workspace="~/work/a/rather/long/project/path")
+
+
+def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
+    line = status_text(FULL_STATUS, now=12.0, width=80).plain
+    assert line == ("◉ streaming · 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
+                    "   ⚒ ask")
+    whole = status_text(FULL_STATUS, now=12.0).plain
+    assert whole.endswith("   ⚒ ask · ~/work/a/rather/long/project/path") and len(whole) > 140
+    assert status_text(FULL_STATUS, now=12.0, width=5).plain == "◉ streaming · 12s"
+
+
+@given(width=st.integers(min_value=0, max_value=220))
+def test_the_status_line_fits_and_drops_the_least_important_parts_first(width: int) -> None:
+    parts = status_parts(FULL_STATUS, now=12.0)
+    line = status_text(FULL_STATUS, now=12.0, width=width).plain
+    kept = [name for name in parts if parts[name].plain in line]
+    assert line == "".join(parts[name].plain for name in kept)  # in place, whole
+    assert len(line) <= width or kept == ["state"]
+    ranks = sorted(KEEP_ORDER.index(name) for name in kept)
+    assert ranks == list(range(len(kept)))  # what stays is the most important, in order
+    if width >= len("".join(part.plain for part in parts.values())):
+        assert kept == list(parts)
 
 
 def test_paths_under_home_are_shown_from_tilde() -> None:
