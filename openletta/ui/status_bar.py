@@ -105,7 +105,7 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
     space that leads it."""
     state = f"{STATES.get(info.state, '●')} {info.state}"
     if info.busy_since is not None and now is not None and now - info.busy_since >= 1:
-        state += f" · {format_elapsed(now - info.busy_since)}"
+        state += f" {format_elapsed(now - info.busy_since)}"
     parts = {"state": Text(f"{state} · demo" if info.demo else state, style=state_style)}
     if info.agent_name:
         parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))

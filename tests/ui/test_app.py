@@ -248,7 +248,7 @@ async def test_the_status_bar_through_a_turn_that_is_stopped(
             monkeypatch.setattr(status_bar, "clock", lambda: started + 12.3)
             screen.status.refresh()
             await pilot.pause()
-            assert screen_lines(app)[-2].startswith(" ◉ streaming · 12s ")
+            assert screen_lines(app)[-2].startswith(" ◉ streaming 12s ")
             await pilot.press("escape")
             await wait_until(pilot, lambda: not screen.busy, what="the turn stopped")
             await pilot.pause()

@@ -72,8 +72,8 @@ def test_status_line_shows_usage_and_server_text_literally() -> None:
 def test_the_status_line_counts_the_seconds_of_the_request_in_flight() -> None:
     busy = StatusInfo(agent_name="a", state="streaming", busy_since=100.0)
     assert status_text(busy, now=100.9).plain == "◉ streaming  a"  # not yet a second
-    assert status_text(busy, now=112.5).plain == "◉ streaming · 12s  a"
-    assert status_text(busy, now=225.0).plain == "◉ streaming · 2m 05s  a"
+    assert status_text(busy, now=112.5).plain == "◉ streaming 12s  a"
+    assert status_text(busy, now=225.0).plain == "◉ streaming 2m 05s  a"
     assert "·" not in status_text(StatusInfo(state="connected"), now=500.0).plain
 
 
@@ -208,11 +208,11 @@ FULL_STATUS = StatusInfo(
 
 def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
     line = status_text(FULL_STATUS, now=12.0, width=80).plain
-    assert line == ("◉ streaming · 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
+    assert line == ("◉ streaming 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
                     "   ⚒ ask")
     whole = status_text(FULL_STATUS, now=12.0).plain
     assert whole.endswith("   ⚒ ask · ~/work/a/rather/long/project/path") and len(whole) > 140
-    assert status_text(FULL_STATUS, now=12.0, width=5).plain == "◉ streaming · 12s"
+    assert status_text(FULL_STATUS, now=12.0, width=5).plain == "◉ streaming 12s"
 
 
 @given(width=st.integers(min_value=0, max_value=220))
