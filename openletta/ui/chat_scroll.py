@@ -25,7 +25,7 @@ from openletta.display import plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
-from openletta.ui.textual_internals import size_without_relayout
+from openletta.ui.textual_internals import anchor_holds, size_without_relayout
 from openletta.ui.widgets.base import ItemWidget
 
 #: How long the view holds still while items mounted above it take their size.
@@ -143,8 +143,11 @@ class ChatScroll(VerticalScroll):
 
     @property
     def at_bottom(self) -> bool:
-        """True when the newest line is in view (short content counts as at the bottom)."""
-        return self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+        """True when the newest line is in view (short content counts as at the bottom), or
+        will be at the next layout: content that grew since the last one does not count as
+        scrolled away while the anchor holds."""
+        return (self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
+                or anchor_holds(self))
 
     def resume_reports(self) -> None:
         """Report moves again (the new window of items is laid out)."""

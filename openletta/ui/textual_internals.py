@@ -212,6 +212,19 @@ class FrugalScreen(Screen[ScreenResultType]):
             _VIRTUAL_SIZE._layout = asks_for_layout
 
 
+# --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------
+
+
+def anchor_holds(widget: Widget) -> bool:
+    """Whether ``widget`` is anchored and the user has not scrolled away from its bottom.
+
+    Such a widget shows its newest line at every layout; between two layouts its content may
+    already have grown while its scroll has not moved yet. Textual keeps "the user scrolled
+    away" (which ends the anchor's hold until the bottom is reached again) in a private flag.
+    """
+    return widget.is_anchored and not widget._anchor_released
+
+
 # --- terminal (openletta.ui.app) --------------------------------------------------------------
 
 

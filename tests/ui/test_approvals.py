@@ -108,6 +108,24 @@ async def test_approve_runs_the_tool_on_the_same_card(demo_server, make_app, wai
         assert stored_call(stored, call).approved is True
 
 
+async def test_a_prompt_below_a_long_chat_keeps_the_view_following(demo_server, make_app,
+                                                                    wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await send(pilot, screen, "help", wait_until)  # several screens: the view scrolls
+        view = screen.view
+        assert view.scroll.max_scroll_y > 0 and view.following
+        await ask(pilot, screen, "edit", wait_until)
+        await pilot.pause()
+        assert view.following and not view.query_one("#new-indicator").display
+        await pilot.press("n")  # the reason box grows the card: still the newest line
+        await wait_until(pilot, lambda: screen.focused is not None
+                         and screen.focused.has_class("approval-reason"), what="reason focused")
+        assert view.following
+        await pilot.press("escape", "y")
+        await answered(pilot, screen, wait_until)
+        assert view.following and not view.query_one("#new-indicator").display
+
+
 async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)

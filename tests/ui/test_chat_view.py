@@ -384,6 +384,27 @@ async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> 
         assert not app.query_one("#new-indicator").display
 
 
+async def test_a_reply_that_grew_since_the_last_layout_is_not_taken_for_a_scroll_away(
+        ) -> None:
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 30)
+        await pilot.pause()
+        scroll = view.scroll
+        assert view.following and scroll.scroll_y == scroll.max_scroll_y
+        # As between two layouts: the content grew, the anchor has not moved the view yet.
+        scroll.set_reactive(ChatScroll.scroll_y, scroll.max_scroll_y - 3)
+        assert view.following
+        view.apply(transcript.feed(reply("a29", " and a good deal more" * 12)))
+        await laid_out(pilot, view)
+        assert not app.query_one("#new-indicator").display
+        assert view.following and scroll.scroll_y == scroll.max_scroll_y  # the anchor moved it
+        scroll.scroll_relative(y=-3, animate=False)  # the user scrolls away
+        await pilot.pause()
+        assert not view.following
+
+
 async def test_internal_items_are_hidden_until_toggled() -> None:
     app = ViewApp()
     async with app.run_test() as pilot:
