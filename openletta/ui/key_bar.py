@@ -23,6 +23,9 @@ class KeyBar(Footer):
     changed: on every focus change, and on each turn's start and end (Esc enables). That
     costs a few milliseconds of CPU each time, for a footer that almost never changes: this
     one rebuilds only when the keys shown change, and enables or disables keys in place.
+
+    Keys that do not fit whole are not shown (the last ones first), where Textual's footer
+    cuts the line off in the middle of a key; the command palette's key always shows.
     """
 
     _labels: KeyLabels | None = None
@@ -34,6 +37,27 @@ class KeyBar(Footer):
         for widget in super().compose():
             preset_footer_key(widget, self.compact)
             yield widget
+        self.call_after_refresh(self._hide_keys_that_do_not_fit)
+
+    def on_resize(self) -> None:
+        keys = footer_keys(self)
+        if any(not key.display for key in keys):
+            for key in keys:
+                key.display = True  # laid out again whole, to be measured
+        self.call_after_refresh(self._hide_keys_that_do_not_fit)
+
+    def _hide_keys_that_do_not_fit(self) -> None:
+        keys = footer_keys(self)
+        if any(key.display and not key.region for key in keys):  # not laid out yet
+            self.call_after_refresh(self._hide_keys_that_do_not_fit)
+            return
+        right = min([self.content_region.right, *(key.region.x for key in keys
+                                                  if key.has_class("-command-palette"))])
+        cut = False
+        for key in keys:
+            if not key.has_class("-command-palette"):
+                cut = cut or key.region.right > right
+                key.display = not cut
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and screen is self.screen):

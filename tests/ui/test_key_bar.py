@@ -70,3 +70,29 @@ async def test_the_chat_key_bar_is_built_once_and_enables_esc_in_place(
         assert builds.count("ChatScreen") == 2
         shown = [key.action for key in footer_keys(screen.query_one(KeyBar))]
         assert shown[:3] == ["app.switch_agent", "interrupt", "toggle_internal"]
+
+
+def shown_keys(bar: KeyBar) -> list[str]:
+    return [key.action for key in footer_keys(bar) if key.display]
+
+
+async def test_keys_that_do_not_fit_are_hidden_whole_the_last_first(
+        make_app, wait_until) -> None:
+    app = make_app(demo=True, agent="demo-agent")
+    async with app.run_test(size=(64, 24)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        bar = screen.query_one(KeyBar)
+        every = [key.action for key in footer_keys(bar)]
+        palette = next(key for key in footer_keys(bar) if key.has_class("-command-palette"))
+        await wait_until(pilot, lambda: len(shown_keys(bar)) < len(every), what="keys hidden")
+        shown = shown_keys(bar)
+        assert shown == [*every[:len(shown) - 1], palette.action]  # the first ones, in order
+        assert all(key.region.right <= palette.region.x
+                   for key in footer_keys(bar) if key.display and key is not palette)
+        await pilot.resize_terminal(140, 24)
+        await wait_until(pilot, lambda: shown_keys(bar) == every, what="every key back")
+        await pilot.resize_terminal(44, 24)
+        await wait_until(pilot, lambda: len(shown_keys(bar)) < len(shown) - 1,
+                         what="more keys hidden")
+        assert all(key.region.right <= palette.region.x
+                   for key in footer_keys(bar) if key.display and key is not palette)
