@@ -20,6 +20,8 @@ from openletta.ui.formatting import format_elapsed, format_tokens
 GAUGE_CELLS = 5
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
 clock: Callable[[], float] = time.monotonic
+#: Seconds without anything arriving for the request in flight before its seconds show.
+QUIET_SECONDS = 1.0
 #: Stop reasons not worth showing.
 NORMAL_STOPS = frozenset({"end_turn", "requires_approval"})
 #: Connection states and their marker.
@@ -147,7 +149,9 @@ class StatusBar(Widget):
 
     The state is coloured by its tone's component class (:func:`tone_class`), so a new state
     repaints the line without styling the widget again. While a request is in flight the
-    line counts its seconds, repainted once a second; nothing ticks otherwise.
+    line shows how long it has taken whenever nothing has arrived for it for
+    :data:`QUIET_SECONDS` (a silent model does not look stuck; a flowing reply needs no
+    counter), looking once a second; nothing ticks otherwise.
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -158,24 +162,42 @@ class StatusBar(Widget):
     """What to show; replace it (it is immutable) to update the bar."""
 
     _ticker: Timer | None = None
+    #: When something last arrived for the request in flight, and whether the line shows
+    #: its seconds now.
+    _last_arrival = 0.0
+    _counting = False
 
     def watch_info(self, info: StatusInfo) -> None:
         if info.busy_since is None and self._ticker is not None:
             self._ticker.stop()
             self._ticker = None
         elif info.busy_since is not None and self._ticker is None:
-            self._ticker = self.set_interval(1.0, self.refresh)
+            self._last_arrival = clock()
+            self._ticker = self.set_interval(1.0, self._tick)
+
+    def note_arrival(self) -> None:
+        """Something arrived for the request in flight: no counter until it is quiet again."""
+        self._last_arrival = clock()
 
     @property
     def ticking(self) -> bool:
-        """Whether the bar repaints every second (a request is in flight)."""
+        """Whether the bar looks at the clock every second (a request is in flight)."""
         return self._ticker is not None
+
+    def _quiet(self) -> bool:
+        return (self.info.busy_since is not None
+                and clock() - self._last_arrival >= QUIET_SECONDS)
+
+    def _tick(self) -> None:
+        if self._counting or self._quiet():
+            self.refresh()
 
     async def on_click(self) -> None:
         """A click on the bar (its context gauge) opens the context view."""
         await self.run_action("app.context")
 
     def render(self) -> Text:
+        self._counting = self._quiet()
         return status_text(self.info, self.get_component_rich_style(tone_class(self.info.state)),
-                           self.get_component_rich_style("status-bar--warning"), now=clock(),
-                           width=self.size.width)
+                           self.get_component_rich_style("status-bar--warning"),
+                           now=clock() if self._counting else None, width=self.size.width)

@@ -22,6 +22,7 @@ from openletta.settings import Settings
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
+from openletta.ui import status_bar
 from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
@@ -304,3 +305,31 @@ async def test_each_state_is_coloured_by_its_tone_without_styling_the_bar_again(
             want = Color.parse(colour)
             assert max(abs(a - b) for a, b in zip(shown.rgb, want.rgb, strict=True)) <= 2, state
         assert restyled == []
+
+
+async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(status_bar, "clock", lambda: now[0])
+    app = StatusApp()
+    async with app.run_test(size=(60, 3)) as pilot:
+        bar = app.query_one(StatusBar)
+
+        def line() -> str:
+            return app.screen._compositor.render_strips()[bar.region.y].text.strip()
+
+        bar.info = StatusInfo(agent_name="a", state="streaming", busy_since=100.0)
+        await pilot.pause()
+        assert bar.ticking and line() == "◉ streaming  a"
+        now[0] = 100.5
+        bar.note_arrival()  # a chunk: the reply flows
+        now[0] = 101.2
+        await pilot.pause(1.2)  # a tick has looked: 0.7 s of quiet is not enough
+        assert line() == "◉ streaming  a"
+        now[0] = 103.0
+        await wait_until(pilot, lambda: line() == "◉ streaming 3s  a", what="the count")
+        bar.note_arrival()
+        await wait_until(pilot, lambda: line() == "◉ streaming  a", what="the count gone")
+        bar.info = StatusInfo(agent_name="a", state="connected")
+        await pilot.pause()
+        assert not bar.ticking and line() == "● connected  a"

@@ -176,6 +176,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def transcript_changed(self, change: Change) -> None:
         self.view.apply(change)
+        self.status.note_arrival()
         transcript = self.session.transcript
         if transcript.usage is not self._shown_usage:
             self._shown_usage = transcript.usage
@@ -304,7 +305,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id))
 
     @on(BlockView.Left)
-    def _left_memory(self, event: BlockView.Left) -> None:
+    @on(SearchBar.Closed)
+    def _back_to_prompt(self, event: BlockView.Left | SearchBar.Closed) -> None:
         event.stop()
         self.prompt.focus()
 
@@ -334,10 +336,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def action_find(self) -> None:
         """Open the find bar."""
         self.search.open()
-
-    @on(SearchBar.Closed)
-    def _search_closed(self) -> None:
-        self.prompt.focus()
 
     async def action_jump_prompt(self, direction: int) -> None:
         """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
