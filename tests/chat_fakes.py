@@ -12,7 +12,7 @@ from openletta.api.answers import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
-from openletta.api.resources import Run
+from openletta.api.resources import Health, Run
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
@@ -95,7 +95,16 @@ class FakeClient:
         #: Runs going on in the conversation, newest first, and its stored history.
         self.active: list[Run] = []
         self.history: list[Message] = []
+        #: What :meth:`health` raises (``None``: the server answers), and the checks made.
+        self.down: LettaError | None = None
+        self.health_checks = 0
         self._last_otid: str | None = None
+
+    async def health(self) -> Health:
+        self.health_checks += 1
+        if self.down is not None:
+            raise self.down
+        return Health(version="0.16.8", status="ok")
 
     def send_message(self, agent_id: str, text: str, *, background: bool = False,
                      otid: str | None = None, client_tools: Sequence[Any] = (),
@@ -107,6 +116,8 @@ class FakeClient:
         return self._held_after(self.turns.popleft())
 
     async def get_run(self, run_id: str) -> Run:
+        if self.down is not None:
+            raise self.down
         if run_id not in self.runs:
             raise NotFoundError(f"Not found: {run_id}")
         return self.runs[run_id]

@@ -23,11 +23,12 @@ from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent, Run, RunUsage
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
-from openletta.chat import session as session_module
+from openletta.chat import replies
 from openletta.chat.approval_flow import APPROVAL_FIRST
 from openletta.chat.approvals import CANCELLED_REASON, Choice
 from openletta.chat.controller import ChatController
-from openletta.chat.session import INTERRUPTED, ChatSession
+from openletta.chat.replies import INTERRUPTED
+from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.chat.turn_tasks import FOREGROUND_NOTICE
 from openletta.transcript import (
@@ -158,7 +159,7 @@ async def test_an_error_in_the_stream_ends_the_turn(chat: Chat) -> None:
 
 @pytest.fixture
 def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.001,) * 3)
+    monkeypatch.setattr(replies, "RESUME_PAUSES", (0.001,) * 3)
 
 
 async def test_a_dropped_background_reply_is_resumed_after_its_last_chunk(
@@ -595,7 +596,7 @@ async def test_nothing_going_when_the_chat_opens_leaves_it_idle(chat: Chat) -> N
 
 async def test_a_foreground_reply_going_on_open_shows_once_it_ended(
         chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(session_module, "RUN_POLL_SECONDS", 0.001)
+    monkeypatch.setattr(replies, "RUN_POLL_SECONDS", 0.001)
     run = running(background=False)
     chat.client.active = [run]
     chat.client.runs[run.id] = run

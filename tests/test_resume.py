@@ -7,8 +7,9 @@ import pytest
 
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
-from openletta.chat import session as session_module
-from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession
+from openletta.chat import replies
+from openletta.chat.replies import RECONNECTED, RECONNECTING
+from openletta.chat.session import ChatSession
 from openletta.transcript import Transcript
 
 RUN = "run-30b9ecfb-3e1f-4ae3-9ac5-d4e3c1a6a0c7"
@@ -16,7 +17,7 @@ RUN = "run-30b9ecfb-3e1f-4ae3-9ac5-d4e3c1a6a0c7"
 
 @pytest.fixture(autouse=True)
 def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.01,) * 3)
+    monkeypatch.setattr(replies, "RESUME_PAUSES", (0.01,) * 3)
 
 
 async def test_a_broken_connection_is_resumed_after_the_last_chunk(

@@ -257,6 +257,54 @@ def test_dropped_stream_keeps_what_arrived_and_adds_an_error() -> None:
     assert transcript.items[-1].error_type == "stream_dropped"
 
 
+def test_a_dropped_turn_reopened_goes_on_as_if_it_never_dropped() -> None:
+    first = stream("bg_start_tokens_disconnect.sse")
+    rest = stream("bg_resume_after_seq.sse")
+    transcript = Transcript(footers=True)
+    transcript.add_user("hello")
+    transcript.feed_all(first)
+    transcript.end_stream("dropped", "Could not reach the server")
+    error, footer = transcript.items[-2:]
+    assert (error.kind, footer.kind) == ("error", "footer")
+    reply = transcript.items[-3]
+    assert isinstance(reply, AssistantItem) and reply.done
+
+    change = transcript.reopen_dropped()
+    assert change.removed == [error, footer] and reply in change.changed
+    assert transcript.items[-1] is reply and not reply.done
+    assert transcript.get(error.key) is None and transcript.get(footer.key) is None
+    transcript.feed_all(rest)
+
+    whole = Transcript(footers=True)
+    whole.add_user("hello")
+    whole.feed_all([*first, *rest])
+    assert [item.to_json() for item in transcript.items if item.kind != "footer"] == [
+        item.to_json() for item in whole.items if item.kind != "footer"]
+    assert [item.kind for item in transcript.items][-1] == "footer"
+    assert sum(item.kind == "footer" for item in transcript.items) == 1
+
+
+def test_a_dropped_call_reopened_streams_again() -> None:
+    transcript = Transcript()
+    transcript.feed_all(stream("read_tool_tokens.sse")[:6])
+    call = next(item for item in transcript.items if isinstance(item, ToolCallItem))
+    transcript.end_stream("dropped", "Could not reach the server")
+    assert call.status is ToolStatus.CANCELLED
+    assert call in transcript.reopen_dropped().changed
+    assert call.status is ToolStatus.STREAMING
+
+
+def test_only_the_last_turn_dropped_can_be_reopened() -> None:
+    transcript = Transcript()
+    transcript.feed_all(stream("bg_start_tokens_disconnect.sse"))
+    transcript.end_stream("interrupted", "Interrupted by you")
+    assert not transcript.reopen_dropped()
+    transcript.end_stream("dropped", "Could not reach the server")
+    transcript.add_user("something else")
+    assert not transcript.reopen_dropped()
+    assert transcript.items[-2].kind == "error"
+
+
 def test_tool_call_cancelled_mid_arguments_is_marked_cancelled() -> None:
     transcript = Transcript()
     messages = stream("read_tool_tokens.sse")

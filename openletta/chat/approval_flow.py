@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, Decision
-from openletta.chat.session import TurnOutcome
+from openletta.chat.replies import TurnOutcome
 from openletta.chat.turn_state import Phase
 from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.base import INTERRUPTED, ToolOutcome

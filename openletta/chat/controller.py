@@ -27,7 +27,8 @@ from openletta.api.errors import APIConnectionError, ConversationBusyError, Lett
 from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.session import ChatSession, TurnOutcome
+from openletta.chat.replies import TurnOutcome
+from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.permissions import PermissionMode
@@ -52,6 +53,7 @@ class ChatController:
     def __init__(self, session: ChatSession, listener: TurnListener,
                  local: LocalCalls | None = None) -> None:
         self._tasks = TurnTasks(session, listener, local)
+        self._tasks.on_back_online = self._back_online
         self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
 
     @property
@@ -249,7 +251,8 @@ class ChatController:
 
     async def _after(self, outcome: TurnOutcome) -> str | None:
         """A turn ended: ask for approvals, or give the next queued message to send."""
-        self._tasks.update(stop_reason=outcome.stop_reason)
+        self._tasks.update(stop_reason=outcome.stop_reason,
+                           offline=isinstance(outcome.error, APIConnectionError))
         if outcome.error is not None:
             self._tasks.listener.report(f"The reply stopped early: {outcome.error.message}",
                                         title="Stream")
@@ -260,6 +263,20 @@ class ChatController:
         self._tasks.return_queue()
         self._tasks.update(phase=Phase.IDLE)
         return None
+
+    def _back_online(self) -> None:
+        """The server can be reached again: go on with the reply that dropped meanwhile."""
+        if self.state.phase is Phase.IDLE and self.session.dropped_unreached:
+            self._tasks.update(phase=Phase.STREAMING, stop_reason=None)
+            self._tasks.start_turn(self._take_up_dropped)
+
+    async def _take_up_dropped(self) -> None:
+        outcome = await self.session.take_up_dropped(self._tasks.on_change,
+                                                     self._tasks.on_connection)
+        if outcome is None:
+            self._tasks.update(phase=Phase.IDLE)
+        else:
+            await self._converse(await self._after(outcome))
 
     async def _cancel_then_check(self, run_id: str | None) -> None:
         """Cancel the interrupted continuation, then ask the server what still waits."""

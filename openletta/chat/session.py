@@ -2,68 +2,28 @@
 
 No Textual and no turn state here: :class:`~openletta.chat.controller.ChatController`
 decides when to call these coroutines, and every :class:`Change` goes to the ``on_change``
-callback it passes.
+callback it passes. How a reply's stream is followed (and resumed or taken up when it
+breaks) is :class:`~openletta.chat.replies.ReplyStreams`'s part.
 """
 
 from __future__ import annotations
 
-import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Collection, Coroutine
-from dataclasses import dataclass
+from collections.abc import Awaitable, Collection, Coroutine
 from typing import Any
 
-from openletta.api.client import FINISHED_RUN_STATES, LettaClient, MessageStream
-from openletta.api.errors import (
-    APIConnectionError,
-    LettaError,
-    RunStillGoingError,
-    StreamDroppedError,
-)
+from openletta.api.client import LettaClient, MessageStream
+from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import Message
 from openletta.api.resources import Agent, Run
 from openletta.chat.approvals import ApprovalRound, Decision
-from openletta.transcript import Change, Transcript
+from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
+from openletta.transcript import Change
 
 PAGE_SIZE = 50
 #: Rows per request when reading a whole thread (export).
 EXPORT_PAGE_SIZE = 200
-INTERRUPTED = "Interrupted by you"
-
-OnChange = Callable[[Change], None]
-#: Hears how the connection of a reply fares: :data:`RECONNECTING`, :data:`RECONNECTED`,
-#: :data:`FOREGROUND_ONLY`.
-OnConnection = Callable[[str], None]
-RECONNECTING = "reconnecting"
-RECONNECTED = "reconnected"
-#: The server cannot run replies in the background: from now on they are not resumable.
-FOREGROUND_ONLY = "foreground only"
-#: Pauses before each try to resume a dropped reply (about 30 s in all).
-RESUME_PAUSES = (0.5, 1.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0)
-#: How long a reply that cannot be resumed is waited for, to be read from its run.
-RUN_WAIT_SECONDS = 120.0
-RUN_POLL_SECONDS = 1.0
-
-
-def _unheard(_state: str) -> None:
-    """An :data:`OnConnection` nobody listens to."""
-
-
-def _background_refused(error: LettaError) -> bool:
-    """Whether ``error`` says the server cannot run a reply in the background (self-hosted
-    without Redis: 503; servers that do not know the option: 400 or 422)."""
-    said = f"{error.server_message or ''} {error.message}".lower()
-    return error.status_code in (400, 422, 503) and ("redis" in said or "background" in said)
-
-
-@dataclass
-class TurnOutcome:
-    """How a turn ended: ``sent`` is False when the server never accepted the message."""
-
-    sent: bool
-    stop_reason: str | None = None
-    error: LettaError | None = None
 
 
 def newest_page(client: LettaClient, agent_id: str,
@@ -77,40 +37,21 @@ def new_otid() -> str:
     return str(uuid.uuid4())
 
 
-class ChatSession:
+class ChatSession(ReplyStreams):
     """The agent and conversation being chatted with, its transcript and its history."""
 
     def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
                  *, requested_page: Awaitable[HistoryPage] | None = None) -> None:
         """``requested_page``: the newest page of history, already asked for (at launch)."""
-        self.client = client
+        super().__init__(client, agent, conversation_id)
         self._requested_page = requested_page
-        self.agent = agent
-        self.conversation_id = conversation_id
-        self.transcript = Transcript(footers=True)
         #: Whether the server holds history older than what is loaded.
         self.has_more_history = False
         self._before: str | None = None
-        self._stream_open: MessageStream | None = None
-        self._turn: object | None = None
-        #: Whether replies run in the background (resumable); off once the server refuses.
-        self.background = True
         #: Runs whose usage the server could not give (not asked again).
         self._unknown_runs: set[str] = set()
         #: Tools this client runs, declared in every request (``client_tools``).
         self.client_tools: list[dict[str, Any]] = []
-
-    @property
-    def turn_open(self) -> bool:
-        """True from the moment the server accepted a message until its stream is closed."""
-        return self._stream_open is not None
-
-    @property
-    def run_id(self) -> str | None:
-        """The id of the running (or last) run, once the server has told it."""
-        stream = self._stream_open
-        stream_run = stream.run_id if stream is not None else None
-        return stream_run or self.transcript.run_id
 
     async def load_latest(self) -> Change:
         """Load the newest page of history (plus a pending approval request, if any)."""
@@ -160,7 +101,7 @@ class ChatSession:
             before = page.before_cursor
 
     async def stream_turn(self, text: str, on_change: OnChange,
-                          on_connection: OnConnection = _unheard) -> TurnOutcome:
+                          on_connection: OnConnection = unheard) -> TurnOutcome:
         """Send ``text`` and feed the reply into the transcript as it streams.
 
         Errors before the server accepted the message propagate (nothing was shown). Once the
@@ -200,7 +141,7 @@ class ChatSession:
         return round_ if round_.calls else None
 
     async def answer_round(self, round_: ApprovalRound, on_change: OnChange,
-                           on_connection: OnConnection = _unheard) -> TurnOutcome:
+                           on_connection: OnConnection = unheard) -> TurnOutcome:
         """Send the decisions of a complete round and stream the agent's continuation."""
         decisions = round_.decisions
 
@@ -216,17 +157,8 @@ class ChatSession:
             auto={key for key, decision in decisions.items() if decision.auto}),
             on_change, on_connection)
 
-    async def active_run(self, run_id: str | None = None) -> Run | None:
-        """The run going on in this conversation (``run_id``, when the server named the run
-        that holds it), or ``None``."""
-        if run_id is not None:
-            run = await self.client.get_run(run_id)
-            return None if run.status in FINISHED_RUN_STATES else run
-        runs = await self.client.active_runs(self.agent.id, self.conversation_id)
-        return runs[0] if runs else None
-
     async def follow_run(self, run: Run, note: str, on_change: OnChange,
-                         on_connection: OnConnection = _unheard) -> TurnOutcome | None:
+                         on_connection: OnConnection = unheard) -> TurnOutcome | None:
         """Stream a run that was already going, from its start, under an event saying
         ``note`` (what history shows of it is not repeated). ``None`` when the server keeps
         no stream of it (a foreground run): :meth:`catch_up` shows it once it ended."""
@@ -249,116 +181,6 @@ class ChatSession:
             self.agent.id, conversation_id=self.conversation_id, limit=PAGE_SIZE)
         on_change(self.transcript.load_history(page.messages))
         return ended.stop_reason
-
-    async def _follow(self, stream: MessageStream, opened: Callable[[], Change],
-                      on_change: OnChange, on_connection: OnConnection) -> TurnOutcome:
-        """Show ``opened()`` and feed the accepted ``stream``. A reply whose connection
-        breaks is resumed where it stopped (:meth:`_resume`), else completed from its run."""
-        self._stream_open = stream
-        turn = self._turn = object()  # a newer turn may start while this one is cancelled
-        try:
-            on_change(opened())
-            await self._feed(stream, on_change)
-        except StreamDroppedError as dropped:
-            run_id = dropped.run_id or await self._run_of_dropped_reply()
-            error = await self._resume(run_id, dropped, on_change, on_connection)
-            if error is not None and run_id is not None:
-                error = await self._complete_from_run(run_id, error, on_change)
-            if error is not None:
-                if self._stream_open is not None:
-                    on_change(self.transcript.end_stream("dropped", error.message))
-                return TurnOutcome(sent=True, stop_reason="dropped", error=error)
-        finally:
-            await stream.aclose()
-            if self._turn is turn:
-                self._stream_open = None
-        return TurnOutcome(sent=True, stop_reason=self.transcript.stop_reason)
-
-    async def _accepted(self, send: Callable[[bool], MessageStream],
-                        on_connection: OnConnection) -> MessageStream:
-        """The opened stream of ``send``: in the background unless the server refuses that
-        (then in the foreground, from now on, and ``on_connection`` hears it once)."""
-        stream = send(self.background)
-        try:
-            await stream.open()
-        except LettaError as error:
-            if not (self.background and _background_refused(error)):
-                raise
-            self.background = False
-            on_connection(FOREGROUND_ONLY)
-            stream = send(False)
-            await stream.open()
-        return stream
-
-    async def _complete_from_run(self, run_id: str, error: LettaError,
-                                 on_change: OnChange) -> LettaError | None:
-        """The reply could not be resumed: wait for its run to end and complete the turn
-        from what the run stored. ``error`` again if that fails too, else ``None``."""
-        try:
-            run = await self._until_finished(run_id)
-            messages = await self.client.list_run_messages(run_id)
-        except LettaError:
-            return error
-        if not messages or self._stream_open is None:  # nothing stored, or Esc meanwhile
-            return error
-        on_change(self.transcript.complete_run(messages, run.stop_reason or "end_turn"))
-        return None
-
-    async def _until_finished(self, run_id: str) -> Run:
-        """The run once it ended; :class:`RunStillGoingError` after :data:`RUN_WAIT_SECONDS`."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + RUN_WAIT_SECONDS
-        while (run := await self.client.get_run(run_id)).status not in FINISHED_RUN_STATES:
-            if loop.time() > deadline:
-                raise RunStillGoingError(run_id)
-            await asyncio.sleep(RUN_POLL_SECONDS)
-        return run
-
-    async def _feed(self, stream: MessageStream, on_change: OnChange) -> None:
-        async for message in stream:
-            on_change(self.transcript.feed(message))
-
-    async def _run_of_dropped_reply(self) -> str | None:
-        """The run of a reply that dropped before naming it: the conversation's active run
-        (a conversation runs one request at a time, and it had accepted this one)."""
-        try:
-            run = await self.active_run()
-        except LettaError:
-            return None
-        return run.id if run is not None else None
-
-    async def _resume(self, run_id: str | None, dropped: StreamDroppedError,
-                      on_change: OnChange, on_connection: OnConnection) -> LettaError | None:
-        """Re-attach to the dropped run after its last chunk, with growing pauses for about
-        30 s; the error that ended the reply, or ``None`` once it ended well."""
-        if run_id is None or not self.background:  # a foreground reply cannot be resumed
-            return dropped
-        cursor = dropped.last_seq_id or 0
-        error: LettaError = dropped
-        for pause in RESUME_PAUSES:
-            on_connection(RECONNECTING)
-            await asyncio.sleep(pause)
-            stream = self.client.resume_stream(run_id, cursor)
-            try:
-                async with stream:
-                    self._stream_open = stream
-                    on_connection(RECONNECTED)
-                    await self._feed(stream, on_change)
-                return None
-            except StreamDroppedError as again:
-                error, cursor = again, again.last_seq_id or cursor
-            except APIConnectionError as again:
-                error = again
-            except LettaError as refused:  # expired, not a background run, unknown run
-                return refused
-        return error
-
-    def interrupt(self) -> Change:
-        """Close the open turn as interrupted by the user (what arrived is kept)."""
-        if self._stream_open is None:
-            return Change()
-        self._stream_open = None
-        return self.transcript.end_stream("interrupted", INTERRUPTED)
 
     async def cancel_run(self, run_id: str | None, on_change: OnChange) -> None:
         """Ask the server to stop ``run_id`` (or the agent's active runs); then the calls

@@ -15,13 +15,14 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from openletta.api.errors import LettaError
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.session import FOREGROUND_ONLY, ChatSession
+from openletta.chat.replies import FOREGROUND_ONLY
+from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.tools.base import ToolOutcome
 from openletta.transcript import Change
@@ -30,6 +31,11 @@ log = logging.getLogger(__name__)
 
 FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-hosted Letta needs "
                      "Redis for it): a reply whose connection drops cannot be resumed.")
+
+BACK_ONLINE = "The server can be reached again."
+#: Pauses between two looks at whether a server that could not be reached can be again (the
+#: last one repeats until it can).
+OFFLINE_PAUSES = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
 #: Work for a task, made when the task starts (a task cancelled first never makes it).
 Work = Callable[[], Awaitable[object]]
@@ -60,6 +66,9 @@ class TurnTasks:
         #: The local call running now, and whether Esc stopped the local calls of the round.
         self.tool_task: asyncio.Task[ToolOutcome] | None = None
         self.tools_interrupted = False
+        #: Called once the server can be reached again after a request could not reach it.
+        self.on_back_online: Callable[[], None] = lambda: None
+        self._offline_watch: asyncio.Task[None] | None = None
 
     @property
     def state(self) -> TurnState:
@@ -72,8 +81,8 @@ class TurnTasks:
 
     async def close(self) -> None:
         """Stop every task (the chat is closing)."""
-        tasks = [task for task in (self.turn, self.tool_task, *self._side_tasks)
-                 if task is not None]
+        tasks = [task for task in (self.turn, self.tool_task, self._offline_watch,
+                                   *self._side_tasks) if task is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -82,13 +91,17 @@ class TurnTasks:
 
     def update(self, **changes: Any) -> None:
         """Change the turn state (the queue and the busy clock are always current) and
-        report it."""
+        report it. Once a request could not reach the server, it is watched for until it
+        can be reached again."""
         state = dataclasses.replace(self._state, **changes, queued=tuple(self.queue))
         if state.phase.busy != (state.busy_since is not None):
             state = dataclasses.replace(
                 state, busy_since=time.monotonic() if state.phase.busy else None)
         self._state = state
         self.listener.turn_state_changed(state)
+        if state.offline and (self._offline_watch is None or self._offline_watch.done()):
+            self._offline_watch = asyncio.get_running_loop().create_task(
+                self._guard(self._watch_until_online))
 
     def return_queue(self) -> None:
         """Held messages go back to the prompt instead of being sent after a failed turn."""
@@ -117,6 +130,24 @@ class TurnTasks:
         except LettaError as error:
             self.listener.report(f"The server did not confirm the cancel: {error.message}",
                                  title="Interrupt", severity="warning")
+
+    async def _watch_until_online(self) -> None:
+        """Look at the server now and then while the state says it cannot be reached; once
+        it can, say so and call :attr:`on_back_online`. A request that got through first
+        (the state is online again) ends the watch."""
+        for pause in _pauses_then_the_last(OFFLINE_PAUSES):
+            await asyncio.sleep(pause)
+            if not self._state.offline:
+                return
+            try:
+                await self.session.client.health()
+            except LettaError:
+                continue
+            if self._state.offline:
+                self.update(offline=False)
+                self.listener.report(BACK_ONLINE, title="Connection", severity="information")
+                self.on_back_online()
+            return
 
     # --- tasks ----------------------------------------------------------------------------
 
@@ -151,3 +182,10 @@ class TurnTasks:
             self.update(phase=Phase.IDLE, sending=None, asking=None, undecided=0)
             self.listener.report(f"Unexpected error: {error!r}", title="openletta",
                                  notice=True)
+
+
+def _pauses_then_the_last(pauses: tuple[float, ...]) -> Iterator[float]:
+    """``pauses``, then the last of them for ever."""
+    yield from pauses
+    while True:
+        yield pauses[-1]

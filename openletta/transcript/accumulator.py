@@ -26,6 +26,7 @@ Rules (from the wire captures of Letta 0.16.8):
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from openletta.api import messages as m
 from openletta.transcript.change import Change
@@ -36,6 +37,7 @@ from openletta.transcript.items import (
     EventItem,
     Item,
     ReasoningItem,
+    ToolCallItem,
     ToolStatus,
     TurnFooterItem,
     Usage,
@@ -49,15 +51,28 @@ _LIVE_PARTS = 2000
 _LIVE_CHARACTERS = 200_000
 
 
+@dataclass
+class _DroppedTurn:
+    """What :meth:`Transcript.end_stream` did to a turn it closed as dropped."""
+
+    error: ErrorItem
+    #: The items that were still receiving deltas.
+    open_items: list[Item]
+    #: The calls it marked cancelled, with the status each had.
+    settled: list[tuple[ToolCallItem, ToolStatus]]
+
+
 class Transcript(HistoryPages):
     """Ordered display items of one conversation plus the bookkeeping of its last turn."""
+
+    _dropped: _DroppedTurn | None = None
 
     # --- live turn ------------------------------------------------------------------------
 
     def add_user(self, text: str, otid: str | None = None) -> Change:
         """Start a live turn with the user's message (the server does not echo it)."""
         self.stop_reason, self.usage, self.run_id = None, Usage(), None
-        self._followed = None
+        self._followed = self._dropped = None
         change = Change()
         self._close_open(change)
         self._end_turn(change)
@@ -75,6 +90,7 @@ class Transcript(HistoryPages):
         """
         self.stop_reason, self.usage, self.run_id = None, Usage(), run_id
         self._followed = StoredParts(self._stored_parts, self._calls)
+        self._dropped = None
         change = Change()
         self._close_open(change)
         if self._turn.footer is not None:  # the last turn shown is over: this is a new one
@@ -175,8 +191,13 @@ class Transcript(HistoryPages):
         return change
 
     def end_stream(self, reason: str, message: str) -> Change:
-        """Close a turn that ended without a stop reason: ``interrupted`` or ``dropped``."""
+        """Close a turn that ended without a stop reason: ``interrupted`` or ``dropped``
+        (which :meth:`reopen_dropped` can undo)."""
         change = Change()
+        open_items = list(self._open)
+        unsettled: list[tuple[ToolCallItem, ToolStatus]] = [
+            (call, call.status) for call in self._calls.values()
+            if call.status in (ToolStatus.STREAMING, ToolStatus.RUNNING)]
         self._close_open(change)
         self._settle_calls("cancelled", change)
         if reason == "interrupted":
@@ -186,8 +207,34 @@ class Transcript(HistoryPages):
         else:
             item = ErrorItem(key=self._fresh_key("error"), error_type="stream_dropped",
                              message=message)
+            self._dropped = _DroppedTurn(item, open_items, unsettled)
         self._add(item, change)
         self._end_live_turn(change)
+        return change
+
+    def reopen_dropped(self) -> Change:
+        """Open again the turn :meth:`end_stream` last closed as dropped, to go on with its
+        reply: its error and footer go, what was streaming streams again. Nothing happens
+        once another turn started."""
+        change = Change()
+        dropped, self._dropped = self._dropped, None
+        if dropped is None:
+            return change
+        for gone in (dropped.error, self._turn.footer):
+            if gone is not None and gone in self.items:
+                self.items.remove(gone)
+                del self._by_key[gone.key]
+                change.removed.append(gone)
+        self._turn.footer = None
+        for item in dropped.open_items:
+            if isinstance(item, ReasoningItem | AssistantItem):
+                item.done = False
+            self._open.append(item)
+            change.touch(item)
+        for call, status in dropped.settled:
+            if call.status is ToolStatus.CANCELLED:
+                call.status = status
+                change.touch(call)
         return change
 
     def complete_run(self, messages: Iterable[m.Message], stop_reason: str) -> Change:

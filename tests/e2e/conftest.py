@@ -29,7 +29,7 @@ import harness  # noqa: E402
 import setup_agent  # noqa: E402
 from fault_proxy import FaultProxy  # noqa: E402
 
-from openletta.chat import session as session_module  # noqa: E402
+from openletta.chat import replies  # noqa: E402
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker
@@ -113,4 +113,4 @@ async def proxy(letta_base_url: str) -> AsyncIterator[FaultProxy]:
 @pytest.fixture
 def quick_resumes(monkeypatch: pytest.MonkeyPatch) -> None:
     """Resume dropped replies after short pauses (about 6 s in all)."""
-    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.2, 0.5, 1.0, 2.0, 2.0))
+    monkeypatch.setattr(replies, "RESUME_PAUSES", (0.2, 0.5, 1.0, 2.0, 2.0))

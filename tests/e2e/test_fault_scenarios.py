@@ -1,8 +1,10 @@
 """Broken connections on the real Letta 0.16.8, through a fault-injecting proxy.
 
-Each reply is broken on its way (cut, reset or stalled after some events); openletta resumes
-the background run, and the turn it shows equals the turn the server stored, as if nothing
-had happened. A send that never reached an answer gives the typed text back.
+Each reply is broken on its way (cut, reset or stalled after some events, or the server
+unreachable for longer than openletta tries to resume); openletta resumes the background run
+(once the server is back, for the last), and the turn it shows equals the turn the server
+stored, as if nothing had happened. A send that never reached an answer gives the typed text
+back.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from fault_proxy import FaultProxy
 
 from openletta.api import sse
 from openletta.api.client import LettaClient
+from openletta.chat import turn_tasks
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import ChatController
-from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession
+from openletta.chat.replies import RECONNECTED, RECONNECTING
+from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 
 pytestmark = pytest.mark.usefixtures("quick_resumes")
@@ -117,4 +121,19 @@ async def test_a_foreground_reply_cut_midway_is_completed_from_its_run(proxy, ch
     await turn(controller, "long please")
     assert proxy.fired and not listener.reports
     assert controller.state.stop_reason == "end_turn"
+    await assert_as_stored(controller.session)
+
+
+async def test_a_reply_cut_while_the_server_is_down_is_taken_up_once_it_is_back(
+        proxy, chat, monkeypatch) -> None:
+    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (0.5,))
+    controller, listener = chat
+    proxy.down_seconds = 9.0  # longer than the quick resumes try (about 6 s)
+    proxy.arm("down", "/messages", after_events=25)
+    controller.submit("long please")
+    await until(lambda: controller.state.offline)
+    assert controller.state.stop_reason == "dropped" and controller.session.dropped_unreached
+    await until(lambda: settled(controller) and controller.state.stop_reason == "end_turn")
+    assert not controller.state.offline
+    assert turn_tasks.BACK_ONLINE in [message for message, _, _ in listener.reports]
     await assert_as_stored(controller.session)

@@ -15,7 +15,8 @@ from fault_proxy import FaultProxy
 from openletta.api.client import LettaClient
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import FOLLOWING_BUSY, FOLLOWING_OPENED, ChatController
-from openletta.chat.session import RECONNECTED, RECONNECTING, ChatSession
+from openletta.chat.replies import RECONNECTED, RECONNECTING
+from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.transcript import EventItem, Item, ToolStatus, Transcript
 

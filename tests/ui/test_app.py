@@ -14,7 +14,7 @@ from textual.widgets import Static
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
 from openletta.api.resources import Agent
-from openletta.chat import session as session_module
+from openletta.chat import replies
 from openletta.chat.early import EarlyOpening
 from openletta.demo import DemoServer
 from openletta.demo.catalog import CONTEXT_WINDOW
@@ -413,7 +413,7 @@ async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait
 
 
 async def test_a_dropped_stream_keeps_what_arrived(make_app, wait_until, monkeypatch) -> None:
-    monkeypatch.setattr(session_module, "RESUME_PAUSES", (0.05, 0.05))
+    monkeypatch.setattr(replies, "RESUME_PAUSES", (0.05, 0.05))
     server = DemoServer(speed=1.0)
     base_url = await server.start()
     app = make_app(base_url=base_url, agent=await first_agent_name(base_url))

@@ -151,6 +151,26 @@ async def test_assistant_streams_then_renders_the_final_text() -> None:
         assert "Bye [b]x[/b]" in text
 
 
+async def test_a_reply_opened_again_after_it_ended_goes_on_streaming() -> None:
+    """A reply that dropped, and is taken up once the server is back, is open again."""
+    item = AssistantItem(key="a")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        item.text, item.done = "First part, ", True
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: "First part" in shown_text(widget), what="the end")
+        item.done = False
+        item.text += "then **the rest**"
+        await synced(pilot, widget)
+        item.done = True
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: "the rest" in shown_text(widget), what="the rest")
+        assert widget.source == "First part, then **the rest**"
+        assert "First part, then the rest" in shown_text(widget)
+
+
 async def test_a_streamed_code_fence_survives_a_recompose_without_a_final_render() -> None:
     """The finished reply is not rendered again, so each streamed fence must hold its whole
     code itself: a recompose must not blank it (Textual issue 6518)."""

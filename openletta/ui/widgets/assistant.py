@@ -67,7 +67,8 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     fragments that arrive faster than it renders, and re-parses only from the last block).
     Once the item is done the stream writes what is left and stops; the document is not
     rendered again. (Before Textual 8.2.8 it had to be: a streamed code fence kept stale
-    state and went blank on its next recompose, Textual issue 6518.)
+    state and went blank on its next recompose, Textual issue 6518.) An item opened again
+    (a dropped reply taken up) streams on from there.
     Writes run one at a time, in order, on this widget's message queue. A finished reply
     (history) is given its text when it is made, so it renders once, as it mounts.
     """
@@ -90,6 +91,8 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
         self._queued = False
 
     def sync(self) -> None:
+        if self._final and not self.item.done:  # open again: a dropped reply goes on
+            self._final = False
         if not self._final and not self._queued:
             self._queued = True
             self.call_later(self._catch_up)

@@ -1,0 +1,189 @@
+"""A server that cannot be reached, then can again: the turn state says "offline" while it
+cannot, the controller looks for it now and then, and a reply that dropped meanwhile is
+taken up where it stopped once it is back."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+from chat_fakes import FakeClient, FakeStream, Listener
+
+from openletta.api.errors import APIConnectionError, StreamDroppedError
+from openletta.api.messages import Message, parse_message
+from openletta.api.resources import Agent, Run
+from openletta.api.sse import SSEParseResult, parse_sse_text
+from openletta.chat import replies, turn_tasks
+from openletta.chat.controller import ChatController
+from openletta.chat.replies import INTERRUPTED
+from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase
+from openletta.transcript import ErrorItem, EventItem, Transcript
+
+FIXTURES = Path(__file__).parent / "fixtures"
+DOWN = APIConnectionError("Could not reach the Letta server")
+
+
+def recorded(name: str) -> SSEParseResult:
+    return parse_sse_text((FIXTURES / name).read_bytes())
+
+
+class Chat:
+    def __init__(self) -> None:
+        self.client = FakeClient()
+        self.listener = Listener()
+        self.session = ChatSession(self.client, Agent(id="agent-1"))  # type: ignore[arg-type]
+        self.controller = ChatController(self.session, self.listener)
+
+    async def until(self, condition: Callable[[], object], what: str) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.002)
+        raise AssertionError(f"{what} never happened; phases {self.listener.phases}")
+
+    def reports(self) -> list[str]:
+        return [message for message, _severity, _notice in self.listener.reports]
+
+    async def drop_while_unreachable(self) -> SSEParseResult:
+        """A reply whose stream breaks while the server cannot be reached."""
+        first = recorded("bg_start_tokens_disconnect.sse")
+        self.client.down = DOWN
+        self.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+            first.run_id, first.last_seq_id, "the connection broke")))
+        self.client.resumes.extend(FakeStream([], refuse=DOWN) for _ in range(3))
+        self.controller.submit("hello")
+        await self.until(lambda: self.controller.state.offline
+                         and self.controller.state.phase is Phase.IDLE, "offline")
+        return first
+
+
+@pytest.fixture(autouse=True)
+def quick_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replies, "RESUME_PAUSES", (0.001,) * 3)
+    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (0.005, 0.01))
+
+
+@pytest.fixture
+async def chat() -> AsyncIterator[Chat]:
+    chat = Chat()
+    yield chat
+    await chat.controller.close()
+
+
+def without_footers(items: list) -> list[dict]:
+    return [item.to_json() for item in items if item.kind != "footer"]
+
+
+def whole_turn(*parts: list[Message]) -> Transcript:
+    whole = Transcript()
+    whole.add_user("hello")
+    whole.feed_all([message for part in parts for message in part])
+    return whole
+
+
+async def test_a_reply_dropped_while_offline_is_taken_up_once_the_server_is_back(
+        chat: Chat) -> None:
+    first = await chat.drop_while_unreachable()
+    assert chat.controller.state.stop_reason == "dropped"
+    assert any(isinstance(item, ErrorItem) for item in chat.session.transcript.items)
+
+    chat.client.resumes.append(FakeStream(recorded("bg_resume_after_seq.sse").messages))
+    chat.client.down = None
+    await chat.until(lambda: chat.controller.state.stop_reason == "end_turn"
+                     and chat.controller.state.phase is Phase.IDLE, "taken up")
+
+    assert not chat.controller.state.offline
+    assert chat.client.resumed[-1] == (first.run_id, first.last_seq_id)
+    assert turn_tasks.BACK_ONLINE in chat.reports()
+    items = chat.session.transcript.items
+    assert without_footers(items) == without_footers(
+        whole_turn(first.messages, recorded("bg_resume_after_seq.sse").messages).items)
+    assert [item.kind for item in items].count("footer") == 1 and items[-1].kind == "footer"
+    assert Phase.STREAMING in chat.listener.phases[chat.listener.phases.index(Phase.IDLE):]
+
+
+async def test_a_foreground_reply_dropped_while_offline_is_read_from_its_run_once_back(
+        chat: Chat) -> None:
+    stream = recorded("_fg_for_resume.sse").messages
+    run_id = next(message.run_id for message in stream if getattr(message, "run_id", None))
+    chat.session.background = False
+    chat.client.down = DOWN
+    chat.client.turns.append(FakeStream(stream[:6], drop=StreamDroppedError(run_id, None)))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.controller.state.offline
+                     and chat.controller.state.phase is Phase.IDLE, "offline")
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.client.runs[run_id] = Run(id=run_id, status="completed", stop_reason="end_turn")
+    chat.client.run_messages[run_id] = stored
+    chat.client.down = None
+    await chat.until(lambda: chat.controller.state.stop_reason == "end_turn", "completed")
+    whole = Transcript()
+    whole.load_history(stored)
+    assert without_footers(chat.session.transcript.items) == without_footers(whole.items)
+
+
+async def test_while_the_server_cannot_be_reached_it_is_looked_for_and_nothing_runs(
+        chat: Chat) -> None:
+    await chat.drop_while_unreachable()
+    resumed = len(chat.client.resumed)
+    await chat.until(lambda: chat.client.health_checks >= 4, "four looks")
+    assert chat.controller.state.offline and chat.controller.state.phase is Phase.IDLE
+    assert len(chat.client.resumed) == resumed
+    assert turn_tasks.BACK_ONLINE not in chat.reports()
+
+
+async def test_a_failed_send_waits_for_the_server_and_starts_nothing(chat: Chat) -> None:
+    chat.client.down = DOWN
+    chat.client.turns.append(FakeStream([], refuse=DOWN))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.controller.state.offline, "offline")
+    chat.client.down = None
+    await chat.until(lambda: not chat.controller.state.offline, "online")
+    assert chat.listener.restored == ["hello"]
+    assert chat.listener.phases == [Phase.SENDING, Phase.IDLE]
+    assert chat.reports()[-1] == turn_tasks.BACK_ONLINE
+
+
+async def test_a_reply_that_drops_while_the_server_answers_is_not_offline(chat: Chat) -> None:
+    first = recorded("bg_start_tokens_disconnect.sse")
+    chat.client.turns.append(FakeStream(first.messages, drop=StreamDroppedError(
+        first.run_id, first.last_seq_id)))
+    chat.client.resumes.extend(FakeStream([], refuse=StreamDroppedError(first.run_id, 12))
+                               for _ in range(3))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.controller.state.stop_reason == "dropped", "dropped")
+    assert not chat.controller.state.offline and not chat.session.dropped_unreached
+    assert chat.client.health_checks == 0
+
+
+async def test_a_new_message_after_the_drop_leaves_the_dropped_reply_as_it_is(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (60.0,))
+    await chat.drop_while_unreachable()
+    assert chat.session.dropped_unreached
+    chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages))
+    chat.controller.submit("again")
+    await chat.until(lambda: chat.controller.state.stop_reason == "end_turn", "answered")
+    assert not chat.controller.state.offline and not chat.session.dropped_unreached
+    assert [item.kind for item in chat.session.transcript.items].count("error") == 1
+
+
+async def test_esc_while_a_dropped_reply_is_taken_up_marks_it_interrupted(chat: Chat) -> None:
+    await chat.drop_while_unreachable()
+    hold = asyncio.Event()
+    chat.client.resumes.append(FakeStream(recorded("bg_resume_after_seq.sse").messages,
+                                          hold=hold))
+    chat.client.down = None
+    await chat.until(lambda: chat.controller.state.phase is Phase.STREAMING
+                     and chat.client.resumes == type(chat.client.resumes)(), "taking up")
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "idle")
+    items = chat.session.transcript.items
+    assert not any(isinstance(item, ErrorItem) for item in items)
+    assert isinstance(items[-2], EventItem) and items[-2].text == INTERRUPTED
+    assert chat.controller.state.stop_reason == "interrupted"
