@@ -98,7 +98,23 @@ class FakeClient:
         #: What :meth:`health` raises (``None``: the server answers), and the checks made.
         self.down: LettaError | None = None
         self.health_checks = 0
+        self.reachability_listeners: list[Callable[[bool], None]] = []
         self._last_otid: str | None = None
+
+    def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
+        """As the client's: ``reach(reached)`` tells the listeners."""
+        listeners = self.reachability_listeners
+        listeners.append(listener)
+
+        def stop() -> None:
+            if listener in listeners:
+                listeners.remove(listener)
+
+        return stop
+
+    def reach(self, reached: bool) -> None:
+        for listener in list(self.reachability_listeners):
+            listener(reached)
 
     async def health(self) -> Health:
         self.health_checks += 1

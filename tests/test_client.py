@@ -557,3 +557,34 @@ async def test_read_timeout(replay_server) -> None:
     async with LettaClient(replay_server.base_url, timeout=timeout) as client:
         with pytest.raises(RequestTimeout, match="did not answer in time"):
             await client.list_agents()
+
+
+async def test_requests_tell_whether_they_reach_the_server() -> None:
+    down = True
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if down:
+            raise httpx.ConnectError("refused", request=request)
+        if request.url.path.startswith("/v1/agents/"):
+            return httpx.Response(500, json={"detail": "boom"})
+        return httpx.Response(200, json={"version": "0.16.8", "status": "ok"})
+
+    heard: list[bool] = []
+    async with LettaClient("http://letta.test", transport=httpx.MockTransport(answer)) as client:
+        stop = client.watch_reachability(heard.append)
+        for _ in range(2):
+            with pytest.raises(ConnectError):
+                await client.health()
+        with pytest.raises(ConnectError):
+            async with client.send_message(AGENT, "hello"):
+                pass
+        down = False
+        with pytest.raises(LettaError):  # an error answer still reached the server
+            await client.get_agent(AGENT)
+        await client.health()
+        stop()
+        stop()
+        down = True
+        with pytest.raises(ConnectError):
+            await client.health()
+    assert heard == [False, True]

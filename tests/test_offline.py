@@ -187,3 +187,25 @@ async def test_esc_while_a_dropped_reply_is_taken_up_marks_it_interrupted(chat: 
     assert not any(isinstance(item, ErrorItem) for item in items)
     assert isinstance(items[-2], EventItem) and items[-2].text == INTERRUPTED
     assert chat.controller.state.stop_reason == "interrupted"
+
+
+async def test_any_request_that_cannot_reach_the_server_makes_the_chat_offline(
+        chat: Chat) -> None:
+    """A request of the memory panel, say: the client tells, and the chat is offline until
+    the client tells again that requests get through."""
+    chat.client.down = DOWN
+    chat.client.reach(False)
+    assert chat.controller.state.offline
+    await chat.until(lambda: chat.client.health_checks >= 2, "looks")
+    chat.client.down = None
+    chat.client.reach(True)
+    assert not chat.controller.state.offline
+    assert chat.reports() == [turn_tasks.BACK_ONLINE]
+    chat.client.reach(True)
+    assert chat.reports() == [turn_tasks.BACK_ONLINE]
+
+
+async def test_a_closed_chat_no_longer_hears_the_client(chat: Chat) -> None:
+    await chat.controller.close()
+    chat.client.reach(False)
+    assert not chat.controller.state.offline and not chat.client.reachability_listeners

@@ -93,6 +93,10 @@ class LettaClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
+    def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
+        """See :meth:`LettaHTTP.watch_reachability`."""
+        return self._http.watch_reachability(listener)
+
     async def __aenter__(self) -> LettaClient:
         return self
 

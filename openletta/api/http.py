@@ -51,6 +51,28 @@ class LettaHTTP:
         self.base_url = base_url
         self._client = _http_client(base_url, api_key, transport, timeout)
         self._extensions = {"trace": _trace_calling(on_wait)} if on_wait else {}
+        #: Whether the last request reached the server (``None`` before the first).
+        self.reachable: bool | None = None
+        self._reachability_listeners: list[Callable[[bool], None]] = []
+
+    def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
+        """Call ``listener`` each time requests start or stop reaching the server (any
+        answer counts; a failed connection or a timeout does not); returns the call that
+        stops it (once called, calling it again does nothing)."""
+        listeners = self._reachability_listeners
+        listeners.append(listener)
+
+        def stop() -> None:
+            if listener in listeners:
+                listeners.remove(listener)
+
+        return stop
+
+    def _reached(self, reached: bool) -> None:
+        if reached != self.reachable:
+            self.reachable = reached
+            for listener in list(self._reachability_listeners):
+                listener(reached)
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -63,6 +85,7 @@ class LettaHTTP:
                                                   extensions=self._extensions)
         except httpx.TransportError as error:
             raise self._network_error(error) from error
+        self._reached(True)
         if response.status_code >= 300:
             raise error_from_response(response.status_code, response.content)
         if not response.content:
@@ -81,6 +104,7 @@ class LettaHTTP:
                                              extensions=self._extensions)
         try:
             response = await self._client.send(request, stream=True)
+            self._reached(True)
             if response.status_code < 300 and _is_event_stream(response):
                 return response
             try:
@@ -96,6 +120,7 @@ class LettaHTTP:
                           status_code=response.status_code, body=response.text)
 
     def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
+        self._reached(False)
         shown_url = redact(self.base_url)
         if isinstance(error, httpx.ConnectError):
             return ConnectError(shown_url)

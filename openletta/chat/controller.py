@@ -54,6 +54,7 @@ class ChatController:
                  local: LocalCalls | None = None) -> None:
         self._tasks = TurnTasks(session, listener, local)
         self._tasks.on_back_online = self._back_online
+        self._unwatch = session.client.watch_reachability(self._tasks.note_reachable)
         self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
 
     @property
@@ -82,6 +83,7 @@ class ChatController:
 
     async def close(self) -> None:
         """Stop everything the controller runs (the chat is closing)."""
+        self._unwatch()
         await self._tasks.close()
 
     # --- intents --------------------------------------------------------------------------

@@ -132,9 +132,8 @@ class TurnTasks:
                                  title="Interrupt", severity="warning")
 
     async def _watch_until_online(self) -> None:
-        """Look at the server now and then while the state says it cannot be reached; once
-        it can, say so and call :attr:`on_back_online`. A request that got through first
-        (the state is online again) ends the watch."""
+        """Look at the server now and then while the state says it cannot be reached, until
+        it can (:meth:`note_reachable`). A request that got through first ends the watch."""
         for pause in _pauses_then_the_last(OFFLINE_PAUSES):
             await asyncio.sleep(pause)
             if not self._state.offline:
@@ -143,11 +142,19 @@ class TurnTasks:
                 await self.session.client.health()
             except LettaError:
                 continue
-            if self._state.offline:
-                self.update(offline=False)
-                self.listener.report(BACK_ONLINE, title="Connection", severity="information")
-                self.on_back_online()
+            self.note_reachable(True)
             return
+
+    def note_reachable(self, reached: bool) -> None:
+        """Requests started (``True``) or stopped reaching the server, whichever asked: the
+        state follows, and once the server is back, the user hears it and
+        :attr:`on_back_online` is called."""
+        if reached != self._state.offline:
+            return
+        self.update(offline=not reached)
+        if reached:
+            self.listener.report(BACK_ONLINE, title="Connection", severity="information")
+            self.on_back_online()
 
     # --- tasks ----------------------------------------------------------------------------
 
