@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from chat_fakes import FakeClient, FakeStream, Listener
 
+from openletta.api import http
 from openletta.api.errors import APIConnectionError, StreamDroppedError
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent, Run
@@ -64,7 +65,7 @@ class Chat:
 @pytest.fixture(autouse=True)
 def quick_pauses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(replies, "RESUME_PAUSES", (0.001,) * 3)
-    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (0.005, 0.01))
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.005, 0.01))
 
 
 @pytest.fixture
@@ -163,7 +164,7 @@ async def test_a_reply_that_drops_while_the_server_answers_is_not_offline(chat: 
 
 async def test_a_new_message_after_the_drop_leaves_the_dropped_reply_as_it_is(
         chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (60.0,))
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (60.0,))
     await chat.drop_while_unreachable()
     assert chat.session.dropped_unreached
     chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages))

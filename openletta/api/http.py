@@ -7,7 +7,7 @@ the end check that an answer has the shape a model expects.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import httpx
@@ -39,6 +39,19 @@ def _trace_calling(on_wait: Callable[[], object]) -> Callable[..., Awaitable[Non
             on_wait()
 
     return trace
+
+
+#: Pauses between two looks for a server that could not be reached (see
+#: :func:`reach_again_pauses`).
+REACH_AGAIN_PAUSES = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+
+
+def reach_again_pauses() -> Iterator[float]:
+    """The pauses between two looks for a server that could not be reached:
+    :data:`REACH_AGAIN_PAUSES`, then the last of them for ever."""
+    yield from REACH_AGAIN_PAUSES
+    while True:
+        yield REACH_AGAIN_PAUSES[-1]
 
 
 class LettaHTTP:

@@ -15,9 +15,10 @@ import dataclasses
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from openletta.api import http
 from openletta.api.errors import LettaError
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
@@ -33,9 +34,6 @@ FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-host
                      "Redis for it): a reply whose connection drops cannot be resumed.")
 
 BACK_ONLINE = "The server can be reached again."
-#: Pauses between two looks at whether a server that could not be reached can be again (the
-#: last one repeats until it can).
-OFFLINE_PAUSES = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
 #: Work for a task, made when the task starts (a task cancelled first never makes it).
 Work = Callable[[], Awaitable[object]]
@@ -134,7 +132,7 @@ class TurnTasks:
     async def _watch_until_online(self) -> None:
         """Look at the server now and then while the state says it cannot be reached, until
         it can (:meth:`note_reachable`). A request that got through first ends the watch."""
-        for pause in _pauses_then_the_last(OFFLINE_PAUSES):
+        for pause in http.reach_again_pauses():
             await asyncio.sleep(pause)
             if not self._state.offline:
                 return
@@ -190,9 +188,3 @@ class TurnTasks:
             self.listener.report(f"Unexpected error: {error!r}", title="openletta",
                                  notice=True)
 
-
-def _pauses_then_the_last(pauses: tuple[float, ...]) -> Iterator[float]:
-    """``pauses``, then the last of them for ever."""
-    yield from pauses
-    while True:
-        yield pauses[-1]

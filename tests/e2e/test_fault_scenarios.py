@@ -16,7 +16,7 @@ from chat_fakes import Listener
 from e2e_turns import assert_as_stored, until
 from fault_proxy import FaultProxy
 
-from openletta.api import sse
+from openletta.api import http, sse
 from openletta.api.client import LettaClient
 from openletta.chat import turn_tasks
 from openletta.chat.approvals import Choice
@@ -126,7 +126,7 @@ async def test_a_foreground_reply_cut_midway_is_completed_from_its_run(proxy, ch
 
 async def test_a_reply_cut_while_the_server_is_down_is_taken_up_once_it_is_back(
         proxy, chat, monkeypatch) -> None:
-    monkeypatch.setattr(turn_tasks, "OFFLINE_PAUSES", (0.5,))
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.5,))
     controller, listener = chat
     proxy.down_seconds = 9.0  # longer than the quick resumes try (about 6 s)
     proxy.arm("down", "/messages", after_events=25)

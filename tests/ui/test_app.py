@@ -11,6 +11,7 @@ from chat_helpers import laid_out, mounted_items, open_chat, send
 from textual.color import Color
 from textual.widgets import Static
 
+from openletta.api import http
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
 from openletta.api.resources import Agent
@@ -31,7 +32,7 @@ from openletta.transcript import (
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.screens.connect import TRYING_AGAIN, ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.status_bar import context_gauge
 
@@ -354,6 +355,34 @@ async def test_connection_failure_explains_and_retry_connects(make_app, wait_unt
             await pilot.press("r")
             await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
                              what="chooser after retry (the demo has no agent-x)")
+        finally:
+            await restarted.stop()
+
+
+async def test_a_server_that_cannot_be_reached_is_tried_again_by_itself(
+        make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.05, 0.1))
+    checks: list[str] = []
+    health = LettaClient.health
+
+    async def counted(client: LettaClient) -> object:
+        checks.append(" ".join(screen_lines(app)))
+        return await health(client)
+
+    monkeypatch.setattr(LettaClient, "health", counted)
+    server = DemoServer(speed=0)
+    base_url = await server.start()
+    await server.stop()
+    app = make_app(base_url=base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: len(checks) >= 4, what="three tries of its own")
+        assert all(TRYING_AGAIN in shown and "Connecting" not in shown
+                   for shown in checks[1:])  # the failure stays on screen meanwhile
+        restarted = DemoServer(speed=0, port=int(base_url.rsplit(":", 1)[1].strip("/")))
+        await restarted.start()
+        try:
+            await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                             what="the chooser, with no key pressed")
         finally:
             await restarted.stop()
 

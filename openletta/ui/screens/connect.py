@@ -1,8 +1,9 @@
-"""The connect screen: a health check in a worker, and a clear explanation when it fails."""
+"""The connect screen: a health check in a worker, and a clear explanation when it fails
+(tried again by itself, now and then, while the server cannot be reached)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import ClassVar
 
 from rich.text import Text
@@ -12,9 +13,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Static
 
-from openletta.api.errors import LettaError
+from openletta.api import http
+from openletta.api.errors import APIConnectionError, LettaError
 from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -25,15 +28,18 @@ FIXES = (
     "  • for Letta Cloud or a protected server, set LETTA_API_KEY\n"
     "  • or try openletta without a server: openletta --demo"
 )
+TRYING_AGAIN = "openletta tries again by itself every few seconds; r tries now."
 
 
-def failure_text(url: str, reason: str) -> Text:
+def failure_text(url: str, reason: str, *, trying_again: bool = False) -> Text:
     """What the connect screen says when ``url`` could not be reached, and why."""
     text = Text()
     text.append("Could not connect to ", style="bold")
     text.append_text(plain_text(url, style="bold"))
     text.append("\n\n")
     text.append_text(plain_text(reason))
+    if trying_again:
+        text.append("\n\n" + TRYING_AGAIN, style="italic")
     text.append("\n\n")
     text.append(FIXES)
     return text
@@ -43,6 +49,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     """Runs ``connect`` (health check and what follows); on failure explains and offers retry.
 
     ``connect`` raises :class:`LettaError` on failure; on success it replaces this screen.
+    While the server cannot be reached, it is tried again after growing pauses
+    (:func:`~openletta.api.http.reach_again_pauses`), quietly: the failure stays on screen.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -57,6 +65,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         super().__init__()
         self.url = url
         self._connect = connect
+        self._pauses: Iterator[float] | None = None
+        self._again: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
@@ -72,17 +82,27 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         return True
 
     def action_retry(self) -> None:
-        """Try to connect again."""
+        """Try to connect again, now."""
         self.attempt()
 
     @work(exclusive=True, group="connect", exit_on_error=False)
-    async def attempt(self) -> None:
-        """Connect in a worker; show the failure instead of raising."""
-        self.failed = False
-        self.set_class(False, "-failed")
-        self.query_one("#connect-message", Static).update(self._connecting_text())
+    async def attempt(self, *, quietly: bool = False) -> None:
+        """Connect in a worker; show the failure instead of raising. ``quietly``: the
+        failure shown stays while it runs (a try of its own)."""
+        if self._again is not None:
+            self._again.stop()
+        if not quietly:
+            self._pauses = None
+            self.failed = False
+            self.set_class(False, "-failed")
+            self.query_one("#connect-message", Static).update(self._connecting_text())
         try:
             await self._connect()
+        except APIConnectionError as error:
+            self._show_failure(error.message, trying_again=True)
+            self._pauses = self._pauses or http.reach_again_pauses()
+            self._again = self.set_timer(next(self._pauses),
+                                         lambda: self.attempt(quietly=True))
         except LettaError as error:
             self._show_failure(error.message)
         except OSError as error:  # e.g. the demo server could not bind its port
@@ -91,10 +111,11 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
             self.log.error("connect failed", error)
             self._show_failure(f"unexpected {type(error).__name__}: {error}")
 
-    def _show_failure(self, reason: str) -> None:
+    def _show_failure(self, reason: str, *, trying_again: bool = False) -> None:
         self.failed = True
         self.set_class(True, "-failed")
-        self.query_one("#connect-message", Static).update(failure_text(self.url, reason))
+        self.query_one("#connect-message", Static).update(
+            failure_text(self.url, reason, trying_again=trying_again))
 
     def _connecting_text(self) -> Text:
         text = Text("Connecting to ")
