@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual import on, work
@@ -164,6 +165,9 @@ class MemoryPanel(Vertical):
         #: Label → value before the latest turn changed it: marked until the next turn ends.
         self._marks: dict[str, str] = {}
         self._marks_outdated = False
+        #: Whether the last read failed (read again once requests reach the server).
+        self._unread = False
+        self._unwatch: Callable[[], None] = lambda: None
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -172,6 +176,17 @@ class MemoryPanel(Vertical):
                      classes="memory-hint")
         yield self._blocks
         yield self._status
+
+    def on_mount(self) -> None:
+        self._unwatch = self.client.watch_reachability(self._reachable)
+
+    def on_unmount(self) -> None:
+        self._unwatch()
+
+    def _reachable(self, reached: bool) -> None:
+        """Requests reach the server again: a read that failed is made again (when shown)."""
+        if reached and self._unread and self.display:
+            self.reload()
 
     def toggle(self) -> None:
         """Show (and read) the blocks, or hide the panel."""
@@ -198,8 +213,10 @@ class MemoryPanel(Vertical):
         try:
             blocks = await self.client.list_blocks(self.agent_id)
         except LettaError as error:
+            self._unread = True
             self._status.update(plain_text(f"Could not read the memory: {error.message}"))
             return
+        self._unread = False
         views = await self._show(blocks)
         if focus and views:
             next((view for view in views if view.previous is not None), views[0]).focus()

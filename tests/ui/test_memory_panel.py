@@ -8,10 +8,13 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import httpx
+import pytest
 from chat_helpers import open_chat, send
 from test_app import SIZE
 from textual.pilot import Pilot
 
+from openletta.api import http
+from openletta.demo import DemoServer
 from openletta.ui.memory_panel import (
     BlockEditor,
     BlockView,
@@ -165,3 +168,27 @@ async def test_page_and_end_keys_stay_with_a_block_being_edited(
         assert isinstance(pilot.app.focused, BlockEditor)
         await pilot.press("ctrl+end")
         assert taken == ["newest"]  # in the editor, it does not
+
+
+async def test_a_read_that_could_not_reach_the_server_is_made_again_once_it_can(
+        make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.05,))
+    server = DemoServer(speed=0)
+    base_url = await server.start()
+    app = make_app(base_url=base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        panel = screen.memory
+        await server.stop()
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "Could not read the memory" in str(
+            panel.query_one(".memory-status").render()), what="the failed read")
+        assert not blocks(panel) and screen.controller.state.offline
+        back = DemoServer(speed=0, port=int(base_url.rsplit(":", 1)[1].strip("/")))
+        await back.start()
+        try:
+            await wait_until(pilot, lambda: set(blocks(panel)) == {"human", "persona"},
+                             what="the blocks, read again by themselves")
+        finally:
+            await back.stop()
+        assert not screen.controller.state.offline
