@@ -19,6 +19,7 @@ from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, TurnFooterItem
+from openletta.ui.attention import APPROVAL_STATE, draw_attention
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.formatting import home_relative
@@ -35,8 +36,6 @@ from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
-
-APPROVAL_STATE = "approval needed"
 
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
 DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
@@ -84,6 +83,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self._shown_usage = session.transcript.usage
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
+        self._state_shown = self.controller.state
         #: The last history load error shown, until a load succeeds (the same one is not
         #: shown again each time the user asks).
         self._history_error: str | None = None
@@ -188,19 +188,16 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             self.view.flush()
             self.memory.turn_ended()
         self.busy = state.phase.busy
+        agent, before, self._state_shown = self.session.agent, self._state_shown, state
+        draw_attention(self.app, agent.name or agent.id, before, state)
         rows = [("waiting" if state.phase is Phase.WAITING else SENDING, state.sending)
                 ] if state.sending is not None else []
         self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
         self._show_approval(state)
-        approval = state.phase is Phase.AWAITING_APPROVAL
         self.status.info = dataclasses.replace(
             self.status.info, state=_status_state(state), busy_since=state.busy_since,
             stop_reason=state.stop_reason,
             **_mode_fields(state.permission_mode, self.controller.local))
-        name = self.session.agent.name or self.session.agent.id
-        title = f"{APPROVAL_STATE} · {name}" if approval else name
-        if self.app.sub_title != title:
-            self.app.sub_title = title
 
     def report(self, message: str, *, title: str, severity: Severity = "error",
                notice: bool = False) -> None:
