@@ -131,7 +131,7 @@ async def test_a_reply_cut_while_the_server_is_down_is_taken_up_once_it_is_back(
     proxy.down_seconds = 9.0  # longer than the quick resumes try (about 6 s)
     proxy.arm("down", "/messages", after_events=25)
     controller.submit("long please")
-    await until(lambda: controller.state.offline)
+    await until(lambda: controller.state.offline and controller.state.phase is Phase.IDLE)
     assert controller.state.stop_reason == "dropped" and controller.session.dropped_unreached
     await until(lambda: settled(controller) and controller.state.stop_reason == "end_turn")
     assert not controller.state.offline
