@@ -308,3 +308,38 @@ async def test_quitting_while_a_call_runs_stops_it_tells_the_agent_then_exits(
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.run_tool.stopped
     assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]
+
+
+async def test_a_command_edited_on_the_prompt_is_what_runs_and_the_agent_is_told(
+        chat: LocalChat) -> None:
+    chat.run_tool.editable_argument = "command"  # type: ignore[misc]
+    await chat.send(("call-1", "Run", {"command": "rm -rf build", "timeout": 5}))
+    call = chat.controller.state.asking
+    assert call is not None and chat.local.editable(call) == "rm -rf build"
+    chat.controller.decide(call, Choice.EDIT, edited="")  # nothing to run: still asked
+    assert chat.controller.state.asking is call and not call.edited
+    chat.controller.decide(call, Choice.EDIT, edited="rm -rf build/tmp")
+    await chat.settled()
+    assert chat.run_tool.runs == [{"command": "rm -rf build/tmp", "timeout": 5}]
+    (answer,) = only_answer(chat)
+    assert answer.tool_return == ("The user edited the command before approving it; this ran "
+                                  "instead: rm -rf build/tmp\n\nRun ran")
+    assert call.edited and call.arguments == {"command": "rm -rf build/tmp", "timeout": 5}
+    assert call.result == "Run ran" and call.status is ToolStatus.SUCCESS
+
+
+@pytest.mark.parametrize("command", ["ls\u200b -la", "cat <<EOF\nx\nEOF", "ls\rrm -rf ~"])
+async def test_a_command_that_does_not_show_as_it_is_cannot_be_edited(
+        chat: LocalChat, command: str) -> None:
+    chat.run_tool.editable_argument = "command"  # type: ignore[misc]
+    await chat.send(("call-1", "Run", {"command": command}))
+    call = chat.controller.state.asking
+    assert call is not None and chat.local.editable(call) is None
+    chat.controller.decide(call, Choice.EDIT, edited="ls")
+    assert chat.controller.state.asking is call and chat.run_tool.runs == []
+
+
+async def test_only_a_tool_with_an_editable_argument_can_be_edited(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"command": "x"}))
+    call = chat.controller.state.asking
+    assert call is not None and chat.local.editable(call) is None

@@ -10,6 +10,7 @@ flow that a round continues into (``converse``, ``after``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 
@@ -42,10 +43,21 @@ class ApprovalFlow:
 
     # --- intents --------------------------------------------------------------------------
 
-    def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
-        """The user answered the prompt about ``call``."""
+    def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None,
+               edited: str | None = None) -> None:
+        """The user answered the prompt about ``call`` (``edited``: the text it runs with,
+        for :attr:`Choice.EDIT`)."""
         round_ = self._tasks.round
         if round_ is None or self._tasks.state.phase is not Phase.AWAITING_APPROVAL:
+            return
+        if choice is Choice.EDIT:
+            local = self._tasks.local
+            if not edited or local is None or local.editable(call) is None:
+                return
+            self._tasks.listener.transcript_changed(self._tasks.session.transcript.edit_local(
+                call.tool_call_id, local.edited_arguments(call, edited)))
+            round_.decide(call, Decision(approve=True, edited=True))
+            self._answer_or_ask()
             return
         if choice is Choice.ALWAYS_ALLOW and call.runs_here and self._tasks.local is not None:
             self._tasks.local.permissions.allow_always(call.name)
@@ -148,8 +160,10 @@ class ApprovalFlow:
 
     async def _run_here(self, round_: ApprovalRound) -> None:
         """Run the round's approved local calls, one by one. Esc stops the one running; it
-        and the ones after it are reported to the agent as interrupted."""
-        assert self._tasks.local is not None
+        and the ones after it are reported to the agent as interrupted. The agent hears of
+        a call the user edited first."""
+        local = self._tasks.local
+        assert local is not None
         self._tasks.update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
         transcript = self._tasks.session.transcript
         for call in round_.to_run_here():
@@ -158,7 +172,11 @@ class ApprovalFlow:
             if not self._tasks.tools_interrupted:
                 self._tasks.listener.transcript_changed(transcript.start_local(call_id))
                 outcome = await self._run_one(call)
-            round_.results[call_id] = outcome
+            told = outcome
+            if round_.decisions[call_id].edited:
+                told = dataclasses.replace(outcome,
+                                           text=f"{local.edit_note(call)}\n\n{outcome.text}")
+            round_.results[call_id] = told
             self._tasks.listener.transcript_changed(transcript.finish_local(
                 call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))
         self._tasks.tools_interrupted = False

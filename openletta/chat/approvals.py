@@ -26,6 +26,8 @@ class Choice(StrEnum):
     ALWAYS_ALLOW = "always"
     DENY = "deny"
     APPROVE_ALL = "all"
+    #: Approve the call as the user edited it (a call run here with an editable argument).
+    EDIT = "edit"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,8 @@ class Decision:
     approve: bool
     reason: str | None = None
     auto: bool = False
+    #: The user edited the call before approving it.
+    edited: bool = False
 
 
 @dataclass

@@ -88,9 +88,10 @@ class ChatController:
 
     # --- intents --------------------------------------------------------------------------
 
-    def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None) -> None:
-        """The user answered the prompt about ``call``."""
-        self._approvals.decide(call, choice, reason)
+    def decide(self, call: ToolCallItem, choice: Choice, reason: str | None = None,
+               edited: str | None = None) -> None:
+        """The user answered the prompt about ``call`` (see :meth:`ApprovalFlow.decide`)."""
+        self._approvals.decide(call, choice, reason, edited)
 
     def leave(self, *, deny: bool, quitting: bool) -> None:
         """The user leaves the open approval prompt (see :meth:`ApprovalFlow.leave`)."""

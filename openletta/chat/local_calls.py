@@ -4,11 +4,13 @@ them. No Textual here; the controller decides when.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from openletta.display import has_hidden_characters
 from openletta.tools import LOCAL_TOOLS
 from openletta.tools.base import (
     LocalTool,
@@ -67,6 +69,29 @@ class LocalCalls:
         except (ToolInputError, OSError, ValueError) as error:
             log.info("no preview for %s: %s", call.name, error)
             return None
+
+    def editable(self, call: ToolCallItem) -> str | None:
+        """The text of ``call`` the user may edit before it runs (a shell's command): one
+        line, holding no character that does not show (what is edited is what is seen)."""
+        tool, args = self.tool_of(call), call.arguments
+        name = tool.editable_argument if tool is not None else None
+        value = args.get(name) if args is not None and name is not None else None
+        if not isinstance(value, str) or "\n" in value or has_hidden_characters(value):
+            return None
+        return value
+
+    def edited_arguments(self, call: ToolCallItem, text: str) -> str:
+        """The JSON arguments of ``call`` with its editable text replaced by ``text``."""
+        tool = self.tool_of(call)
+        assert tool is not None and tool.editable_argument is not None
+        return json.dumps({**(call.arguments or {}), tool.editable_argument: text})
+
+    def edit_note(self, call: ToolCallItem) -> str:
+        """What the agent is told of a call the user edited before it ran."""
+        tool = self.tool_of(call)
+        name = tool.editable_argument if tool is not None else None
+        value = (call.arguments or {}).get(name or "")
+        return f"The user edited the {name} before approving it; this ran instead: {value}"
 
     async def run(self, call: ToolCallItem, on_output: OnOutput) -> ToolOutcome:
         """Run ``call`` here; a failure becomes an error result the agent reads.

@@ -31,6 +31,7 @@ KEYWORDS: tuple[tuple[str, str], ...] = (
     ("code", "runs Python in the sandbox"),
     ("legacy", "an older agent type answering through `send_message`"),
     ("files", "lists and reads this folder with local tools (asks first)"),
+    ("disk", "measures this folder with the local `Bash` tool (`e` edits the command first)"),
     ("llmerror", "the model provider fails"),
 )
 

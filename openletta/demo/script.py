@@ -97,6 +97,7 @@ class Script:
         self._replies: tuple[tuple[frozenset[str], Callable[[list[str]], Reply]], ...] = (
             (frozenset({"llmerror"}), self._llm_error),
             (frozenset({"files", "folder"}), self._local_files),
+            (frozenset({"disk"}), self._local_disk),
             (frozenset({"remember"}), self._remember),
             (frozenset({"search", "recall"}), self._search),
             (frozenset({"archive"}), self._archive),
@@ -217,6 +218,15 @@ class Script:
         call = ScriptedCall("LS", {"path": "."}, "", always_ask=True)
         return Reply(Step(reasoning="Listing the user's working directory with their LS tool.",
                           text="Let me look at the folder you started openletta in.",
+                          calls=(call,)))
+
+    def _local_disk(self, _words: list[str]) -> Reply:
+        if "Bash" not in self._client_tools:
+            return Reply(Step(reasoning="The client runs no local tools.",
+                              text=content.NO_LOCAL_TOOLS))
+        call = ScriptedCall("Bash", {"command": "du -sh ."}, "", always_ask=True,
+                            summary="That is what your folder takes on disk.")
+        return Reply(Step(reasoning="Measuring the working directory with the user's Bash tool.",
                           calls=(call,)))
 
     def _hello(self, _words: list[str]) -> Reply:

@@ -157,6 +157,9 @@ class LocalTool(ABC):
     path_argument: ClassVar[str | None] = None
     #: Whether that argument may be left out, for the working directory.
     path_optional: ClassVar[bool] = False
+    #: The text argument the user may edit on the approval prompt before the call runs
+    #: (``None``: none).
+    editable_argument: ClassVar[str | None] = None
 
     def declaration(self) -> dict[str, Any]:
         """The tool as declared in a request's ``client_tools``."""

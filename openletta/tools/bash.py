@@ -145,6 +145,7 @@ class Bash(LocalTool):
     """Runs a shell command in the working directory."""
 
     name: ClassVar[str] = "Bash"
+    editable_argument: ClassVar[str | None] = "command"
     description: ClassVar[str] = (
         "Run a shell command with bash in the current working directory and get back what it "
         "printed (standard output and standard error together) and its exit code. Each call "

@@ -158,6 +158,10 @@ class Transcript(HistoryPages):
         """The call is of a tool this client runs; ``preview`` shows what it would change."""
         return self._update_call(tool_call_id, runs_here=True, preview=preview)
 
+    def edit_local(self, tool_call_id: str, arguments_text: str) -> Change:
+        """The user edited a call run here before approving it: ``arguments_text`` runs."""
+        return self._update_call(tool_call_id, arguments_text=arguments_text, edited=True)
+
     def start_local(self, tool_call_id: str) -> Change:
         """A call approved here starts running on this machine."""
         return self._update_call(tool_call_id, status=ToolStatus.RUNNING, approved=True)

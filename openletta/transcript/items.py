@@ -195,6 +195,8 @@ class ToolCallItem(Item):
     reason: str | None = None
     #: Set when the client approved the call on its own (a "don't ask again" rule).
     auto_approved: bool = False
+    #: The user edited the arguments before approving the call (they are what ran).
+    edited: bool = False
     #: The call is of a tool this client runs, on this machine (not on the server).
     runs_here: bool = False
     #: A client sent the call's result (it ran on a client's machine, not on the server).
@@ -233,6 +235,8 @@ class ToolCallItem(Item):
         if self.needs_approval:
             data["approved"] = self.approved
             data["reason"] = self.reason
+        if self.edited:
+            data["edited"] = True
         return data
 
 

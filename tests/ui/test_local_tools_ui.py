@@ -9,14 +9,15 @@ import pytest
 from chat_helpers import open_chat
 from test_app import SIZE
 from test_approvals import answered, calls, prompt_focused
-from textual.widgets import SelectionList
+from textual.widgets import Input, OptionList, SelectionList
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.transcript import ToolStatus
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
-from openletta.ui.widgets.tool_card import ToolCallCard
+from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +93,39 @@ async def test_approvals_lists_local_rules_and_toggles_them(
         listing.highlighted = 1
         await pilot.press("space")  # Read: asks again
         await wait_until(pilot, lambda: "Read" not in local.permissions.session)
+
+
+async def test_a_command_edited_on_its_card_is_what_runs(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"how much disk", "enter")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert prompt.call.name == "Bash"
+        await pilot.press("e")
+        field = prompt.query_one(".approval-edit", Input)
+        assert app.focused is field and field.value == "du -sh ."
+        await pilot.press("escape")  # back to the choices, nothing ran
+        assert not field.display and prompt.call.status is ToolStatus.AWAITING_APPROVAL
+        await pilot.press("e", *" && echo edited", "enter")  # typed after the command
+        await answered(pilot, screen, wait_until)
+        (call,) = calls(screen)
+        assert call.arguments == {"command": "du -sh . && echo edited"} and call.edited
+        assert "edited" in (call.result or "") and call.status is ToolStatus.SUCCESS
+        card = screen.view.widget_for(call)
+        assert isinstance(card, ToolCallCard)
+        assert "edited by you" in card.query_one(CardHeader).render().plain
+
+
+async def test_a_server_tool_cannot_be_edited(demo_server, make_app, wait_until,
+                                              local: LocalCalls) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"approve", "enter")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        await pilot.press("e")
+        assert not prompt.query_one(".approval-edit", Input).display
+        assert "Edit the command" not in " ".join(
+            str(option.prompt) for option in prompt.query_one(OptionList)._options)

@@ -230,7 +230,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
                 return
             local = self.controller.local
             where = home_relative(local.workspace.root) if local and asking.runs_here else None
-            prompt = self._asking = ApprovalPrompt(asking, waiting=state.undecided, here=where)
+            prompt = self._asking = ApprovalPrompt(
+                asking, waiting=state.undecided, here=where,
+                editable=local.editable(asking) if local and asking.runs_here else None)
             self.call_later(self._focus_prompt, card.open_prompt(prompt), card, prompt)
         if prompt is not None and state.answer_error and prompt.error != state.answer_error:
             prompt.show_error(state.answer_error)
@@ -247,7 +249,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @on(ApprovalPrompt.Answered)
     def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
         event.stop()
-        self.controller.decide(event.call, event.choice, event.reason)
+        self.controller.decide(event.call, event.choice, event.reason, event.edited)
 
     @on(ApprovalPrompt.Dismissed)
     def _approval_dismissed(self, event: ApprovalPrompt.Dismissed) -> None:

@@ -1,10 +1,12 @@
 """The inline approval prompt a ToolCallCard shows while its call waits for the user.
 
-Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, and ``A``/``5`` for
-"approve all" when several calls wait) and can also be picked with the arrows and Enter.
-Denying opens a reason field: Enter sends (an empty reason is fine), Esc returns to the
-choices. Keys pressed within :attr:`ApprovalPrompt.GUARD_SECONDS` of the prompt appearing
-are ignored: the user was still typing.
+Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, ``A``/``5`` for
+"approve all" when several calls wait, and ``e``/``6`` to edit a command run here first) and
+can also be picked with the arrows and Enter. Denying opens a reason field: Enter sends (an
+empty reason is fine), Esc returns to the choices. Editing opens the command in a field:
+Enter runs it as it stands, Esc returns to the choices. Keys pressed within
+:attr:`ApprovalPrompt.GUARD_SECONDS` of the prompt appearing are ignored: the user was still
+typing.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
     (Choice.ALWAYS_ALLOW, "a 3", "Always allow {tool} for this agent (saved on the server)"),
     (Choice.DENY, "n 4", "Deny, with a reason"),
     (Choice.APPROVE_ALL, "A 5", "Approve all {count} waiting requests"),
+    (Choice.EDIT, "e 6", "Edit the command, then run it"),
 )
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
@@ -63,15 +66,17 @@ class ApprovalPrompt(Vertical):
     ]
 
     class Answered(Message):
-        """The user answered: ``reason`` is set for a denial (possibly empty)."""
+        """The user answered: ``reason`` is set for a denial (possibly empty), ``edited``
+        for an edit (what runs)."""
 
         def __init__(self, prompt: ApprovalPrompt, choice: Choice,
-                     reason: str | None = None) -> None:
+                     reason: str | None = None, edited: str | None = None) -> None:
             super().__init__()
             self.prompt = prompt
             self.call = prompt.call
             self.choice = choice
             self.reason = reason
+            self.edited = edited
 
     class Dismissed(Message):
         """The user pressed Esc on the choices (wants to leave the prompt)."""
@@ -82,8 +87,10 @@ class ApprovalPrompt(Vertical):
             self.call = prompt.call
 
     def __init__(self, call: ToolCallItem, *, waiting: int = 1, here: str | None = None,
+                 editable: str | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        """``here``: the directory the call runs in, when it runs on this machine."""
+        """``here``: the directory the call runs in, when it runs on this machine;
+        ``editable``: the command the user may edit before it runs."""
         super().__init__(classes="approval-prompt")
         self.call = call
         self.waiting = waiting
@@ -94,12 +101,16 @@ class ApprovalPrompt(Vertical):
         self._choices = [
             (choice, keys, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
              .format(tool=tool, count=waiting))
-            for choice, keys, label in CHOICES if choice is not Choice.APPROVE_ALL or waiting > 1]
+            for choice, keys, label in CHOICES
+            if (choice is not Choice.APPROVE_ALL or waiting > 1)
+            and (choice is not Choice.EDIT or editable is not None)]
         self._options = OptionList(*(Option(choice_row(keys, label), id=choice.value)
                                      for choice, keys, label in self._choices),
                                    classes="approval-options")
         self._reason = Input(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
+        self._edit = Input(editable or "", classes="approval-edit", select_on_focus=False,
+                           placeholder="The command to run · Enter runs it · Esc goes back")
         self._error = Static(classes="approval-error")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
         self.error: str | None = None
@@ -116,6 +127,7 @@ class ApprovalPrompt(Vertical):
         yield Static(title, classes="approval-title")
         yield self._options
         yield self._reason
+        yield self._edit
         yield self._error
 
     def on_mount(self) -> None:
@@ -143,16 +155,18 @@ class ApprovalPrompt(Vertical):
         choice = Choice(value)
         if not self.armed or choice not in {c for c, _, _ in self._choices}:
             return
-        if choice is Choice.DENY:
-            self._reason.display = True
-            self._reason.focus()
+        if choice in (Choice.DENY, Choice.EDIT):
+            field = self._reason if choice is Choice.DENY else self._edit
+            field.display = True
+            field.focus()
         else:
             self.post_message(self.Answered(self, choice))
 
     def action_back(self) -> None:
-        """Esc: from the reason field back to the choices, else leave the prompt."""
-        if self._reason.display:
-            self._reason.display = False
+        """Esc: from the reason or command field back to the choices, else leave the
+        prompt."""
+        if self._reason.display or self._edit.display:
+            self._reason.display = self._edit.display = False
             self.focus_choices()
         elif self.armed:
             self.post_message(self.Dismissed(self))
@@ -166,3 +180,9 @@ class ApprovalPrompt(Vertical):
     def _reason_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.post_message(self.Answered(self, Choice.DENY, event.value.strip()))
+
+    @on(Input.Submitted, ".approval-edit")
+    def _edit_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.post_message(self.Answered(self, Choice.EDIT, edited=event.value))

@@ -74,7 +74,8 @@ class CardHeader(Widget):
     #: Where the call runs, when it matters: ``here`` or ``server``.
     place = reactive("")
     elapsed = reactive("")
-    auto_approved = reactive(False)
+    #: How the call was approved, when not as asked: ``auto-approved``, ``edited by you``.
+    note = reactive("")
 
     def __init__(self) -> None:
         super().__init__(classes="card-header")
@@ -83,8 +84,7 @@ class CardHeader(Widget):
         style = self.get_visual_style
         right = Content.assemble(
             *((" ", (self.place, style("card-header--place"))) if self.place else ()),
-            *((" ", (" auto-approved ", style("card-header--auto"))) if self.auto_approved
-              else ()),
+            *((" ", (f" {self.note} ", style("card-header--auto"))) if self.note else ()),
             " ", (f" {self.badge} ", style("card-header--badge")),
             *((" ", (self.elapsed, style("card-header--elapsed"))) if self.elapsed else ()),
         )
@@ -157,7 +157,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def _sync_status(self) -> None:
         status = self.item.status
-        self._header.auto_approved = self.item.auto_approved
+        self._header.note = ("edited by you" if self.item.edited
+                             else "auto-approved" if self.item.auto_approved else "")
         self._header.place = _place(self.item)
         self.set_class(self.item.runs_here, "-runs-here")
         if status is self._status:
