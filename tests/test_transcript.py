@@ -16,6 +16,7 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
+from openletta.transcript.edits import read_edit_note, with_edit_note
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -411,3 +412,35 @@ def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
     call = transcript.call("call-1")
     assert call is not None and call.client_result and not call.runs_here
     assert call.status is ToolStatus.SUCCESS and call.result == "/home/me"
+
+
+def call_read_back(message_type: str, arguments: str, result: str) -> ToolCallItem:
+    """A call (``message_type``) and its ``result``, read from history."""
+    transcript = Transcript()
+    transcript.load_history([
+        parse_message({"message_type": message_type, "id": "message-1",
+                       "tool_call": {"tool_call_id": "call-1", "name": "Bash",
+                                     "arguments": arguments}}),
+        parse_message({"message_type": "tool_return_message", "id": "message-2",
+                       "tool_call_id": "call-1", "status": "success", "tool_return": result}),
+    ])
+    call = transcript.call("call-1")
+    assert call is not None
+    return call
+
+
+def test_a_call_read_back_with_an_edit_note_shows_as_it_ran() -> None:
+    result = with_edit_note("command", "ls -la; echo hi", "total 0\nhi\nExit code: 0")
+    edit = read_edit_note(result)
+    assert edit is not None and (edit.argument, edit.value) == ("command", "ls -la; echo hi")
+    assert edit.result == "total 0\nhi\nExit code: 0"
+    assert read_edit_note("The user edited the command before approving it") is None
+    call = call_read_back("approval_request_message", '{"command": "ls", "timeout": 5}', result)
+    assert call.edited and call.arguments == {"command": "ls -la; echo hi", "timeout": 5}
+    assert call.result == "total 0\nhi\nExit code: 0"
+
+
+def test_a_result_that_only_looks_like_an_edit_note_changes_nothing() -> None:
+    call = call_read_back("tool_call_message", '{"text": "x"}',
+                          with_edit_note("command", "rm -rf /", "done"))
+    assert not call.edited and call.arguments == {"text": "x"}

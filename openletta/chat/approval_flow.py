@@ -174,8 +174,7 @@ class ApprovalFlow:
                 outcome = await self._run_one(call)
             told = outcome
             if round_.decisions[call_id].edited:
-                told = dataclasses.replace(outcome,
-                                           text=f"{local.edit_note(call)}\n\n{outcome.text}")
+                told = dataclasses.replace(outcome, text=local.edited_result(call, outcome.text))
             round_.results[call_id] = told
             self._tasks.listener.transcript_changed(transcript.finish_local(
                 call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))

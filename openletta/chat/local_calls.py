@@ -21,6 +21,7 @@ from openletta.tools.base import (
 )
 from openletta.tools.permissions import PermissionMode, Permissions, Verdict
 from openletta.transcript import ToolCallItem
+from openletta.transcript.edits import with_edit_note
 
 log = logging.getLogger(__name__)
 
@@ -86,12 +87,12 @@ class LocalCalls:
         assert tool is not None and tool.editable_argument is not None
         return json.dumps({**(call.arguments or {}), tool.editable_argument: text})
 
-    def edit_note(self, call: ToolCallItem) -> str:
-        """What the agent is told of a call the user edited before it ran."""
+    def edited_result(self, call: ToolCallItem, result: str) -> str:
+        """What the agent is told of ``call``, which the user edited before it ran."""
         tool = self.tool_of(call)
-        name = tool.editable_argument if tool is not None else None
-        value = (call.arguments or {}).get(name or "")
-        return f"The user edited the {name} before approving it; this ran instead: {value}"
+        assert tool is not None and tool.editable_argument is not None
+        value = (call.arguments or {}).get(tool.editable_argument)
+        return with_edit_note(tool.editable_argument, str(value), result)
 
     async def run(self, call: ToolCallItem, on_output: OnOutput) -> ToolOutcome:
         """Run ``call`` here; a failure becomes an error result the agent reads.

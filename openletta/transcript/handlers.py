@@ -4,12 +4,14 @@ which picks it (the grouping rules are listed in :mod:`openletta.transcript.accu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from openletta.api import messages as m
 from openletta.transcript.base import CALLS_STAY_PENDING, TranscriptBase, settled_status
 from openletta.transcript.change import Change
+from openletta.transcript.edits import read_edit_note
 from openletta.transcript.items import (
     AssistantItem,
     ErrorItem,
@@ -129,6 +131,7 @@ class MessageHandlers(TranscriptBase):
                 item = self._new_call(call_id, message, change, orphan=True)
             item.name = item.name or message.name or ""
             item.result = result.tool_return
+            _show_edit(item)
             item.stdout = list(result.stdout or [])
             item.stderr = list(result.stderr or [])
             denied = item.approved is False or (result.tool_return or "").startswith(_DENIAL_PREFIX)
@@ -295,6 +298,17 @@ def _handler(cls: type[_M], method: Callable[[MessageHandlers, _M, Change], None
     """One :data:`_HANDLERS` entry; checks that ``method`` takes messages of class ``cls``
     (a dict's type cannot tie each value's argument to its key)."""
     return cls, method
+
+
+def _show_edit(item: ToolCallItem) -> None:
+    """A result that says the user edited the call before it ran (read back from history):
+    the call shows as it ran, marked edited, with the rest of the result."""
+    edit = read_edit_note(item.result or "")
+    arguments = item.arguments
+    if edit is None or arguments is None or not isinstance(arguments.get(edit.argument), str):
+        return
+    item.arguments_text = json.dumps({**arguments, edit.argument: edit.value})
+    item.edited, item.result = True, edit.result
 
 
 _HANDLERS: dict[type, _Handler] = dict([
