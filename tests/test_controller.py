@@ -20,7 +20,7 @@ from openletta.api.errors import (
     ValidationError,
 )
 from openletta.api.messages import Message, parse_message
-from openletta.api.resources import Agent, Run, RunUsage
+from openletta.api.resources import Agent, Run, RunUsage, Step
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import replies
@@ -691,3 +691,38 @@ async def test_footers_from_history_get_their_runs_token_counts(chat: Chat) -> N
     await chat.session.fill_footer_tokens(changes.append)
     assert footer.tokens == 6405 and changes[-1].changed == [footer]
     assert chat.transcript.footers_without_tokens() == []
+
+
+async def test_the_context_size_is_read_from_the_newest_run_before_any_turn(chat: Chat) -> None:
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.transcript.load_history(stored)
+    run_id = chat.transcript.newest_run_id()
+    assert run_id is not None and chat.transcript.context_tokens is None
+    asked: list[str] = []
+
+    async def list_run_steps(run: str) -> list[Step]:
+        asked.append(run)
+        return [Step(id="step-1", prompt_tokens=5000, completion_tokens=20, total_tokens=5020),
+                Step(id="step-2", prompt_tokens=5100, completion_tokens=30)]
+
+    chat.client.list_run_steps = list_run_steps  # type: ignore[attr-defined]
+    changes: list = []
+    await chat.session.read_context_size(changes.append)
+    assert chat.transcript.context_tokens == 5130 and asked == [run_id] and len(changes) == 1
+    chat.transcript.set_context_tokens(1)  # a usage gave it meanwhile: it stays
+    await chat.session.read_context_size(changes.append)
+    assert chat.transcript.context_tokens == 5130 and asked == [run_id]
+
+
+async def test_a_context_size_the_server_cannot_tell_is_left_unknown(chat: Chat) -> None:
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.transcript.load_history(stored)
+
+    async def list_run_steps(run: str) -> list[Step]:
+        raise NotFoundError("no such run")
+
+    chat.client.list_run_steps = list_run_steps  # type: ignore[attr-defined]
+    await chat.session.read_context_size(lambda _change: None)
+    assert chat.transcript.context_tokens is None

@@ -73,6 +73,23 @@ class ChatSession(ReplyStreams):
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
 
+    async def read_context_size(self, on_change: OnChange) -> None:
+        """The context's size before a turn of this session gives it: the tokens of the
+        newest run's last LLM call (history has no usage); nothing if the server cannot
+        tell."""
+        run_id = self.transcript.newest_run_id()
+        if self.transcript.context_tokens is not None or run_id is None:
+            return
+        try:
+            steps = await self.client.list_run_steps(run_id)
+        except LettaError:
+            return
+        last = steps[-1] if steps else None
+        tokens = last and (last.total_tokens
+                           or (last.prompt_tokens or 0) + (last.completion_tokens or 0))
+        if tokens:
+            on_change(self.transcript.set_context_tokens(tokens))
+
     async def fill_footer_tokens(self, on_change: OnChange) -> None:
         """Give the turn footers read from history their token counts, from their runs'
         usage (history itself has none); a run the server cannot tell about is skipped."""

@@ -133,6 +133,18 @@ class Transcript(HistoryPages):
                 change.touch(item)
         return change
 
+    def newest_run_id(self) -> str | None:
+        """The last run of the newest turn shown, as its footer knows it."""
+        footer = next((item for item in reversed(self.items)
+                       if isinstance(item, TurnFooterItem)), None)
+        return footer.run_ids[-1] if footer is not None and footer.run_ids else None
+
+    def set_context_tokens(self, tokens: int) -> Change:
+        """The context's size, read elsewhere than in a usage (a usage that gave it wins)."""
+        if self.context_tokens is None:
+            self.context_tokens = tokens
+        return Change()
+
     def footers_without_tokens(self) -> list[TurnFooterItem]:
         """Footers of turns read from history, whose token count only their runs know."""
         return [item for item in self.items if isinstance(item, TurnFooterItem)

@@ -219,6 +219,18 @@ async def test_status_bar_shows_usage_of_the_last_turn(demo_server, make_app,
         assert "step" in status_line and "connected" in status_line
 
 
+async def test_a_context_size_read_before_any_turn_shows_in_the_gauge(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        assert screen.status.info.context_tokens is None
+        screen.transcript_changed(screen.session.transcript.set_context_tokens(4321))
+        await pilot.pause()
+        assert screen.status.info.context_tokens == 4321
+        assert context_gauge(4321, CONTEXT_WINDOW) in screen_lines(app)[-2]
+
+
 async def test_the_status_bar_through_a_turn_that_is_stopped(make_app, wait_until) -> None:
     server = DemoServer(speed=1.0)
     base_url = await server.start()

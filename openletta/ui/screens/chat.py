@@ -80,7 +80,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self._demo = demo
         self._slash = slash
         self.controller = ChatController(session, self, local)
-        self._shown_usage = session.transcript.usage
+        self._shown_usage = (session.transcript.usage, session.transcript.context_tokens)
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
         self._state_shown = self.controller.state
@@ -127,11 +127,13 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         """Load and show the newest page of history, then catch up with the conversation."""
         if await self._load(self.session.load_latest):
             self.controller.opened()
-            self.fill_footer_tokens()
+            self.fill_from_runs()
 
     @work(group="footers", exclusive=True, exit_on_error=False)
-    async def fill_footer_tokens(self) -> None:
-        """Show the token counts of turns read from history (their runs' usage)."""
+    async def fill_from_runs(self) -> None:
+        """Show what only the runs of turns read from history tell: the context's size, and
+        each turn's tokens."""
+        await self.session.read_context_size(self.transcript_changed)
         await self.session.fill_footer_tokens(self.view.apply)
 
     @work(group="history", exclusive=True, exit_on_error=False)
@@ -140,7 +142,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         if not await self._load(self.session.load_earlier):
             self.view.earlier_failed()
         else:
-            self.fill_footer_tokens()
+            self.fill_from_runs()
 
     @on(ChatView.EarlierRequested)
     def _earlier_requested(self) -> None:
@@ -178,8 +180,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.view.apply(change)
         self.status.note_arrival()
         transcript = self.session.transcript
-        if transcript.usage is not self._shown_usage:
-            self._shown_usage = transcript.usage
+        if (shown := (transcript.usage, transcript.context_tokens)) != self._shown_usage:
+            self._shown_usage = shown
             self.status.info = dataclasses.replace(self.status.info, usage=transcript.usage,
                                                    context_tokens=transcript.context_tokens)
 
