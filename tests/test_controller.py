@@ -697,8 +697,8 @@ async def test_the_context_size_is_read_from_the_newest_run_before_any_turn(chat
     stored = [parse_message(entry) for entry in
               json.loads((FIXTURES / "run_messages.json").read_text())]
     chat.transcript.load_history(stored)
-    run_id = chat.transcript.newest_run_id()
-    assert run_id is not None and chat.transcript.context_tokens is None
+    (*_, run_id) = chat.transcript.newest_runs()
+    assert chat.transcript.context_tokens is None
     asked: list[str] = []
 
     async def list_run_steps(run: str) -> list[Step]:

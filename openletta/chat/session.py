@@ -77,11 +77,11 @@ class ChatSession(ReplyStreams):
         """The context's size before a turn of this session gives it: the tokens of the
         newest run's last LLM call (history has no usage); nothing if the server cannot
         tell."""
-        run_id = self.transcript.newest_run_id()
-        if self.transcript.context_tokens is not None or run_id is None:
+        runs = self.transcript.newest_runs()
+        if self.transcript.context_tokens is not None or not runs:
             return
         try:
-            steps = await self.client.list_run_steps(run_id)
+            steps = await self.client.list_run_steps(runs[-1])
         except LettaError:
             return
         last = steps[-1] if steps else None

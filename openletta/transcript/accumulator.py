@@ -133,11 +133,10 @@ class Transcript(HistoryPages):
                 change.touch(item)
         return change
 
-    def newest_run_id(self) -> str | None:
-        """The last run of the newest turn shown, as its footer knows it."""
-        footer = next((item for item in reversed(self.items)
-                       if isinstance(item, TurnFooterItem)), None)
-        return footer.run_ids[-1] if footer is not None and footer.run_ids else None
+    def newest_runs(self) -> tuple[str, ...]:
+        """The runs of the newest turn that names them (in its footer), oldest first."""
+        return next((item.run_ids for item in reversed(self.items)
+                     if isinstance(item, TurnFooterItem) and item.run_ids), ())
 
     def set_context_tokens(self, tokens: int) -> Change:
         """The context's size, read elsewhere than in a usage (a usage that gave it wins)."""

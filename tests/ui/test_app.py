@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from chat_helpers import laid_out, mounted_items, open_chat, send
+from fault_proxy import FaultProxy
 from textual.color import Color
 from textual.widgets import Static
 
@@ -511,6 +512,36 @@ async def test_scrolling_to_the_top_loads_the_previous_page(long_history, make_a
         await screen.view.scroll.wait_for_mounts()  # the page's newest items, above the view
         await laid_out(pilot, screen.view)
         assert screen.view.scroll.scroll_y > 0  # the view did not jump to the new top
+
+
+async def test_an_older_page_that_could_not_reach_the_server_loads_once_it_can(
+        make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.1,))
+    server = DemoServer(speed=0, history_messages=300)
+    await server.start()
+    proxy = FaultProxy("127.0.0.1", server.port)
+    base_url = await proxy.start()
+    proxy.down_seconds = 1.0
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.view.more_on_server, what="first page")
+            loaded = len(screen.session.transcript.items)
+            proxy.arm("down", "/messages", after_events=-1)
+
+            def offline() -> bool:
+                screen.view.scroll.scroll_home(animate=False)  # shows pruned items, then asks
+                return screen.controller.state.offline
+
+            await wait_until(pilot, offline, what="the older page not reached")
+            assert len(screen.session.transcript.items) == loaded
+            await wait_until(pilot, lambda: len(screen.session.transcript.items) > loaded,
+                             what="the older page, loaded by itself", timeout=10)
+            assert not screen.controller.state.offline
+    finally:
+        await proxy.stop()
+        await server.stop()
 
 
 async def test_an_older_page_that_fails_to_load_can_be_asked_for_again(

@@ -18,7 +18,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.tools.permissions import PermissionMode
-from openletta.transcript import Change, TurnFooterItem
+from openletta.transcript import Change
 from openletta.ui.attention import APPROVAL_STATE, draw_attention
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
@@ -192,6 +192,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.busy = state.phase.busy
         agent, before, self._state_shown = self.session.agent, self._state_shown, state
         draw_attention(self.app, agent.name or agent.id, before, state)
+        if before.offline and not state.offline and self._history_error is not None:
+            self.load_earlier()  # the page that could not be read while offline
         rows = [("waiting" if state.phase is Phase.WAITING else SENDING, state.sending)
                 ] if state.sending is not None else []
         self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
@@ -293,9 +295,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def inspect_last_run(self) -> None:
         """Open the inspector on the newest turn that names its runs."""
-        footers = [item for item in self.session.transcript.items
-                   if isinstance(item, TurnFooterItem) and item.run_ids]
-        run_ids = footers[-1].run_ids if footers else ()
+        run_ids = self.session.transcript.newest_runs()
         if not run_ids and self.session.run_id:
             run_ids = (self.session.run_id,)
         self.app.push_screen(RunScreen(self.session.client, run_ids))
