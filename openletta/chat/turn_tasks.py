@@ -144,9 +144,9 @@ class TurnTasks:
             return
 
     def note_reachable(self, reached: bool) -> None:
-        """Requests started (``True``) or stopped reaching the server, whichever asked: the
-        state follows, and once the server is back, the user hears it and
-        :attr:`on_back_online` is called."""
+        """Requests (of this chat or any other part of the app) started (``True``) or
+        stopped reaching the server: the state follows; once the server is back, the user
+        hears it and :attr:`on_back_online` is called."""
         if reached != self._state.offline:
             return
         self.update(offline=not reached)
