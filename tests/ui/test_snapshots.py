@@ -7,6 +7,7 @@ with a fixed clock, so the pictures do not change from run to run.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from chat_helpers import laid_out
@@ -14,7 +15,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 from waiting import wait_until
 
+from openletta.chat.local_calls import LocalCalls
 from openletta.settings import Settings
+from openletta.tools.base import Workspace
+from openletta.tools.permissions import Permissions, ProjectRules
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen, Clock
 from openletta.ui.screens.chat import ChatScreen
@@ -116,3 +120,28 @@ def test_memory_panel_after_a_turn_that_changed_a_block(snap_compare,
         await settle(pilot, lambda: bool(screen.memory.query(".memory-block.-changed")))
 
     assert snap_compare(app, terminal_size=(120, 30), run_before=ready)
+
+
+def test_editing_a_local_command_on_its_prompt(snap_compare, fixed_clock: Clock,
+                                               tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local Bash call's prompt, its command open for editing below the choices."""
+    monkeypatch.setattr(ApprovalPrompt, "GUARD_SECONDS", 0.0)
+    root = Path("/tmp/openletta-snapshot-project")  # shown in the prompt: a fixed path
+    root.mkdir(exist_ok=True)
+    local = LocalCalls(Permissions(Workspace(root),
+                                   project_rules=ProjectRules(tmp_path / "rules.toml")))
+    app = OpenLettaApp(demo=True, demo_speed=0, settings=Settings(), clock=fixed_clock,
+                       agent="demo-agent", local=local)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, ChatScreen)
+                     and app.focused is app.screen.prompt)
+        await pilot.press(*"how much disk", "enter")
+        await settle(pilot, lambda: bool(app.screen.query(ApprovalPrompt))
+                     and app.focused is not None
+                     and isinstance(app.focused.parent, ApprovalPrompt))
+        await pilot.press("e")
+        await settle(pilot, lambda: isinstance(app.focused, Input))
+
+    assert snap_compare(app, terminal_size=(100, 36), run_before=ready)
