@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.console import Console
 from textual.app import App, ComposeResult
 from textual.color import Color
 from waiting import wait_until
@@ -19,7 +20,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.cli import build_parser
 from openletta.config import port_open, should_use_demo
 from openletta.settings import Settings
-from openletta.tools.permissions import PermissionMode
+from openletta.tools.permissions import SWITCHABLE, PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import status_bar
@@ -28,6 +29,7 @@ from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.agents import time_ago
+from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
     StatusBar,
@@ -333,3 +335,26 @@ async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(
         bar.info = StatusInfo(agent_name="a", state="connected")
         await pilot.pause()
         assert not bar.ticking and line() == "● connected  a"
+
+
+def test_help_wraps_a_long_meaning_under_itself_not_under_the_keys() -> None:
+    commands = [("context", "How the agent's context window is spent, block by block, "
+                            "message by message")]
+    console = Console(width=60, record=True, color_system=None)
+    console.print(help_table(commands))
+    lines = console.export_text().splitlines()
+    first = next(i for i, line in enumerate(lines) if "recall earlier" in line)
+    column = lines[first].index("recall earlier")
+    assert lines[first + 1][:column].strip() == ""
+    assert lines[first + 1][column] != " "
+    command = next(i for i, line in enumerate(lines) if line.lstrip().startswith("/context"))
+    assert lines[command].index("How the agent") == column
+    assert lines[command + 1][:column].strip() == ""
+
+
+def test_help_names_every_switchable_permission_mode() -> None:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(help_table([]))
+    text = console.export_text()
+    assert all(mode.label in text for mode in SWITCHABLE)
+    assert "F2" in text and "Shift+Tab" in text

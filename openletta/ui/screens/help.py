@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -12,37 +13,45 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from openletta.tools.permissions import SWITCHABLE
+
 KEYS = (
     ("Enter", "send (queued while the agent answers)"),
     ("Shift+Enter / Ctrl+J", "new line"),
     ("↑ / ↓", "recall earlier prompts (on the first / last line)"),
     ("Esc", "stop the running turn"),
+    ("Shift+Tab", "next permission mode for local tools: "
+     + ", ".join(mode.label for mode in SWITCHABLE)),
     ("PgUp / PgDn", "scroll the chat a page (earlier messages load at the top)"),
     ("Ctrl+End", "jump to the newest message and follow again (End in the chat)"),
     ("Alt+↑ / Alt+↓", "jump to the previous / next prompt you sent"),
     ("Ctrl+F", "find in the conversation (Enter/↑ older, ↓ newer)"),
-    ("c", "copy the focused message, code block or tool output"),
     ("Tab", "focus the next message, card or code block"),
-    ("Ctrl+A", "switch agent"),
+    ("Enter", "on a card or a thought: open or fold it; on a turn's footer: its runs"),
+    ("c", "copy the focused message, code block or tool output"),
+    ("F2", "show or hide the agent's memory blocks"),
     ("Ctrl+T", "show or hide internal messages"),
+    ("Ctrl+A", "switch agent"),
     ("Ctrl+P", "command palette"),
     ("F1", "this help"),
     ("Ctrl+Q", "quit"),
 )
 
 
-def help_text(commands: Iterable[tuple[str, str]]) -> Text:
-    """Keys and ``(name, description)`` slash commands as one text."""
-    text = Text()
-    text.append("Keys\n", style="bold")
+def help_table(commands: Iterable[tuple[str, str]]) -> Table:
+    """Keys and ``(name, description)`` slash commands in two columns: a long meaning wraps
+    under itself, not under the keys."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_row(Text("Keys", style="bold"))
     for key, meaning in KEYS:
-        text.append(f"  {key:<22}", style="bold")
-        text.append(f"{meaning}\n")
-    text.append("\nCommands\n", style="bold")
+        table.add_row(f"  {key}", meaning)
+    table.add_row()
+    table.add_row(Text("Commands", style="bold"))
     for name, description in commands:
-        text.append(f"  /{name:<21}", style="bold")
-        text.append(f"{description}\n")
-    return text
+        table.add_row(f"  /{name}", description)
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
@@ -54,8 +63,8 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, commands: Iterable[tuple[str, str]]) -> None:
         super().__init__()
-        self._text = help_text(commands)
+        self._table = help_table(commands)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static(self._text)
+            yield Static(self._table)
