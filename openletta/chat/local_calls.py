@@ -8,6 +8,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from openletta.display import has_hidden_characters
@@ -60,6 +61,13 @@ class LocalCalls:
             return Verdict(False, BAD_ARGUMENTS, why="invalid arguments")
         return self.permissions.verdict(tool, args)
 
+    def outside(self, call: ToolCallItem) -> list[Path]:
+        """The paths ``call`` would touch outside the working directory."""
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None or args is None:
+            return []
+        return self.permissions.outside(tool, args)
+
     def preview(self, call: ToolCallItem) -> str | None:
         """What the call would change on disk (``None`` when nothing, or unknown)."""
         tool, args = self.tool_of(call), call.arguments
@@ -93,6 +101,20 @@ class LocalCalls:
         assert tool is not None and tool.editable_argument is not None
         value = (call.arguments or {}).get(tool.editable_argument)
         return with_edit_note(tool.editable_argument, str(value), result)
+
+    def certain_failure(self, call: ToolCallItem) -> ToolOutcome | None:
+        """What ``call`` would give if run now, when that is an error for certain (the file
+        it edits was not read, the text it replaces is not there): no one need approve it."""
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None or args is None:
+            return None
+        try:
+            tool.check(args, self.workspace)
+        except ToolInputError as error:
+            return ToolOutcome(str(error), ok=False)
+        except (OSError, ValueError) as error:
+            log.info("could not check %s: %s", call.name, error)
+        return None
 
     async def run(self, call: ToolCallItem, on_output: OnOutput) -> ToolOutcome:
         """Run ``call`` here; a failure becomes an error result the agent reads.

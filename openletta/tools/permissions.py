@@ -132,11 +132,17 @@ class Permissions:
     #: Tools the user allowed "for this session".
     session: set[str] = field(default_factory=set)
 
+    def outside(self, tool: LocalTool, args: Mapping[str, Any]) -> list[Path]:
+        """The paths a call of ``tool`` would touch outside the working directory: such a
+        call always asks, whatever the mode or rules (but YOLO)."""
+        return [path for path in tool.paths(args, self.workspace)
+                if not self.workspace.inside(path)]
+
     def verdict(self, tool: LocalTool, args: Mapping[str, Any]) -> Verdict:
         """Run, deny or ask for a call of ``tool`` with ``args``."""
         if self.mode is PermissionMode.YOLO:
             return Verdict(True, why="yolo")
-        if not all(self.workspace.inside(path) for path in tool.paths(args, self.workspace)):
+        if self.outside(tool, args):
             return ASK  # outside the working directory: always the user's call
         if self.mode is PermissionMode.READ_ONLY:
             if tool.access is Access.READ:

@@ -3,20 +3,22 @@ working directory through them, each call approved on its card, which says it ru
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from chat_helpers import open_chat
 from test_app import SIZE
 from test_approvals import answered, calls, prompt_focused
-from textual.widgets import Input, OptionList, SelectionList
+from textual.app import App, ComposeResult
+from textual.widgets import Input, OptionList, SelectionList, Static
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
-from openletta.transcript import ToolStatus
+from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
-from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
 
 
@@ -129,3 +131,35 @@ async def test_a_server_tool_cannot_be_edited(demo_server, make_app, wait_until,
         assert not prompt.query_one(".approval-edit", Input).display
         assert "Edit the command" not in " ".join(
             str(option.prompt) for option in prompt.query_one(OptionList)._options)
+
+
+class PromptApp(App[None]):
+    """Shows one approval prompt."""
+
+    def __init__(self, prompt: ApprovalPrompt) -> None:
+        super().__init__()
+        self.prompt = prompt
+
+    def compose(self) -> ComposeResult:
+        yield self.prompt
+
+
+async def title_of(prompt: ApprovalPrompt) -> str:
+    async with PromptApp(prompt).run_test(size=(160, 20)):
+        return str(prompt.query_one(".approval-title", Static).render())
+
+
+async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
+        local: LocalCalls, tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere.txt"
+    edit = ToolCallItem(key="call:1", name="Edit", runs_here=True, arguments_text=json.dumps(
+        {"file_path": str(outside), "old_string": "a", "new_string": "b"}))
+    prompt = approval_prompt(edit, 1, local)
+    assert prompt.outside == (str(outside),)
+    assert f"{outside} is outside it" in await title_of(prompt)
+
+    inside = ToolCallItem(key="call:2", name="Edit", runs_here=True, arguments_text=json.dumps(
+        {"file_path": "hello.txt", "old_string": "hi", "new_string": "ho"}))
+    prompt = approval_prompt(inside, 1, local)
+    assert prompt.outside == () and "outside" not in await title_of(prompt)
+    assert prompt.here == str(local.workspace.root)

@@ -33,7 +33,7 @@ from openletta.ui.search_bar import SearchBar
 from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
-from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
 
@@ -232,11 +232,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             card = self.view.reveal(asking)
             if not isinstance(card, ToolCallCard):
                 return
-            local = self.controller.local
-            where = home_relative(local.workspace.root) if local and asking.runs_here else None
-            prompt = self._asking = ApprovalPrompt(
-                asking, waiting=state.undecided, here=where,
-                editable=local.editable(asking) if local and asking.runs_here else None)
+            prompt = self._asking = approval_prompt(asking, state.undecided,
+                                                    self.controller.local)
             self.call_later(self._focus_prompt, card.open_prompt(prompt), card, prompt)
         if prompt is not None and state.answer_error and prompt.error != state.answer_error:
             prompt.show_error(state.answer_error)

@@ -12,7 +12,7 @@ typing.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -25,8 +25,10 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.chat.approvals import Choice
+from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
+from openletta.ui.formatting import home_relative
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 
 #: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
@@ -87,14 +89,16 @@ class ApprovalPrompt(Vertical):
             self.call = prompt.call
 
     def __init__(self, call: ToolCallItem, *, waiting: int = 1, here: str | None = None,
-                 editable: str | None = None,
+                 outside: Sequence[str] = (), editable: str | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         """``here``: the directory the call runs in, when it runs on this machine;
+        ``outside``: the paths it touches outside that directory;
         ``editable``: the command the user may edit before it runs."""
         super().__init__(classes="approval-prompt")
         self.call = call
         self.waiting = waiting
         self.here = here
+        self.outside = tuple(outside)
         self._clock = clock
         self._shown_at = clock()
         tool = literal_text(call.name) or "this tool"
@@ -120,6 +124,10 @@ class ApprovalPrompt(Vertical):
         tool = literal_text(self.call.name) or "a tool"
         title.append(f": the agent wants to run {tool}")
         title.append(f" here, in {self.here}" if self.here else " on the server")
+        if self.outside:
+            verb = "is" if len(self.outside) == 1 else "are"
+            title.append(f" · {literal_text(', '.join(self.outside))} {verb} outside it, and "
+                         "such a call asks every time", style="bold")
         if self.waiting > 1:
             title.append(f" · {self.waiting} requests waiting", style="dim")
         if has_hidden_characters_in_call(self.call):
@@ -186,3 +194,13 @@ class ApprovalPrompt(Vertical):
         event.stop()
         if event.value.strip():
             self.post_message(self.Answered(self, Choice.EDIT, edited=event.value))
+
+
+def approval_prompt(call: ToolCallItem, waiting: int, local: LocalCalls | None) -> ApprovalPrompt:
+    """The prompt for ``call``, saying where it runs, and for a call that runs on this
+    machine what it touches outside the working directory and what the user may edit."""
+    if local is None or not call.runs_here:
+        return ApprovalPrompt(call, waiting=waiting)
+    return ApprovalPrompt(call, waiting=waiting, here=home_relative(local.workspace.root),
+                          outside=[home_relative(path) for path in local.outside(call)],
+                          editable=local.editable(call))
