@@ -27,6 +27,7 @@ from openletta.tools.base import (
     Access,
     LocalTool,
     OnOutput,
+    ToolInputError,
     ToolOutcome,
     Workspace,
 )
@@ -55,6 +56,10 @@ class Probe(LocalTool):
 
     def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
         return f"--- a/{args.get('path')}\n+++ b/{args.get('path')}\n+new line\n"
+
+    def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
+        if "doomed" in args:
+            raise ToolInputError(args["doomed"])
 
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:
@@ -343,3 +348,29 @@ async def test_only_a_tool_with_an_editable_argument_can_be_edited(chat: LocalCh
     await chat.send(("call-1", "Change", {"command": "x"}))
     call = chat.controller.state.asking
     assert call is not None and chat.local.editable(call) is None
+
+
+async def test_a_call_bound_to_fail_is_not_asked_about_and_fails_unrun(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "a.txt", "doomed": "a.txt was not read"}))
+    await chat.settled()
+    assert chat.edit_tool.runs == []
+    assert all(state.asking is None for state in chat.listener.states)  # never asked
+    assert only_answer(chat) == [ToolReturnAnswer(
+        tool_call_id="call-1", tool_return="a.txt was not read", status="error")]
+    call = chat.transcript.call("call-1")
+    assert call is not None and call.status is ToolStatus.ERROR
+    assert call.result == "a.txt was not read" and not call.auto_approved
+
+
+async def test_a_call_another_local_call_runs_before_is_asked_about_all_the_same(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Look", {"path": "a.txt"}),
+                    ("call-2", "Change", {"path": "a.txt", "doomed": "a.txt was not read"}))
+    asked = [chat.controller.state.asking]
+    chat.controller.decide(asked[0], Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.asking is not asked[0], "the next prompt")
+    asked.append(chat.controller.state.asking)
+    assert [call.tool_call_id for call in asked if call] == ["call-1", "call-2"]
+    chat.controller.decide(asked[1], Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.edit_tool.runs == [{"path": "a.txt", "doomed": "a.txt was not read"}]

@@ -571,3 +571,44 @@ async def test_ls_refusals(workspace: Workspace) -> None:
         await call(LS(), workspace, path="f.txt")
     with pytest.raises(ToolInputError, match="list of strings"):
         await call(LS(), workspace, ignore=[1])
+
+
+CHECK_SCENARIOS = [  # (tool, arguments, the file's text or None, read first, changed since)
+    (Edit(), {"old_string": "a = 1", "new_string": "a = 2"}, "a = 1\n", True, False),
+    (Edit(), {"old_string": "a = 1", "new_string": "a = 2"}, "a = 1\n", False, False),
+    (Edit(), {"old_string": "a = 1", "new_string": "a = 2"}, "a = 1\n", True, True),
+    (Edit(), {"old_string": "a = 1", "new_string": "a = 2"}, None, False, False),
+    (Edit(), {"old_string": "z = 9", "new_string": "z = 0"}, "a = 1\n", True, False),
+    (Edit(), {"old_string": "x", "new_string": "y"}, "x\nx\n", True, False),
+    (Edit(), {"old_string": "x", "new_string": "x"}, "x\n", True, False),
+    (Edit(), {"old_string": "", "new_string": "x"}, "x\n", True, False),
+    (Edit(), {"old_string": 3, "new_string": "x"}, "x\n", True, False),
+    (Write(), {"content": "new\n"}, "old\n", True, False),
+    (Write(), {"content": "new\n"}, "old\n", False, False),
+    (Write(), {"content": "new\n"}, "old\n", True, True),
+    (Write(), {"content": "new\n"}, None, False, False),
+    (Write(), {}, None, False, False),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "text", "read_first", "changed"), CHECK_SCENARIOS)
+async def test_check_fails_exactly_when_the_run_would_and_says_the_same(
+        workspace: Workspace, tool: LocalTool, args: dict[str, Any], text: str | None,
+        read_first: bool, changed: bool) -> None:
+    path = workspace.root / "f.py"
+    if text is not None:
+        write(path, text)
+    if read_first:
+        await call(Read(), workspace, file_path="f.py")
+    if changed:
+        path.write_text(f"{text}# changed by someone else\n")
+    before = path.read_bytes() if path.exists() else None
+    try:
+        tool.check({"file_path": "f.py", **args}, workspace)
+    except ToolInputError as checked:
+        assert (path.read_bytes() if path.exists() else None) == before  # nothing changed
+        with pytest.raises(ToolInputError) as ran:
+            await call(tool, workspace, file_path="f.py", **args)
+        assert str(ran.value) == str(checked)
+    else:
+        assert (await call(tool, workspace, file_path="f.py", **args)).ok

@@ -204,21 +204,29 @@ class ApprovalFlow:
 
     def _judge_local(self, round_: ApprovalRound) -> None:
         """Mark the round's calls of local tools (with what they would change), and answer
-        those the permission mode or a rule of the user decides."""
+        those the permission mode or a rule of the user decides. The user is not asked about
+        a call bound to fail: it fails, unrun (unless another local call of the round, run
+        first, might change that)."""
         local = self._tasks.local
         if local is None:
             return
-        for call in round_.calls:
-            if local.tool_of(call) is None:
-                continue
+        calls = [call for call in round_.calls if local.tool_of(call) is not None]
+        transcript = self._tasks.session.transcript
+        for call in calls:
             if not call.runs_here:
-                self._tasks.listener.transcript_changed(self._tasks.session.transcript.mark_local(
+                self._tasks.listener.transcript_changed(transcript.mark_local(
                     call.tool_call_id, local.preview(call)))
-            if call.tool_call_id not in round_.decisions:
-                verdict = local.verdict(call)
-                if verdict.allow is not None:
-                    round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason,
-                                                 auto=True))
+            if call.tool_call_id in round_.decisions:
+                continue
+            verdict = local.verdict(call)
+            if verdict.allow is not None:
+                round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason,
+                                             auto=True))
+            elif len(calls) == 1 and (failure := local.certain_failure(call)) is not None:
+                round_.decide(call, Decision(approve=True))
+                round_.results[call.tool_call_id] = failure
+                self._tasks.listener.transcript_changed(transcript.finish_local(
+                    call.tool_call_id, failure.text, ok=False))
 
     def _answer_or_ask(self) -> None:
         """Send the answers once every call has one; else ask about the next call."""

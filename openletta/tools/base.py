@@ -178,6 +178,12 @@ class LocalTool(ABC):
         """What the call would change, shown before it is approved (a unified diff)."""
         return None
 
+    def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
+        """Raise :class:`ToolInputError` if the call is bound to fail as things stand (its
+        arguments, the files it needs), finding out without changing anything. What it
+        raises is what :meth:`run` would. Most tools cannot tell before they run."""
+        return
+
     @abstractmethod
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:

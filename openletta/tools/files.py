@@ -219,15 +219,14 @@ class Write(LocalTool):
         return unified_diff(path, workspace, _disk_text(path) if path.exists() else None,
                             content)
 
+    def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
+        """Refuse a directory, or a file not read or changed since."""
+        self._target(args, workspace)
+
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
                   on_output: OnOutput) -> ToolOutcome:
         """Write the file."""
-        path = _file_path(args, workspace)
-        content = arg(args, "content", str)
-        if path.is_dir():
-            raise ToolInputError(f"{path} is a directory.")
-        if reason := workspace.unchanged_since_read(path):
-            raise ToolInputError(reason)
+        path, content = self._target(args, workspace)
         existed = path.exists()
         size = await asyncio.to_thread(write_atomically, path, content)
         workspace.note_read(path)
@@ -236,6 +235,16 @@ class Write(LocalTool):
         if existed:
             return ToolOutcome(f"Wrote {size:,} bytes ({lines}) to {path}")
         return ToolOutcome(f"Created {path} ({size:,} bytes, {lines})")
+
+    @staticmethod
+    def _target(args: Mapping[str, Any], workspace: Workspace) -> tuple[Path, str]:
+        path = _file_path(args, workspace)
+        content = arg(args, "content", str)
+        if path.is_dir():
+            raise ToolInputError(f"{path} is a directory.")
+        if reason := workspace.unchanged_since_read(path):
+            raise ToolInputError(reason)
+        return path, content
 
 
 def _edited(text: str, old: str, new: str, replace_all: bool) -> tuple[str, int]:
@@ -294,16 +303,19 @@ class Edit(LocalTool):
                   on_output: OnOutput) -> ToolOutcome:
         """Make the edit."""
         path, old, new, replace_all = self._arguments(args, workspace)
-        if not path.exists():
-            raise ToolInputError(f"{path} does not exist. Use Write to create a file.")
-        if reason := workspace.unchanged_since_read(path):
-            raise ToolInputError(reason)
+        self._may_edit(path, workspace)
         text = await asyncio.to_thread(read_text, path, "surrogateescape")
         changed, count = _edited(text, old, new, replace_all)
         await asyncio.to_thread(write_atomically, path, changed)
         workspace.note_read(path)
         noun = "occurrence" if count == 1 else "occurrences"
         return ToolOutcome(f"Replaced {count} {noun} in {path}")
+
+    def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
+        """Refuse a file not read or changed since, or text that is not there once."""
+        path, old, new, replace_all = self._arguments(args, workspace)
+        self._may_edit(path, workspace)
+        _edited(read_text(path, "surrogateescape"), old, new, replace_all)
 
     @staticmethod
     def _arguments(args: Mapping[str, Any],
@@ -317,3 +329,10 @@ class Edit(LocalTool):
             raise ToolInputError("old_string is empty: use Write to create or replace a "
                                  "whole file.")
         return path, old, new, replace_all
+
+    @staticmethod
+    def _may_edit(path: Path, workspace: Workspace) -> None:
+        if not path.exists():
+            raise ToolInputError(f"{path} does not exist. Use Write to create a file.")
+        if reason := workspace.unchanged_since_read(path):
+            raise ToolInputError(reason)
