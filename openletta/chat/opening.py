@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from openletta.api.client import LettaClient
-from openletta.api.errors import LettaError
+from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent, Health
 from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
@@ -46,6 +46,22 @@ async def find_agent(client: LettaClient, ref: str) -> FoundAgent | None:
         matches = [agent for agent in candidates if same(agent)]
         if matches:
             return FoundAgent(matches[0], complete=False)
+    return None
+
+
+async def conversation_problem(client: LettaClient, agent_id: str,
+                               conversation_id: str) -> str | None:
+    """Why ``conversation_id`` cannot be opened as a thread of agent ``agent_id``: it does not
+    exist (the server lists its messages as empty all the same) or is another agent's.
+    ``None`` when it can, or when the server could not say."""
+    try:
+        conversation = await client.get_conversation(conversation_id)
+    except NotFoundError:
+        return f"There is no conversation {conversation_id} on this server."
+    except LettaError:
+        return None
+    if conversation.agent_id and conversation.agent_id != agent_id:
+        return f"Conversation {conversation_id} is another agent's ({conversation.agent_id})."
     return None
 
 

@@ -25,7 +25,12 @@ from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
 from openletta.chat.early import EarlyOpening
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.opening import Opening, first_requests, start_request
+from openletta.chat.opening import (
+    Opening,
+    conversation_problem,
+    first_requests,
+    start_request,
+)
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import resume_command
 from openletta.display import DisplayText, single_line
@@ -193,12 +198,21 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         for now, while the agent is read)."""
         assert self.client is not None
         page = requested_page or start_request(newest_page(self.client, agent.id, conversation))
+        problem = (start_request(conversation_problem(self.client, agent.id, conversation))
+                   if conversation else None)
         try:
             full = agent if complete else await self.client.get_agent(agent.id)
         except LettaError as error:
-            page.cancel()
+            for request in (page, problem):
+                if request is not None:
+                    request.cancel()
             self.notify(error.message, title="Agent", severity="error")
             return
+        if problem is not None and (why := await problem):
+            page.cancel()
+            self.notify(f"{why} Showing the agent's default thread; /conversations lists "
+                        "the others.", title="Conversation", severity="warning", timeout=10)
+            conversation, page = None, start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local))

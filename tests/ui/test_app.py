@@ -18,6 +18,7 @@ from openletta.api.errors import APIConnectionError
 from openletta.api.resources import Agent
 from openletta.chat import replies
 from openletta.chat.early import EarlyOpening
+from openletta.chat.opening import conversation_problem
 from openletta.demo import DemoServer
 from openletta.demo.catalog import CONTEXT_WINDOW
 from openletta.demo.http import Handler, Request, Response
@@ -621,3 +622,21 @@ async def test_new_conversation_and_switching_back(demo_server, make_app, wait_u
         texts = [i.text for i in back.session.transcript.items if isinstance(i, UserItem)]
         assert texts == ["hello"]
         assert "--conversation" not in (app.resume_hint or "")
+
+
+async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_and_says_so(
+        demo_server, make_app, wait_until) -> None:
+    async with LettaClient(demo_server.base_url) as client:
+        agents = {agent.name: agent.id for agent in await client.list_agents()}
+        theirs = await client.create_conversation(agents["research-notes"])
+        ours = await client.create_conversation(agents["demo-agent"])
+        assert await conversation_problem(client, agents["demo-agent"], ours.id) is None
+    for conversation, said in (("conv-nowhere", "There is no conversation conv-nowhere"),
+                               (theirs.id, f"Conversation {theirs.id} is another agent's")):
+        app = make_app(base_url=demo_server.base_url, agent="demo-agent",
+                       conversation=conversation)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            assert screen.session.conversation_id is None
+            assert any(said in str(note.message) for note in app._notifications)
+            assert "--conversation" not in (app.resume_hint or "")
