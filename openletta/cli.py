@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", help="Letta server URL (default: LETTA_BASE_URL, or "
                         "https://api.letta.com with LETTA_API_KEY, else http://localhost:8283)")
     parser.add_argument("--agent", help="agent id or name to open")
+    parser.add_argument("-c", "--continue", dest="resume", action="store_true",
+                        help="open the agent and conversation you had open last time on "
+                        "this server")
     parser.add_argument("--conversation",
                         help="conversation id to open (default thread if omitted)")
     parser.add_argument("--theme", help="theme name, e.g. openletta-dark or openletta-light")
@@ -50,12 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run openletta; returns the process exit status."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.resume and (args.agent or args.conversation):
+        parser.error("--continue opens the last chat: leave out --agent and --conversation")
     if args.command == "replay":
         from openletta.replay import run_replay
 
         return run_replay(args.file, as_json=args.json, include_internal=args.all)
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not at_a_terminal():
         print("openletta: the chat needs a terminal (standard input and output are not one); "
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
@@ -63,10 +69,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     prepare_tls_context()  # in a thread, while the app is imported
     settings = load_settings()
     server = choose_server(args.base_url, demo=args.demo, settings=settings)
+    if args.resume:
+        last = settings.last_chat(server.key)
+        if last is None:
+            where = "the demo server" if server.demo else server.base_url
+            print(f"openletta: there is no chat to continue on {where}: none was opened "
+                  "there yet. Run openletta without --continue to choose an agent.",
+                  file=sys.stderr)
+            return 2
+        args.agent, args.conversation = last
     early = early_opening(args, server)  # its requests leave while the app is imported
     from openletta.ui.launch import run
 
     return run(args, settings, server, early)
+
+
+def at_a_terminal() -> bool:
+    """Whether standard input and output are a terminal (the chat needs one)."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
 
 
 def early_opening(args: argparse.Namespace, server: Server) -> EarlyOpening | None:

@@ -19,6 +19,8 @@ from openletta.settings import Settings
 
 CLOUD_URL = "https://api.letta.com"
 LOCAL_URL = "http://localhost:8283"
+#: The settings' name for the embedded demo server.
+DEMO_SERVER = "demo"
 #: How long to wait for a local server before falling back to the demo.
 PROBE_TIMEOUT = 0.3
 
@@ -58,6 +60,17 @@ class Server:
     demo: bool
     base_url: str | None = None
     api_key: str | None = None
+
+    @property
+    def key(self) -> str:
+        """How the settings name this server (:func:`server_key`)."""
+        return server_key(self.base_url, demo=self.demo)
+
+
+def server_key(base_url: str | None, *, demo: bool) -> str:
+    """How the settings name a server: its URL, or ``demo`` for the embedded one (whose URL
+    changes with every run)."""
+    return DEMO_SERVER if demo or not base_url else base_url
 
 
 def choose_server(base_url: str | None, *, demo: bool, settings: Settings,

@@ -37,6 +37,14 @@ class Settings:
     base_url: str | None = None
     last_agent: str | None = None
     last_conversation: str | None = None
+    #: Where the last chat was opened: the server's URL, or ``demo``.
+    last_server: str | None = None
+
+    def last_chat(self, server: str) -> tuple[str, str | None] | None:
+        """The agent and conversation last opened on ``server``, if one was."""
+        if self.last_agent and self.last_server == server:
+            return self.last_agent, self.last_conversation
+        return None
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(Settings))

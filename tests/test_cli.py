@@ -38,3 +38,46 @@ def test_the_server_is_chosen_from_the_flag_then_the_environment_then_the_settin
     assert choose_server(None, demo=False, settings=saved, env=env).base_url == "http://env:8283"
     assert choose_server(None, demo=False, settings=saved, env={}).base_url == "http://saved:8283"
     assert choose_server("http://flag:1", demo=True, settings=saved, env=env) == Server(demo=True)
+
+
+@pytest.fixture
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str | None]]:
+    """``cli.main`` as at a terminal, saved settings of ``SAVED``; records the agent and
+    conversation the app would open instead of starting it."""
+    opened: list[tuple[str | None, str | None]] = []
+    monkeypatch.setattr(cli, "at_a_terminal", lambda: True)
+    monkeypatch.setattr(cli, "pause_for_startup", lambda: None)
+    monkeypatch.setattr(cli, "prepare_tls_context", lambda: None)
+    monkeypatch.setattr(cli, "load_settings", lambda: SAVED)
+    monkeypatch.setattr(cli, "early_opening", lambda args, server: None)
+
+    def run(args, settings, server, early) -> int:
+        opened.append((args.agent, args.conversation))
+        return 0
+
+    monkeypatch.setattr(launch, "run", run)
+    return opened
+
+
+SAVED = Settings(last_agent="agent-7", last_conversation="conv-7",
+                 last_server="http://here:8283")
+
+
+def test_continue_opens_the_last_chat_of_this_server(
+        capsys: pytest.CaptureFixture[str],
+        launched: list[tuple[str | None, str | None]]) -> None:
+    assert cli.main(["--continue", "--base-url", "http://here:8283"]) == 0
+    assert launched == [("agent-7", "conv-7")]
+    assert cli.main(["-c", "--base-url", "http://elsewhere:8283"]) == 2
+    assert launched == [("agent-7", "conv-7")]
+    assert "no chat to continue on http://elsewhere:8283" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["-c", "--agent", "agent-1"])
+    assert "leave out --agent" in capsys.readouterr().err
+
+
+def test_the_last_chat_is_remembered_per_server() -> None:
+    assert SAVED.last_chat("http://here:8283") == ("agent-7", "conv-7")
+    assert SAVED.last_chat("demo") is None
+    assert Settings(last_agent="agent-d", last_server="demo").last_chat(
+        Server(demo=True).key) == ("agent-d", None)

@@ -32,7 +32,7 @@ from openletta.chat.opening import (
     start_request,
 )
 from openletta.chat.session import ChatSession, newest_page
-from openletta.config import resume_command
+from openletta.config import resume_command, server_key
 from openletta.display import DisplayText, single_line
 from openletta.settings import Settings, load_settings, save_settings, write_private_file
 from openletta.transcript import Transcript
@@ -219,7 +219,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self.resume_hint = resume_command(None if self.demo else self.base_url,
                                           self.settings.base_url, full.name or full.id,
                                           conversation)
-        await self._save_settings(last_agent=full.id, last_conversation=conversation)
+        await self._save_settings(last_agent=full.id, last_conversation=conversation,
+                                  last_server=server_key(self.base_url, demo=self.demo))
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_conversation(self, agent: Agent, conversation: str | None) -> None:
