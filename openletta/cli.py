@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 from openletta import __version__
 from openletta.chat.early import EarlyOpening
-from openletta.config import Server, choose_server
-from openletta.settings import load_settings
+from openletta.config import DEMO_SERVER, Server, choose_server
+from openletta.settings import Settings, load_settings
 from openletta.tls import prepare_tls_context
 from openletta.ui.collector import pause_for_startup
 
@@ -24,8 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "https://api.letta.com with LETTA_API_KEY, else http://localhost:8283)")
     parser.add_argument("--agent", help="agent id or name to open")
     parser.add_argument("-c", "--continue", dest="resume", action="store_true",
-                        help="open the agent and conversation you had open last time on "
-                        "this server")
+                        help="open the chat you had open last time (its server, agent and "
+                        "conversation)")
     parser.add_argument("--conversation",
                         help="conversation id to open (default thread if omitted)")
     parser.add_argument("--theme", help="theme name, e.g. openletta-dark or openletta-light")
@@ -68,20 +68,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     pause_for_startup()  # the app settles the collector after its first connection attempt
     prepare_tls_context()  # in a thread, while the app is imported
     settings = load_settings()
-    server = choose_server(args.base_url, demo=args.demo, settings=settings)
-    if args.resume:
-        last = settings.last_chat(server.key)
-        if last is None:
-            where = "the demo server" if server.demo else server.base_url
-            print(f"openletta: there is no chat to continue on {where}: none was opened "
-                  "there yet. Run openletta without --continue to choose an agent.",
-                  file=sys.stderr)
-            return 2
-        args.agent, args.conversation = last
+    server = choose_chat(args, settings)
+    if isinstance(server, str):
+        print(f"openletta: {server}", file=sys.stderr)
+        return 2
     early = early_opening(args, server)  # its requests leave while the app is imported
     from openletta.ui.launch import run
 
     return run(args, settings, server, early)
+
+
+def choose_chat(args: argparse.Namespace, settings: Settings) -> Server | str:
+    """The server to talk to; with ``--continue``, the last chat's, whose agent and
+    conversation are then set in ``args``. A string says why there is nothing to continue."""
+    last = settings.last_chat() if args.resume else None
+    if args.resume and last is None:
+        return "there is no chat to continue yet. Run openletta without --continue to choose one."
+    if last is not None:
+        last_server, args.agent, args.conversation = last
+        if not (args.base_url or args.demo):  # back to where it was
+            args.demo, args.base_url = last_server == DEMO_SERVER, last_server
+    server = choose_server(args.base_url, demo=args.demo, settings=settings)
+    if last is not None and server.key != last_server:
+        return (f"the last chat was on {last_server}, not {server.key}. Leave out --base-url "
+                "and --demo to go back to it.")
+    return server
 
 
 def at_a_terminal() -> bool:

@@ -40,10 +40,10 @@ class Settings:
     #: Where the last chat was opened: the server's URL, or ``demo``.
     last_server: str | None = None
 
-    def last_chat(self, server: str) -> tuple[str, str | None] | None:
-        """The agent and conversation last opened on ``server``, if one was."""
-        if self.last_agent and self.last_server == server:
-            return self.last_agent, self.last_conversation
+    def last_chat(self) -> tuple[str, str, str | None] | None:
+        """The server, agent and conversation of the chat last opened, if one was."""
+        if self.last_agent and self.last_server:
+            return self.last_server, self.last_agent, self.last_conversation
         return None
 
 

@@ -41,10 +41,10 @@ def test_the_server_is_chosen_from_the_flag_then_the_environment_then_the_settin
 
 
 @pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str | None]]:
-    """``cli.main`` as at a terminal, saved settings of ``SAVED``; records the agent and
-    conversation the app would open instead of starting it."""
-    opened: list[tuple[str | None, str | None]] = []
+def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Server, str | None, str | None]]:
+    """``cli.main`` as at a terminal, with the settings ``SAVED``; records the server, agent
+    and conversation the app would open instead of starting it."""
+    opened: list[tuple[Server, str | None, str | None]] = []
     monkeypatch.setattr(cli, "at_a_terminal", lambda: True)
     monkeypatch.setattr(cli, "pause_for_startup", lambda: None)
     monkeypatch.setattr(cli, "prepare_tls_context", lambda: None)
@@ -52,7 +52,7 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str | None, str | No
     monkeypatch.setattr(cli, "early_opening", lambda args, server: None)
 
     def run(args, settings, server, early) -> int:
-        opened.append((args.agent, args.conversation))
+        opened.append((server, args.agent, args.conversation))
         return 0
 
     monkeypatch.setattr(launch, "run", run)
@@ -63,21 +63,27 @@ SAVED = Settings(last_agent="agent-7", last_conversation="conv-7",
                  last_server="http://here:8283")
 
 
-def test_continue_opens_the_last_chat_of_this_server(
+def test_continue_goes_back_to_the_last_chat_on_its_server(
         capsys: pytest.CaptureFixture[str],
-        launched: list[tuple[str | None, str | None]]) -> None:
-    assert cli.main(["--continue", "--base-url", "http://here:8283"]) == 0
-    assert launched == [("agent-7", "conv-7")]
-    assert cli.main(["-c", "--base-url", "http://elsewhere:8283"]) == 2
-    assert launched == [("agent-7", "conv-7")]
-    assert "no chat to continue on http://elsewhere:8283" in capsys.readouterr().err
+        launched: list[tuple[Server, str | None, str | None]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LETTA_BASE_URL", "http://elsewhere:8283")
+    assert cli.main(["--continue"]) == 0
+    assert cli.main(["-c", "--base-url", "http://here:8283/"]) == 0
+    assert launched == [(Server(demo=False, base_url="http://here:8283"), "agent-7", "conv-7")] * 2
+    assert cli.main(["-c", "--demo"]) == 2
+    assert "the last chat was on http://here:8283, not demo" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["-c", "--agent", "agent-1"])
     assert "leave out --agent" in capsys.readouterr().err
+    monkeypatch.setattr(cli, "load_settings", Settings)
+    assert cli.main(["-c"]) == 2
+    assert "no chat to continue yet" in capsys.readouterr().err
+    assert len(launched) == 2
 
 
-def test_the_last_chat_is_remembered_per_server() -> None:
-    assert SAVED.last_chat("http://here:8283") == ("agent-7", "conv-7")
-    assert SAVED.last_chat("demo") is None
-    assert Settings(last_agent="agent-d", last_server="demo").last_chat(
-        Server(demo=True).key) == ("agent-d", None)
+def test_the_last_chat_on_the_demo_is_continued_on_the_demo() -> None:
+    args = cli.build_parser().parse_args(["-c"])
+    saved = Settings(last_agent="agent-d", last_server=Server(demo=True).key)
+    assert cli.choose_chat(args, saved) == Server(demo=True)
+    assert (args.agent, args.conversation) == ("agent-d", None)
