@@ -24,7 +24,8 @@ from openletta.settings import (
 )
 
 FULL = Settings(theme="openletta-light", base_url="http://localhost:8283",
-                last_agent="agent-123", last_conversation="conv-456")
+                last_agent="agent-123", last_conversation="conv-456",
+                last_server="http://localhost:8283")
 
 
 @pytest.fixture
@@ -151,7 +152,7 @@ HOSTILE = [
 ]
 
 
-@given(st.builds(Settings, *(st.none() | TEXT for _ in range(4))))
+@given(st.builds(Settings, *(st.none() | TEXT for _ in Settings.__dataclass_fields__)))
 def test_any_settings_survive_a_round_trip(settings: Settings) -> None:
     with TemporaryDirectory() as directory:
         path = Path(directory) / "settings.toml"
@@ -161,8 +162,7 @@ def test_any_settings_survive_a_round_trip(settings: Settings) -> None:
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_strings_are_escaped_and_read_back(settings_file: Path, text: str) -> None:
-    save_settings(Settings(theme=text, base_url=text, last_agent=text, last_conversation=text),
-                  settings_file)
+    save_settings(Settings(**dict.fromkeys(Settings.__dataclass_fields__, text)), settings_file)
     written = settings_file.read_text(encoding="utf-8")
     assert not set(written) & {"\x00", "\x08", "\x0c", "\x1b", "\x7f", "\r"}
     assert tomllib.loads(written) == dict.fromkeys(Settings.__dataclass_fields__, text)
