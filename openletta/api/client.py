@@ -292,10 +292,13 @@ class LettaClient:
         """The tokens a run used."""
         return validate(RunUsage, await self._http.request("GET", f"/v1/runs/{run_id}/usage"))
 
-    async def get_context(self, agent_id: str) -> ContextWindow:
-        """How the agent's context window is spent now."""
+    async def get_context(self, agent_id: str,
+                          conversation_id: str | None = None) -> ContextWindow:
+        """How the agent's context window is spent now, in a conversation (``None``: its
+        default thread)."""
         return validate(ContextWindow, await self._http.request(
-            "GET", f"/v1/agents/{agent_id}/context"))
+            "GET", f"/v1/agents/{agent_id}/context",
+            params=_without_none(conversation_id=conversation_id)))
 
     async def list_run_messages(self, run_id: str) -> list[Message]:
         """What a run stored, oldest first (a cancelled run stores nothing)."""

@@ -8,7 +8,7 @@ from openletta.demo import catalog
 from openletta.demo.catalog import CONTEXT_WINDOW, USER_ID, ToolSpec
 from openletta.demo.ids import naive_time, record_time, stable_id
 from openletta.demo.runs import Run
-from openletta.demo.state import AgentRecord, ConversationRecord
+from openletta.demo.state import AgentRecord, ConversationRecord, Thread
 
 AGENT_TYPE = "letta_v1_agent"
 COMPACTION_PROMPT = ("The following messages are being evicted from the BEGINNING of your "
@@ -126,13 +126,13 @@ def run_json(run: Run) -> dict[str, Any]:
 SYSTEM_TOKENS, TOOL_TOKENS = 900, 1500
 
 
-def context_json(agent: AgentRecord) -> dict[str, Any]:
-    """``ContextWindowOverview`` of the agent's default thread, in round figures."""
+def context_json(agent: AgentRecord, thread: Thread) -> dict[str, Any]:
+    """``ContextWindowOverview`` of one of the agent's threads, in round figures."""
     memory = sum(len(value) for value in agent.blocks.values()) // 4
-    messages = max(0, agent.thread.context_tokens - SYSTEM_TOKENS - TOOL_TOKENS - memory)
+    messages = max(0, thread.context_tokens - SYSTEM_TOKENS - TOOL_TOKENS - memory)
     return {"context_window_size_max": CONTEXT_WINDOW,
             "context_window_size_current": SYSTEM_TOKENS + TOOL_TOKENS + memory + messages,
-            "num_messages": len(agent.thread.rows), "num_tokens_system": SYSTEM_TOKENS,
+            "num_messages": len(thread.rows), "num_tokens_system": SYSTEM_TOKENS,
             "num_tokens_core_memory": memory, "num_tokens_functions_definitions": TOOL_TOKENS,
             "num_tokens_messages": messages, "num_tokens_summary_memory": 0,
             "num_tokens_external_memory_summary": 0}

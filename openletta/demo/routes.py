@@ -134,10 +134,11 @@ class Api(Endpoints):
         return JSONResponse(resources.agent_json(agent, include=LEGACY_RELATIONSHIPS))
 
     async def context_window(self, request: Request) -> Response:
-        agent = self._agent(request.path_params["agent_id"])
-        if isinstance(agent, JSONResponse):
-            return agent
-        return JSONResponse(resources.context_json(agent))
+        found = self._thread(request.param("conversation_id") or "default",
+                             request.path_params["agent_id"])
+        if isinstance(found, JSONResponse):
+            return found
+        return JSONResponse(resources.context_json(*found))
 
     # --- history --------------------------------------------------------------------------
 

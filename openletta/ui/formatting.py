@@ -27,3 +27,10 @@ def home_relative(path: Path) -> str:
     except ValueError:
         return str(path)
     return "~" if inside == Path() else f"~/{inside}"
+
+
+def short_id(identifier: str) -> str:
+    """``conv-1a2b3c4d`` for ``conv-1a2b3c4d-…``: enough to tell threads apart, and short
+    enough to leave the status bar room for the context gauge."""
+    prefix, _, rest = identifier.partition("-")
+    return f"{prefix}-{rest[:8]}" if rest and len(rest) > 8 else identifier

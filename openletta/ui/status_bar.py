@@ -15,7 +15,7 @@ from textual.widget import Widget
 
 from openletta.display import single_line
 from openletta.transcript import Usage
-from openletta.ui.formatting import format_elapsed, format_tokens
+from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 
 GAUGE_CELLS = 5
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
@@ -130,13 +130,6 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
             "   ", (f"⚒ {info.permission_mode}", warning_style if info.unguarded else ""))
         parts["workspace"] = Text(f" · {info.workspace}")
     return parts
-
-
-def short_id(identifier: str) -> str:
-    """``conv-1a2b3c4d`` for ``conv-1a2b3c4d-…``: enough to tell threads apart, and short
-    enough to leave the status bar room for the context gauge."""
-    prefix, _, rest = identifier.partition("-")
-    return f"{prefix}-{rest[:8]}" if rest and len(rest) > 8 else identifier
 
 
 def tone_class(state: str) -> str:

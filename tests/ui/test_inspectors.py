@@ -12,7 +12,9 @@ from waiting import wait_until
 
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
+from openletta.ui.formatting import short_id
 from openletta.ui.screens import inspect
+from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
 from openletta.ui.screens.inspect import run_text as run_content
 from openletta.ui.widgets.footer import TurnFooter
@@ -111,3 +113,29 @@ async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_un
         body = app.screen.query_one(".inspect-body")
         await wait_until(pilot, lambda: "In use" in str(body.render()))
         assert "of 32,000 tokens" in str(body.render())
+
+
+async def test_context_counts_the_open_conversation_not_the_default_thread(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "bash", wait_until)
+        await pilot.press(*"/new", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                         and app.screen is not screen, what="new conversation")
+        screen = await open_chat(pilot, wait_until)
+        conversation = screen.session.conversation_id
+        assert conversation is not None
+        agent = screen.session.agent.id
+        client = screen.session.client
+        ours = await client.get_context(agent, conversation)
+        default = await client.get_context(agent)
+        assert ours.context_window_size_current != default.context_window_size_current
+        await pilot.press(*"/context", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
+        body = app.screen.query_one(".inspect-body")
+        await wait_until(pilot, lambda: "In use" in str(body.render()))
+        assert f"{ours.context_window_size_current:,} of 32,000" in str(body.render())
+        title = str(app.screen.query_one(".inspect-title").render())
+        assert title == f"Context window of demo-agent in {short_id(conversation)}"

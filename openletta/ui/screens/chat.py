@@ -300,7 +300,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def inspect_context(self) -> None:
         """Open the view of how the context window is spent."""
         agent = self.session.agent
-        self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id))
+        self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id,
+                                           self.session.conversation_id))
 
     @on(BlockView.Left)
     @on(SearchBar.Closed)

@@ -21,7 +21,7 @@ from openletta.api.errors import LettaError
 from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMessage
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.display import DisplayText, plain_text
-from openletta.ui.formatting import format_elapsed, format_tokens
+from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 
 BAR_CELLS = 24
 #: How often, and how far apart, the run inspector asks for step timings not recorded yet.
@@ -166,11 +166,13 @@ class InspectScreen(ModalScreen[None]):
 
 
 class ContextScreen(InspectScreen):
-    """``/context``: how the agent's context window is spent."""
+    """``/context``: how the agent's context window is spent in the open conversation."""
 
-    def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
-        super().__init__(f"Context window of {agent_name}")
-        self.client, self.agent_id = client, agent_id
+    def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
+                 conversation_id: str | None = None) -> None:
+        where = f" in {short_id(conversation_id)}" if conversation_id else ""
+        super().__init__(f"Context window of {agent_name}{where}")
+        self.client, self.agent_id, self.conversation_id = client, agent_id, conversation_id
 
     def on_mount(self) -> None:
         self.load()
@@ -178,7 +180,7 @@ class ContextScreen(InspectScreen):
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
         try:
-            window = await self.client.get_context(self.agent_id)
+            window = await self.client.get_context(self.agent_id, self.conversation_id)
         except LettaError as error:
             self.show(Content(DisplayText(f"The server did not say: {error.message}")))
             return
