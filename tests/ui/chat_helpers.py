@@ -66,3 +66,13 @@ async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) ->
     await pilot.press(*text, "enter")
     await wait_until(pilot, turn_ended, what=f"turn {text!r} ended")
     await pilot.pause()
+
+
+async def start_new_conversation(pilot: Pilot[None], screen: ChatScreen,
+                                 wait_until) -> ChatScreen:
+    """``/new`` from ``screen``: wait for the new conversation's chat screen."""
+    app = pilot.app
+    await pilot.press(*"/new", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                     and app.screen is not screen, what="new conversation")
+    return await open_chat(pilot, wait_until)

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
-from chat_helpers import laid_out, mounted_items, open_chat, send
+from chat_helpers import laid_out, mounted_items, open_chat, send, start_new_conversation
 from fault_proxy import FaultProxy
 from textual.color import Color
 from textual.widgets import Static
@@ -602,10 +602,7 @@ async def test_new_conversation_and_switching_back(demo_server, make_app, wait_u
     async with app.run_test(size=SIZE) as pilot:
         first = await open_chat(pilot, wait_until)
         await send(pilot, first, "hello", wait_until)
-        await pilot.press(*"/new", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
-                         and app.screen is not first, what="new conversation")
-        second = await open_chat(pilot, wait_until)
+        second = await start_new_conversation(pilot, first, wait_until)
         conversation = second.session.conversation_id
         assert conversation and second.status.info.conversation == conversation
         assert not [i for i in second.session.transcript.items if isinstance(i, UserItem)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from chat_helpers import open_chat, send
+from chat_helpers import open_chat, send, start_new_conversation
 from test_app import SIZE
 from textual.app import App
 from waiting import wait_until
@@ -14,7 +14,6 @@ from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
 from openletta.ui.formatting import short_id
 from openletta.ui.screens import inspect
-from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
 from openletta.ui.screens.inspect import run_text as run_content
 from openletta.ui.widgets.footer import TurnFooter
@@ -121,10 +120,7 @@ async def test_context_counts_the_open_conversation_not_the_default_thread(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         await send(pilot, screen, "bash", wait_until)
-        await pilot.press(*"/new", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
-                         and app.screen is not screen, what="new conversation")
-        screen = await open_chat(pilot, wait_until)
+        screen = await start_new_conversation(pilot, screen, wait_until)
         conversation = screen.session.conversation_id
         assert conversation is not None
         agent = screen.session.agent.id
