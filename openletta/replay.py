@@ -104,7 +104,8 @@ def transcript_json(transcript: Transcript, include_internal: bool = False) -> d
 
 _STATUS_STYLE = {
     ToolStatus.SUCCESS: "green", ToolStatus.ERROR: "red", ToolStatus.DENIED: "red",
-    ToolStatus.CANCELLED: "yellow", ToolStatus.AWAITING_APPROVAL: "bold yellow",
+    ToolStatus.CANCELLED: "yellow", ToolStatus.NOT_RUN: "yellow",
+    ToolStatus.AWAITING_APPROVAL: "bold yellow",
 }
 
 

@@ -394,7 +394,7 @@ def test_streamed_calls_the_server_does_not_hold_are_settled_as_not_run() -> Non
     change = transcript.settle_unheld(["call-1"])
 
     assert [c.tool_call_id for c in transcript.pending_approvals] == ["call-1"]
-    assert transcript.call("call-2").status is ToolStatus.CANCELLED
+    assert transcript.call("call-2").status is ToolStatus.NOT_RUN
     assert change.changed == [transcript.call("call-2")]
     assert transcript.settle_unheld([]).changed == [transcript.call("call-1")]
 

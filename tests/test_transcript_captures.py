@@ -78,7 +78,7 @@ EXPECTED: dict[str, tuple[str | None, str | None, int, list]] = {
     "parallel_tools_tokens.sse": ("done", "end_turn", 2, [
         ("reasoning", "Reading two files at once."),
         tool("read_file", "success", {"path": "/etc/hostname"}, "vm\n"),
-        tool("read_file", "cancelled", {"path": "/etc/os-release"}),
+        tool("read_file", "not_run", {"path": "/etc/os-release"}),
         *after_tool("read_file")]),
     "approval_request_tokens.sse": ("done", "requires_approval", 1, [
         ("reasoning", "The user wants me to run ls"), tool("bash", "awaiting_approval", LS)]),

@@ -129,7 +129,7 @@ class Transcript(HistoryPages):
         change = Change()
         for item in self.pending_approvals:
             if item.tool_call_id not in held:
-                item.status = ToolStatus.CANCELLED
+                item.status = ToolStatus.NOT_RUN
                 change.touch(item)
         return change
 

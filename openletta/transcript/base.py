@@ -112,12 +112,14 @@ class TranscriptBase:
         self._open.clear()
 
     def _settle_calls(self, stop_reason: str, change: Change) -> None:
-        """At the end of a turn, calls that did not return will not run: mark them."""
+        """At the end of a turn, calls that did not return will not run: mark them, as
+        cancelled if the run was."""
         if stop_reason in CALLS_STAY_PENDING:
             return
+        status = ToolStatus.CANCELLED if stop_reason == "cancelled" else ToolStatus.NOT_RUN
         for item in self._calls.values():
             if item.status in (ToolStatus.STREAMING, ToolStatus.RUNNING):
-                item.status = ToolStatus.CANCELLED
+                item.status = status
                 change.touch(item)
 
     def _decide(self, item: ToolCallItem, approve: bool, reason: str | None,

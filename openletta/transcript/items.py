@@ -24,14 +24,18 @@ class ToolStatus(StrEnum):
     SUCCESS = "success"
     ERROR = "error"
     DENIED = "denied"
+    #: Stopped by the user (Esc) or with the run cancelled.
     CANCELLED = "cancelled"
+    #: The turn ended without running it (the agent runs one call per step, or failed).
+    NOT_RUN = "not_run"
 
     @property
     def is_final(self) -> bool:
         return self in _FINAL_STATUSES
 
 
-_FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED}
+_FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED,
+                   ToolStatus.NOT_RUN}
 
 
 class GrowingText:

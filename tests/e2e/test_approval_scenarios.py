@@ -93,7 +93,7 @@ async def test_two_calls_in_one_step_the_server_holds_what_it_runs(
     round_ = await session.pending_round(ignore)  # as the app asks: the server's word wins
     assert round_ is not None and [call.tool_call_id for call in round_.calls] == held
     for call_id in set(streamed) - set(held):  # streamed, but the agent will not run it
-        assert session.transcript.call(call_id).status is ToolStatus.CANCELLED
+        assert session.transcript.call(call_id).status is ToolStatus.NOT_RUN
     round_.decide(round_.calls[0], Decision(approve=True))
     round_.decide_rest(Decision(approve=False, reason="one is enough"))
     outcome = await session.answer_round(round_, ignore)

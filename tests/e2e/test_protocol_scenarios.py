@@ -284,7 +284,7 @@ async def test_the_live_turn_equals_the_turn_rebuilt_from_history(
     assert shapes(last_turn(stored)) == shapes(last_turn(live))
 
 
-async def test_a_parallel_call_the_server_never_ran_is_cancelled_live_and_absent_later(
+async def test_a_parallel_call_the_server_never_ran_is_not_run_live_and_absent_later(
         client: LettaClient, fresh_agent_id: str) -> None:
     """The agent runs one call per step: the second streamed call is neither run nor stored."""
     live = Transcript()
@@ -293,7 +293,7 @@ async def test_a_parallel_call_the_server_never_ran_is_cancelled_live_and_absent
     assert ran.arguments == {"path": fake_llm.DEFAULT_FILE} and ran.result == NOTES_TEXT
     assert ran.status is ToolStatus.SUCCESS
     assert dropped.arguments == {"path": fake_llm.SECOND_FILE}
-    assert dropped.status is ToolStatus.CANCELLED and dropped.result is None
+    assert dropped.status is ToolStatus.NOT_RUN and dropped.result is None
     stored = await history_transcript(client, fresh_agent_id)
     assert shapes(last_turn(stored)) == shapes(
         [item for item in last_turn(live) if item is not dropped])

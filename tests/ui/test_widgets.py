@@ -274,6 +274,19 @@ async def test_hidden_reasoning_is_a_stub() -> None:
         assert not widget.can_focus
 
 
+async def test_a_call_the_turn_never_ran_says_so_with_no_time(clock: FakeClock) -> None:
+    item = call("read_file", {"path": "todo.txt"}, status=ToolStatus.RUNNING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await synced(pilot, card)
+        clock.now += 2
+        item.status = ToolStatus.NOT_RUN  # the agent ran only the first call of its step
+        await synced(pilot, card)
+        assert card.has_class("-not-run") and card._ticker is None
+        assert squeezed(shown_text(card))[0].endswith("todo.txt not run")
+
+
 async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
     item = call("bash", status=ToolStatus.STREAMING)
     app = ItemsApp([item])

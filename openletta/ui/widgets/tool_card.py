@@ -40,6 +40,7 @@ STATUS_LABELS = {
     ToolStatus.ERROR: "✗ error",
     ToolStatus.DENIED: "⊘ denied",
     ToolStatus.CANCELLED: "cancelled",
+    ToolStatus.NOT_RUN: "not run",
 }
 HIDDEN_CHARACTERS_WARNING = (
     "⚠ This call holds control or invisible characters, shown as ␍ ␛ ⟨U+…⟩. "
@@ -179,7 +180,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._show_elapsed()
 
     def _show_elapsed(self) -> None:
-        if self._started is None:
+        if self._started is None or self._status is ToolStatus.NOT_RUN:
             seconds = None
         else:
             seconds = self._took if self._took is not None else clock() - self._started
