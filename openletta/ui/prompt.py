@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from textual import events
+import asyncio
+
+from textual import events, work
 from textual.message import Message
 from textual.widgets import TextArea
 
-from openletta.ui.slash_menu import SlashMenu
+from openletta.tools.base import Workspace
+from openletta.tools.mentions import matching_paths, mention_query, project_paths
+from openletta.ui.commands import SlashCommand, matching_commands
+from openletta.ui.completion_menu import CompletionMenu
 
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
@@ -18,7 +23,9 @@ class Prompt(TextArea):
     Enter posts :class:`Prompt.Submitted`; Shift+Enter or Ctrl+J insert a new line; ↑ on the
     first line and ↓ on the last line walk through the prompts sent before. While a slash
     command is typed, ``menu`` lists the matches: ↑/↓ move, Tab completes, Enter completes or
-    runs, Esc closes it. Otherwise Escape is left to the screen (it interrupts the turn).
+    runs, Esc closes it; while an ``@`` mention is, it lists the paths of the working
+    directory of ``mentions`` that match (Tab or Enter completes). Otherwise Escape is left to
+    the screen (it interrupts the turn).
     The cursor does not blink: nothing on screen moves unless something changed (a blink
     repaints the prompt twice a second, a turn's worth of frames while a reply streams).
     """
@@ -36,10 +43,13 @@ class Prompt(TextArea):
             return self.prompt
 
     def __init__(self, *, id: str | None = None, placeholder: str = "",
-                 menu: SlashMenu | None = None) -> None:
+                 menu: CompletionMenu | None = None, mentions: Workspace | None = None) -> None:
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
                          placeholder=placeholder)
         self.menu = menu
+        self.mentions = mentions
+        #: The paths mentions complete from, as last listed (``None``: not yet).
+        self.mention_paths: list[str] | None = None
         #: The text at which the user closed the menu with Esc (it stays closed for it).
         self._menu_dismissed: str | None = None
         self.prompt_history: list[str] = []
@@ -87,29 +97,66 @@ class Prompt(TextArea):
         self._sync_menu()
 
     def _sync_menu(self) -> None:
-        if self.menu is not None:
-            self.menu.show_matches("" if self.text == self._menu_dismissed else self.text)
+        if self.menu is None:
+            return
+        query = self._mention_query()
+        if self.text == self._menu_dismissed:
+            self.menu.hide()
+        elif commands := matching_commands(self.text):
+            self.menu.show_commands(commands)
+        elif query is not None and self.mention_paths is not None:
+            self.menu.show_paths(matching_paths(self.mention_paths, query))
+        else:
+            self.menu.hide()
+        if query == "":  # a mention begins: list the paths again (files come and go)
+            self._list_mention_paths()
+
+    def _mention_query(self) -> str | None:
+        """What the ``@`` mention the cursor ends holds so far, if it ends one."""
+        if self.mentions is None or self.selection.start != self.selection.end:
+            return None
+        row, column = self.cursor_location
+        return mention_query(self.document.get_line(row)[:column])
+
+    @work(exclusive=True, group="mention-paths", exit_on_error=False)
+    async def _list_mention_paths(self) -> None:
+        assert self.mentions is not None
+        self.mention_paths = await asyncio.to_thread(project_paths, self.mentions)
+        self._sync_menu()
 
     def _menu_key(self, key: str) -> bool:
-        """Drive the open slash menu; ``True`` if the key was used."""
+        """Drive the open menu; ``True`` if the key was used."""
         if self.menu is None:
             return False
         self._sync_menu()  # keys typed quickly can arrive before the Changed message
-        menu, command = self.menu, self.menu.chosen
-        if command is None or (key == "enter" and self.text.strip() == f"/{command.name}"):
+        menu, choice = self.menu, self.menu.chosen
+        if choice is None or (isinstance(choice, SlashCommand) and key == "enter"
+                              and self.text.strip() == f"/{choice.name}"):
             return False  # a complete command name: Enter runs it
         if key in ("up", "down"):
             menu.move(-1 if key == "up" else +1)
         elif key == "escape":
             self._menu_dismissed = self.text
-            menu.display = False
-        elif key == "enter" and not command.takes_argument:
-            self._show(command.completion)
+            menu.hide()
+        elif isinstance(choice, str):
+            return key in ("enter", "tab") and self._complete_mention(choice)
+        elif key == "enter" and not choice.takes_argument:
+            self._show(choice.completion)
             self._submit()
         elif key in ("enter", "tab"):
-            self._show(command.completion)
+            self._show(choice.completion)
         else:
             return False
+        return True
+
+    def _complete_mention(self, path: str) -> bool:
+        """Put ``path`` in place of the mention typed so far (a directory's stays open for
+        its own paths)."""
+        row, column = self.cursor_location
+        start = (row, column - len(self._mention_query() or "") - 1)
+        ending = "" if path.endswith("/") else " "
+        self.replace(f"@{path}{ending}", start, (row, column),
+                     maintain_selection_offset=False)
         return True
 
     def _recall_key(self, key: str) -> bool:

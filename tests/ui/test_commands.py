@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 import pytest
@@ -10,6 +11,7 @@ from textual.command import CommandList, CommandPalette, Provider
 from textual.pilot import Pilot
 from waiting import wait_until
 
+from openletta.tools.base import Workspace
 from openletta.ui.commands import (
     SLASH_COMMANDS,
     SlashCommand,
@@ -17,8 +19,8 @@ from openletta.ui.commands import (
     matching_commands,
     parse_slash,
 )
+from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.prompt import Prompt
-from openletta.ui.slash_menu import SlashMenu
 
 
 def test_registry_holds_the_commands_and_their_actions() -> None:
@@ -90,7 +92,7 @@ class CommandsApp(App[None]):
         self.submitted: list[str] = []
 
     def compose(self) -> ComposeResult:
-        menu = SlashMenu()
+        menu = CompletionMenu()
         yield menu
         yield Prompt(id="prompt", menu=menu)
 
@@ -107,7 +109,7 @@ class CommandsApp(App[None]):
 async def test_prompt_menu_completes_and_runs_commands() -> None:
     app = CommandsApp()
     async with app.run_test() as pilot:
-        prompt, menu = app.query_one(Prompt), app.query_one(SlashMenu)
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
         prompt.focus()
         await pilot.press("/")
         assert menu.display and menu.option_count == len(SLASH_COMMANDS)
@@ -156,3 +158,58 @@ async def test_palette_search_runs_the_action() -> None:
         await pilot.press("down", "enter")
         await wait_until(pilot, lambda: app.ran, what="the command to run")
         assert app.ran == ["clear"]
+
+
+class MentionsApp(App[None]):
+    """A prompt whose mentions complete from ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        menu = CompletionMenu()
+        yield menu
+        yield Prompt(id="prompt", menu=menu, mentions=Workspace(self.root))
+
+    def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
+        self.submitted.append(event.text)
+
+
+def shown_paths(menu: CompletionMenu) -> list[str]:
+    return [str(menu.get_option_at_index(index).prompt) for index in range(menu.option_count)]
+
+
+async def test_an_at_mention_completes_paths_of_the_working_directory(tmp_path: Path) -> None:
+    for path in ("app.py", "src/main.py", "src/util.py", "notes.md"):
+        (tmp_path / path).parent.mkdir(exist_ok=True)
+        (tmp_path / path).write_text("x")
+    app = MentionsApp(tmp_path)
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        await pilot.press(*"see @")
+        await wait_until(pilot, lambda: menu.display, what="the paths listed")
+        assert shown_paths(menu) == ["src/", "app.py", "notes.md", "src/main.py", "src/util.py"]
+        await pilot.press("s", "r")
+        assert shown_paths(menu) == ["src/", "src/main.py", "src/util.py"]
+        await pilot.press("tab")  # a directory: its paths are offered next
+        assert prompt.text == "see @src/" and shown_paths(menu) == ["src/main.py", "src/util.py"]
+        await pilot.press("u", "enter")  # Enter takes the path, it does not send
+        assert prompt.text == "see @src/util.py " and not menu.display and not app.submitted
+        await pilot.press(*"and @zz")
+        assert not menu.display
+        await pilot.press("backspace", "backspace", "a", "escape")
+        assert not menu.display and prompt.text == "see @src/util.py and @a"
+        await pilot.press("enter")
+        assert app.submitted == ["see @src/util.py and @a"]
+
+
+async def test_without_a_working_directory_at_is_only_a_character() -> None:
+    app = CommandsApp()
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        await pilot.press(*"hi @", "enter")
+        assert not menu.display and app.submitted == ["hi @"]

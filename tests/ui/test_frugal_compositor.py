@@ -52,7 +52,7 @@ async def busy_screen(pilot, wait_until) -> ChatScreen:
     await wait_until(pilot, lambda: screen.memory.display, what="the memory panel")
     screen.prompt.focus()
     await pilot.press("pageup", "/")  # the slash menu opens over the chat
-    await wait_until(pilot, lambda: screen.query_one("#slash-menu").display, what="the menu")
+    await wait_until(pilot, lambda: screen.query_one("#completion-menu").display, what="the menu")
     app.notify("a toast over the chat")
     await wait_until(pilot, lambda: screen.query("Toast"), what="the toast")
     return screen

@@ -22,6 +22,7 @@ from openletta.transcript import Change
 from openletta.ui.attention import APPROVAL_STATE, draw_attention
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
+from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
@@ -30,7 +31,6 @@ from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
-from openletta.ui.slash_menu import SlashMenu
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
@@ -88,9 +88,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         #: shown again each time the user asks).
         self._history_error: str | None = None
         self.view = ChatView(id="chat")
-        self.menu = SlashMenu(id="slash-menu")
+        self.menu = CompletionMenu(id="completion-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
-                             menu=self.menu)
+                             menu=self.menu, mentions=local.workspace if local else None)
         self.status = StatusBar(id="status")
         agent = session.agent
         self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)

@@ -19,6 +19,7 @@ KEYS = (
     ("Enter", "send (queued while the agent answers)"),
     ("Shift+Enter / Ctrl+J", "new line"),
     ("↑ / ↓", "recall earlier prompts (on the first / last line)"),
+    ("@", "mention a path of the working directory: the menu completes it (Tab or Enter)"),
     ("Esc", "stop the running turn"),
     ("Shift+Tab", "next permission mode for local tools: "
      + ", ".join(mode.label for mode in SWITCHABLE)),

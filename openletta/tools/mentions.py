@@ -1,0 +1,104 @@
+"""``@path`` mentions in the prompt: the paths of the working directory they complete from,
+and which of them match what is typed. No Textual here.
+
+A mention is only text: the message says ``@src/app.py`` and the agent reads the file with
+its tools, if it wants to (nothing is attached behind the user's back).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+from openletta.tools.base import Workspace
+from openletta.tools.search import SKIPPED_DIRS
+
+#: The most paths listed (a huge tree is cut, the shallowest paths kept).
+MAX_PATHS = 20_000
+#: Seconds ``git ls-files`` may take before the directory is walked instead.
+GIT_TIMEOUT = 3.0
+#: How many matches the menu shows.
+SHOWN = 8
+#: ``@query`` right before the cursor, at the start or after a space.
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S*)\Z")
+
+
+def project_paths(workspace: Workspace, limit: int = MAX_PATHS) -> list[str]:
+    """The files and directories of the working directory, relative and with ``/``
+    separators (a directory ends with ``/``), shallowest first. In a git repository, what git
+    does not ignore; elsewhere all but hidden directories, version control, dependencies and
+    caches."""
+    files = _git_files(workspace)
+    return _walked(workspace.root, limit) if files is None else _with_directories(files)[:limit]
+
+
+def _git_files(workspace: Workspace) -> list[str] | None:
+    """The files git tracks or would (ignored ones left out); ``None`` outside a repository."""
+    try:
+        listing = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=workspace.root, env=workspace.child_environment(), capture_output=True,
+            timeout=GIT_TIMEOUT, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [path for path in listing.stdout.decode(errors="replace").split("\0") if path]
+
+
+def _with_directories(files: list[str]) -> list[str]:
+    directories = {f"{parent.as_posix()}/" for file in files
+                   for parent in PurePosixPath(file).parents if parent != PurePosixPath()}
+    return sorted({*files, *directories}, key=lambda path: (path.rstrip("/").count("/"), path))
+
+
+def _walked(root: Path, limit: int) -> list[str]:
+    paths: list[str] = []
+    level = [Path()]
+    while level and len(paths) < limit:
+        deeper: list[Path] = []
+        for relative in level:
+            try:
+                entries = sorted(os.scandir(root / relative), key=lambda entry: entry.name)
+            except OSError:
+                continue
+            for entry in entries:
+                path = (relative / entry.name).as_posix()
+                if _is_directory(entry):
+                    if entry.name not in SKIPPED_DIRS and not entry.name.startswith("."):
+                        paths.append(f"{path}/")
+                        deeper.append(relative / entry.name)
+                else:
+                    paths.append(path)
+        level = deeper
+    return paths[:limit]
+
+
+def mention_query(before_cursor: str) -> str | None:
+    """What follows the ``@`` of the mention the cursor is at the end of, if it is at one."""
+    match = _MENTION.search(before_cursor)
+    return match[1] if match else None
+
+
+def matching_paths(paths: Sequence[str], query: str, limit: int = SHOWN) -> list[str]:
+    """The paths holding ``query`` (ignoring case), but the one it already is: those it
+    starts first, then those whose name it starts, then the rest; shallower and shorter first
+    in each."""
+    wanted = query.lower()
+
+    def rank(path: str) -> tuple[int, int, int, str]:
+        lower = path.lower()
+        name = lower.rstrip("/").rpartition("/")[2]
+        start = 0 if lower.startswith(wanted) else 1 if name.startswith(wanted) else 2
+        return start, path.rstrip("/").count("/"), len(path), path
+
+    found = (path for path in paths if wanted in path.lower() and path.lower() != wanted)
+    return sorted(found, key=rank)[:limit]
+
+
+def _is_directory(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False

@@ -1,0 +1,60 @@
+"""The completion menu above the prompt: slash commands while one is typed, paths while an
+``@`` mention is."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from openletta.display import DisplayText
+from openletta.ui.commands import SLASH_COMMANDS, SlashCommand
+
+#: An option id: a command's name, or a path after this mark.
+_PATH = "@"
+
+
+def command_row(command: SlashCommand) -> Text:
+    """``/theme [name]   Switch theme …``"""
+    text = Text(command.usage.ljust(18), style="bold")
+    text.append(command.description, style="dim")
+    return text
+
+
+class CompletionMenu(OptionList, can_focus=False):
+    """What completes the prompt's text; the prompt drives it with its keys."""
+
+    def show_commands(self, commands: list[SlashCommand]) -> None:
+        """List ``commands`` (hidden when there are none)."""
+        self._show([(command.name, command_row(command)) for command in commands])
+
+    def show_paths(self, paths: list[str]) -> None:
+        """List ``paths`` of the working directory (hidden when there are none)."""
+        self._show([(f"{_PATH}{path}", Text(DisplayText(path), style="bold"))
+                    for path in paths])
+
+    def hide(self) -> None:
+        self._show([])
+
+    def _show(self, rows: list[tuple[str, Text]]) -> None:
+        if [option.id for option in self.options] != [key for key, _ in rows]:
+            self.clear_options()
+            self.add_options([Option(label, id=key) for key, label in rows])
+            self.highlighted = 0 if rows else None
+        self.display = bool(rows)
+
+    def move(self, step: int) -> None:
+        """Highlight the next (``+1``) or previous (``-1``) row, wrapping around."""
+        if self.option_count:
+            current = self.highlighted if self.highlighted is not None else -step
+            self.highlighted = (current + step) % self.option_count
+
+    @property
+    def chosen(self) -> SlashCommand | str | None:
+        """The highlighted command or path, if the menu is open."""
+        if not self.display or self.highlighted is None:
+            return None
+        key = self.get_option_at_index(self.highlighted).id or ""
+        if key.startswith(_PATH):
+            return key[len(_PATH):]
+        return SLASH_COMMANDS.get(key)
