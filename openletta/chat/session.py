@@ -8,8 +8,10 @@ breaks) is :class:`~openletta.chat.replies.ReplyStreams`'s part.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Collection, Coroutine
+from pathlib import Path
 from typing import Any
 
 from openletta.api.client import LettaClient, MessageStream
@@ -19,7 +21,9 @@ from openletta.api.messages import Message
 from openletta.api.resources import Agent, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
-from openletta.transcript import Change
+from openletta.settings import write_private_file
+from openletta.transcript import Change, Transcript
+from openletta.transcript.export import to_markdown
 
 PAGE_SIZE = 50
 #: Rows per request when reading a whole thread (export).
@@ -116,6 +120,16 @@ class ChatSession(ReplyStreams):
             if not page.has_more or page.before_cursor is None:
                 return [message for older in reversed(pages) for message in older]
             before = page.before_cursor
+
+    async def export_markdown(self, name: str, target: Path) -> int:
+        """Write the whole thread (every page) to ``target`` as Markdown titled ``name``;
+        returns how many messages. Raises :class:`LettaError` or :class:`OSError`."""
+        messages = await self.all_messages()
+        transcript = Transcript()
+        transcript.load_history(messages)
+        markdown = to_markdown(transcript.visible_items(), name)
+        await asyncio.to_thread(write_private_file, target, markdown)
+        return len(messages)
 
     async def stream_turn(self, text: str, on_change: OnChange,
                           on_connection: OnConnection = unheard) -> TurnOutcome:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from pathlib import Path, PurePath
+import time
+from pathlib import PurePath
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
@@ -34,13 +35,11 @@ from openletta.chat.opening import (
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import resume_command, server_key
 from openletta.display import DisplayText, single_line
-from openletta.settings import Settings, load_settings, save_settings, write_private_file
-from openletta.transcript import Transcript
-from openletta.transcript.export import default_export_name, to_markdown
+from openletta.settings import Settings, load_settings, save_settings
+from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
-from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -55,7 +54,11 @@ if TYPE_CHECKING:
 DEMO_LABEL = "the embedded demo server"
 
 
-class OpenLettaApp(App[None], ReportsWorkerErrors):
+#: Seconds within which a second Ctrl+C quits.
+QUIT_AGAIN_SECONDS = 2.0
+
+
+class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
@@ -65,6 +68,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help", id="app.help"),
     ]
+    #: When Ctrl+C last asked whether to quit (:meth:`action_help_quit`).
+    _quit_asked = float("-inf")
 
     def __init__(self, *, base_url: str | None = None, api_key: str | None = None,
                  demo: bool = False, agent: str | None = None, conversation: str | None = None,
@@ -277,6 +282,18 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
             title = single_line(f"{self.title} · {sub_title}" if sub_title else self.title)
             write_to_terminal(self, f"\x1b]2;{title}\x07")
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C: stop the running turn, as Esc does; else say how to quit, and quit when it
+        comes again at once."""
+        screen = self.screen
+        if isinstance(screen, ChatScreen) and screen.busy:
+            screen.action_interrupt()
+        elif time.monotonic() - self._quit_asked < QUIT_AGAIN_SECONDS:
+            self.call_later(self.action_quit)
+        else:
+            self._quit_asked = time.monotonic()
+            self.notify("Press Ctrl+C again, or Ctrl+Q, to quit.", title="Quit?")
+
     async def action_quit(self) -> None:
         """Quit, first asking what to do with an approval request that is open."""
         screen = self.screen
@@ -295,9 +312,7 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
 
     def action_conversations(self) -> None:
         """List the agent's conversations to switch to, or start a new one."""
-        screen = self.screen
-        if not isinstance(screen, ChatScreen) or self.client is None:
-            self.notify("Open a chat first.", severity="warning")
+        if (screen := self.open_chat()) is None or self.client is None:
             return
         agent = screen.session.agent
         self.push_screen(ConversationsScreen(
@@ -307,36 +322,8 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
 
     def action_new_conversation(self) -> None:
         """Start a new conversation with the open agent and switch to it."""
-        screen = self.screen
-        if isinstance(screen, ChatScreen):
+        if (screen := self.open_chat()) is not None:
             self.new_conversation(screen.session.agent)
-        else:
-            self.notify("Open a chat first.", severity="warning")
-
-    def action_memory(self) -> None:
-        """Show or hide the memory panel of the open chat."""
-        if isinstance(self.screen, ChatScreen):
-            self.screen.action_toggle_memory()
-
-    def action_context(self) -> None:
-        """Show how the open chat's agent spends its context window."""
-        if isinstance(self.screen, ChatScreen):
-            self.screen.inspect_context()
-
-    def action_inspect_run(self) -> None:
-        """Show the runs and steps of the open chat's last turn."""
-        if isinstance(self.screen, ChatScreen):
-            self.screen.inspect_last_run()
-
-    def action_approval_rules(self) -> None:
-        """Show which of the agent's tools need approval, and toggle them."""
-        screen = self.screen
-        if not isinstance(screen, ChatScreen) or self.client is None:
-            self.notify("Open a chat first.", severity="warning")
-            return
-        agent = screen.session.agent
-        self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id,
-                                             self.local))
 
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
@@ -347,42 +334,6 @@ class OpenLettaApp(App[None], ReportsWorkerErrors):
         self.theme = name or self._next_theme()
         self.notify(f"Theme: {self.theme}")
         await self._save_settings(theme=self.theme)
-
-    def action_clear(self) -> None:
-        """Clear the chat screen (the conversation itself is kept)."""
-        if isinstance(self.screen, ChatScreen):
-            self.screen.view.clear()
-
-    def action_export(self, path: str = "") -> None:
-        """Write the whole conversation (every page) as Markdown to ``path`` (default: cwd)."""
-        screen = self.screen
-        if not isinstance(screen, ChatScreen):
-            self.notify("Open a chat to export it.", severity="warning")
-            return
-        name = screen.session.agent.name or screen.session.agent.id
-        target = Path(path).expanduser() if path else Path.cwd() / default_export_name(
-            name, self._clock())
-        self.export_conversation(screen.session, name, target)
-
-    @work(group="export", exclusive=True, exit_on_error=False)
-    async def export_conversation(self, session: ChatSession, name: str, target: Path) -> None:
-        """Read every page of the thread from the server and write it as Markdown."""
-        self.notify(f"Exporting {name}…", title="Export")
-        try:
-            messages = await session.all_messages()
-        except LettaError as error:
-            self.notify(f"Could not read the conversation: {error.message}", title="Export",
-                        severity="error")
-            return
-        transcript = Transcript()
-        transcript.load_history(messages)
-        markdown = to_markdown(transcript.visible_items(), name)
-        try:
-            await asyncio.to_thread(write_private_file, target, markdown)
-        except OSError as error:
-            self.notify(f"Could not write {target}: {error.strerror}", severity="error")
-            return
-        self.notify(f"Exported {len(messages):,} messages to {target}", title="Export")
 
     def _next_theme(self) -> str:
         names = self._theme_names or sorted(self.available_themes)

@@ -281,7 +281,8 @@ async def test_hostile_text_is_shown_literally(demo_server, make_app, wait_until
         assert "[bold]" in shown or "[/" in shown
 
 
-async def test_escape_interrupts_a_slow_turn(make_app, wait_until) -> None:
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_escape_or_ctrl_c_interrupts_a_slow_turn(make_app, wait_until, key: str) -> None:
     server = DemoServer(speed=1.0)
     base_url = await server.start()
     try:
@@ -293,9 +294,9 @@ async def test_escape_interrupts_a_slow_turn(make_app, wait_until) -> None:
             await wait_until(pilot, lambda: any(
                 isinstance(item, AssistantItem) and item.text for item in transcript.items),
                 what="partial reply", timeout=10)
-            await pilot.press("escape")
+            await pilot.press(key)
             await pilot.pause()
-            assert not screen.busy
+            assert not screen.busy and app.is_running
             partial = [item for item in transcript.items if isinstance(item, AssistantItem)]
             assert partial[-1].text and partial[-1].done
             interrupted, footer = transcript.items[-2:]
@@ -637,3 +638,16 @@ async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_an
             assert screen.session.conversation_id is None
             assert any(said in str(note.message) for note in app._notifications)
             assert "--conversation" not in (app.resume_hint or "")
+
+
+async def test_ctrl_c_says_how_to_quit_and_quits_when_pressed_again(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press("ctrl+c")
+        assert [str(note.message) for note in app._notifications] == [
+            "Press Ctrl+C again, or Ctrl+Q, to quit."]
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app._exit, what="the app to quit")

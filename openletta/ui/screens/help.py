@@ -20,7 +20,7 @@ KEYS = (
     ("Shift+Enter / Ctrl+J", "new line"),
     ("↑ / ↓", "recall earlier prompts (on the first / last line)"),
     ("@", "mention a path of the working directory: the menu completes it (Tab or Enter)"),
-    ("Esc", "stop the running turn"),
+    ("Esc / Ctrl+C", "stop the running turn (Ctrl+C twice quits)"),
     ("Shift+Tab", "next permission mode for local tools: "
      + ", ".join(mode.label for mode in SWITCHABLE)),
     ("PgUp / PgDn", "scroll the chat a page (earlier messages load at the top)"),

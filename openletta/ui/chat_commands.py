@@ -1,0 +1,86 @@
+"""The slash commands that act on the open chat (memory, context, runs, approval rules,
+clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`. Each says so when no
+chat is open, or does nothing where that is all there is to say."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.chat.local_calls import LocalCalls
+from openletta.chat.session import ChatSession
+from openletta.transcript.export import default_export_name
+from openletta.ui.screens.agents import Clock
+from openletta.ui.screens.approval_rules import ApprovalRulesScreen
+from openletta.ui.screens.chat import ChatScreen
+
+
+class ChatCommands(App[None]):
+    """App actions on the open chat screen."""
+
+    client: LettaClient | None
+    local: LocalCalls | None
+    _clock: Clock
+
+    def open_chat(self) -> ChatScreen | None:
+        """The chat on screen; ``None``, and a note saying so, when there is none."""
+        screen = self.screen
+        if isinstance(screen, ChatScreen) and self.client is not None:
+            return screen
+        self.notify("Open a chat first.", severity="warning")
+        return None
+
+    def action_memory(self) -> None:
+        """Show or hide the memory panel of the open chat."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.action_toggle_memory()
+
+    def action_context(self) -> None:
+        """Show how the open chat's agent spends its context window."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.inspect_context()
+
+    def action_inspect_run(self) -> None:
+        """Show the runs and steps of the open chat's last turn."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.inspect_last_run()
+
+    def action_approval_rules(self) -> None:
+        """Show which of the agent's tools need approval, and toggle them."""
+        if (screen := self.open_chat()) is None or self.client is None:
+            return
+        agent = screen.session.agent
+        self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id,
+                                             self.local))
+
+    def action_clear(self) -> None:
+        """Clear the chat screen (the conversation itself is kept)."""
+        if isinstance(self.screen, ChatScreen):
+            self.screen.view.clear()
+
+    def action_export(self, path: str = "") -> None:
+        """Write the whole conversation (every page) as Markdown to ``path`` (default: cwd)."""
+        if (screen := self.open_chat()) is None:
+            return
+        name = screen.session.agent.name or screen.session.agent.id
+        target = Path(path).expanduser() if path else Path.cwd() / default_export_name(
+            name, self._clock())
+        self.export_conversation(screen.session, name, target)
+
+    @work(group="export", exclusive=True, exit_on_error=False)
+    async def export_conversation(self, session: ChatSession, name: str, target: Path) -> None:
+        """Read every page of the thread from the server and write it as Markdown."""
+        self.notify(f"Exporting {name}…", title="Export")
+        try:
+            count = await session.export_markdown(name, target)
+        except LettaError as error:
+            self.notify(f"Could not read the conversation: {error.message}", title="Export",
+                        severity="error")
+        except OSError as error:
+            self.notify(f"Could not write {target}: {error.strerror}", severity="error")
+        else:
+            self.notify(f"Exported {count:,} messages to {target}", title="Export")
