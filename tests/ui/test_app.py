@@ -651,3 +651,17 @@ async def test_ctrl_c_says_how_to_quit_and_quits_when_pressed_again(
         assert app.is_running
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: app._exit, what="the app to quit")
+
+
+async def test_conversations_says_when_there_is_none_but_the_default_thread(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/conversations", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                         and "Loading" not in str(
+                             app.screen.query_one("#conversations-status").render()),
+                         what="conversations listed")
+        status = str(app.screen.query_one("#conversations-status").render())
+        assert status == "No other conversation yet: n starts one"

@@ -88,7 +88,8 @@ class ConversationsScreen(ModalScreen[None]):
         self._list.highlighted = 0
         self._list.focus()
         count = len(self.conversations)
-        self._status.update(f"{count} named conversation{'s' if count != 1 else ''}")
+        self._status.update(f"{count} named conversation{'s' if count != 1 else ''}" if count
+                            else "No other conversation yet: n starts one")
 
     @on(OptionList.OptionSelected, "#conversations-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
