@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 from openletta.transcript import Item
 from openletta.transcript.search import find_items
 from openletta.ui.chat_view import ChatView
+from openletta.ui.widgets.base import Folds
 
 #: Earlier pages loaded by one step before the search says it found nothing older.
 PAGES_PER_STEP = 10
@@ -173,3 +174,5 @@ class SearchBar(Horizontal):
             marked.remove_class(MATCH_CLASS)
         if widget is not None:
             widget.add_class(MATCH_CLASS)
+            if isinstance(widget, Folds):  # the match may be in the folded part
+                widget.expanded = True

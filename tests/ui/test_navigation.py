@@ -13,6 +13,7 @@ from openletta.ui.screens import agents as agents_screen
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.search_bar import MATCH_CLASS
 from openletta.ui.widgets.assistant import CodeBlock
+from openletta.ui.widgets.user import UserMessage
 
 SIZE = (100, 30)
 HISTORY = 300  # six pages of 50; rounds 0 (newest) … 29 (oldest)
@@ -204,3 +205,20 @@ async def test_the_agent_chooser_pages_and_ctrl_a_opens_it(
         names = [agent.name for agent in chooser.agents]
         assert len(set(names)) == 3
         assert chooser.query_one("#agent-list").option_count == 3
+
+
+async def test_a_match_in_a_folded_message_opens_it(demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        screen.prompt.load_text("\n".join(f"pasted {n}" for n in range(20)) + "\nneedle here")
+        await pilot.press("enter")
+        transcript = screen.session.transcript
+        await wait_until(pilot, lambda: transcript.stop_reason and not screen.busy,
+                         what="the reply")
+        (pasted,) = [item for item in transcript.items if isinstance(item, UserItem)]
+        widget = screen.view.widget_for(pasted)
+        assert isinstance(widget, UserMessage) and not widget.expanded
+        await pilot.press("ctrl+f", *"needle", "enter")
+        await wait_until(pilot, lambda: marked(screen) == [pasted], what="the match")
+        assert widget.expanded

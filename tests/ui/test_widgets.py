@@ -129,6 +129,28 @@ async def test_user_text_is_never_markup() -> None:
         assert shown_text(app.widget_of(item)) == "▌ look: [bold red]markup[/] done"
 
 
+async def test_a_long_message_folds_until_enter_opens_it() -> None:
+    item = UserItem(key="u", text="\n".join(f"line {n}" for n in range(1, 301)))
+    short = UserItem(key="s", text="\n".join(f"line {n}" for n in range(1, 13)))
+    app = ItemsApp([item, short])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = app.widget_of(item)
+        assert shown_text(widget).split("\n")[-2:] == [
+            "▌ line 8", "▌ … 292 more lines — Enter to expand"]
+        widget.focus()
+        await pilot.press("enter")
+        assert widget.size.height == 301
+        assert str(widget.render()).split("\n")[-2:] == ["line 300", "Enter folds it"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert widget.size.height == 9
+        assert shown_text(app.widget_of(short)).split("\n")[-1] == "▌ line 12"  # 12 lines: all
+        app.widget_of(short).focus()
+        await pilot.press("enter")
+        assert shown_text(app.widget_of(short)).split("\n")[-1] == "▌ line 12"
+
+
 async def test_assistant_streams_then_renders_the_final_text() -> None:
     item = AssistantItem(key="a")
     app = ItemsApp([item])

@@ -28,7 +28,8 @@ KEYS = (
     ("Alt+↑ / Alt+↓", "jump to the previous / next prompt you sent"),
     ("Ctrl+F", "find in the conversation (Enter/↑ older, ↓ newer)"),
     ("Tab", "focus the next message, card or code block"),
-    ("Enter", "on a card or a thought: open or fold it; on a turn's footer: its runs"),
+    ("Enter", "on a card, a thought or a long message: open or fold it; on a turn's "
+              "footer: its runs"),
     ("c", "copy the focused message, code block or tool output"),
     ("F2", "show or hide the agent's memory blocks"),
     ("Ctrl+T", "show or hide internal messages"),

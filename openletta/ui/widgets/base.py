@@ -7,7 +7,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable, Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from textual.binding import Binding, BindingType
 from textual.content import Content
@@ -130,6 +130,13 @@ class ItemWidget(Widget):
             self.notify("Nothing to copy here yet.", title="Copy", severity="warning")
         else:
             copy_to_clipboard(self, *found)
+
+
+@runtime_checkable
+class Folds(Protocol):
+    """A widget that folds part of what it shows (a long output, a thought, a paste)."""
+
+    expanded: bool
 
 
 class TextItemWidget(ItemWidget):
