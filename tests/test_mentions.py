@@ -44,6 +44,8 @@ def test_in_a_git_repository_what_git_ignores_is_left_out(tmp_path: Path) -> Non
         ".gitignore", "app.py", "src/", "src/pkg/", "src/pkg/mod.py"]
     assert project_paths(Workspace(tmp_path / "src", environment=workspace.environment)) == [
         "pkg/", "pkg/mod.py"]
+    ignored = Workspace(tmp_path / "build", environment=workspace.environment)
+    assert project_paths(ignored) == ["out.o"]  # all ignored by git: walked
 
 
 @pytest.mark.parametrize(("before_cursor", "query"), [

@@ -36,7 +36,8 @@ def project_paths(workspace: Workspace, limit: int = MAX_PATHS) -> list[str]:
 
 
 def _git_files(workspace: Workspace) -> list[str] | None:
-    """The files git tracks or would (ignored ones left out); ``None`` outside a repository."""
+    """The files git tracks or would (ignored ones left out); ``None`` outside a repository,
+    or in a directory git ignores all of."""
     try:
         listing = subprocess.run(
             ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
@@ -44,7 +45,7 @@ def _git_files(workspace: Workspace) -> list[str] | None:
             timeout=GIT_TIMEOUT, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
-    return [path for path in listing.stdout.decode(errors="replace").split("\0") if path]
+    return [path for path in listing.stdout.decode(errors="replace").split("\0") if path] or None
 
 
 def _with_directories(files: list[str]) -> list[str]:

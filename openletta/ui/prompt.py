@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 from textual import events, work
 from textual.message import Message
@@ -13,6 +14,8 @@ from openletta.tools.mentions import matching_paths, mention_query, project_path
 from openletta.ui.commands import SlashCommand, matching_commands
 from openletta.ui.completion_menu import CompletionMenu
 
+#: A mention begun this long after the paths were listed lists them again.
+RELIST_SECONDS = 5.0
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
@@ -50,6 +53,7 @@ class Prompt(TextArea):
         self.mentions = mentions
         #: The paths mentions complete from, as last listed (``None``: not yet).
         self.mention_paths: list[str] | None = None
+        self._listed_at = float("-inf")
         #: The text at which the user closed the menu with Esc (it stays closed for it).
         self._menu_dismissed: str | None = None
         self.prompt_history: list[str] = []
@@ -108,7 +112,8 @@ class Prompt(TextArea):
             self.menu.show_paths(matching_paths(self.mention_paths, query))
         else:
             self.menu.hide()
-        if query == "":  # a mention begins: list the paths again (files come and go)
+        if query == "" and time.monotonic() - self._listed_at > RELIST_SECONDS:
+            self._listed_at = time.monotonic()  # files come and go: list them again
             self._list_mention_paths()
 
     def _mention_query(self) -> str | None:

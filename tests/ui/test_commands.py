@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from waiting import wait_until
 
 from openletta.tools.base import Workspace
+from openletta.ui import prompt as prompt_module
 from openletta.ui.commands import (
     SLASH_COMMANDS,
     SlashCommand,
@@ -213,3 +214,21 @@ async def test_without_a_working_directory_at_is_only_a_character() -> None:
         prompt.focus()
         await pilot.press(*"hi @", "enter")
         assert not menu.display and app.submitted == ["hi @"]
+
+
+async def test_a_new_mention_lists_the_paths_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "old.txt").write_text("x")
+    app = MentionsApp(tmp_path)
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        await pilot.press("@")
+        await wait_until(pilot, lambda: shown_paths(menu) == ["old.txt"], what="listed")
+        (tmp_path / "new.txt").write_text("x")
+        await pilot.press("space", "@")  # within RELIST_SECONDS: the same list
+        assert shown_paths(menu) == ["old.txt"]
+        monkeypatch.setattr(prompt_module, "RELIST_SECONDS", 0.0)
+        await pilot.press("space", "@")
+        await wait_until(pilot, lambda: shown_paths(menu) == ["new.txt", "old.txt"],
+                         what="listed again")
