@@ -168,6 +168,12 @@ class LettaClient:
                                         json=_without_none(summary=summary))
         return validate(Conversation, data)
 
+    async def rename_conversation(self, conversation_id: str, summary: str) -> Conversation:
+        """Give a conversation a name (its ``summary``)."""
+        data = await self._http.request("PATCH", f"/v1/conversations/{conversation_id}",
+                                        json={"summary": summary})
+        return validate(Conversation, data)
+
     async def get_conversation(self, conversation_id: str) -> Conversation:
         data = await self._http.request("GET", f"/v1/conversations/{conversation_id}")
         return validate(Conversation, data)

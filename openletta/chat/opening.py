@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
-from openletta.api.resources import Agent, Health
+from openletta.api.resources import Agent, Conversation, Health
 from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
 from openletta.chat.session import newest_page
 
@@ -49,11 +49,11 @@ async def find_agent(client: LettaClient, ref: str) -> FoundAgent | None:
     return None
 
 
-async def conversation_problem(client: LettaClient, agent_id: str,
-                               conversation_id: str) -> str | None:
-    """Why ``conversation_id`` cannot be opened as a thread of agent ``agent_id``: it does not
-    exist (the server lists its messages as empty all the same) or is another agent's.
-    ``None`` when it can, or when the server could not say."""
+async def read_conversation(client: LettaClient, agent_id: str,
+                            conversation_id: str) -> Conversation | str | None:
+    """The conversation ``conversation_id`` names, to open as a thread of agent ``agent_id``;
+    or why it cannot be: it does not exist (the server lists its messages as empty all the
+    same) or is another agent's. ``None`` when the server could not say."""
     try:
         conversation = await client.get_conversation(conversation_id)
     except NotFoundError:
@@ -62,7 +62,7 @@ async def conversation_problem(client: LettaClient, agent_id: str,
         return None
     if conversation.agent_id and conversation.agent_id != agent_id:
         return f"Conversation {conversation_id} is another agent's ({conversation.agent_id})."
-    return None
+    return conversation
 
 
 class Opening:

@@ -45,9 +45,12 @@ class ChatSession(ReplyStreams):
     """The agent and conversation being chatted with, its transcript and its history."""
 
     def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
-                 *, requested_page: Awaitable[HistoryPage] | None = None) -> None:
+                 *, requested_page: Awaitable[HistoryPage] | None = None,
+                 conversation_name: str | None = None) -> None:
         """``requested_page``: the newest page of history, already asked for (at launch)."""
         super().__init__(client, agent, conversation_id)
+        #: The conversation's name (its summary on the server), if it has one.
+        self.conversation_name = conversation_name
         self._requested_page = requested_page
         #: Whether the server holds history older than what is loaded.
         self.has_more_history = False

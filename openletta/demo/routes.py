@@ -59,6 +59,7 @@ class Api(Endpoints):
             ("GET", "/v1/conversations/", self.list_conversations),
             ("POST", "/v1/conversations/", self.create_conversation),
             ("GET", "/v1/conversations/{conversation_id}", self.get_conversation),
+            ("PATCH", "/v1/conversations/{conversation_id}", self.update_conversation),
             ("GET", "/v1/conversations/{conversation_id}/messages",
              self.conversation_messages),
             ("POST", "/v1/conversations/{conversation_id}/messages", self.runs.conversation_send),
@@ -220,6 +221,15 @@ class Api(Endpoints):
         conversation = self.store.conversations.get(request.path_params["conversation_id"])
         if conversation is None:
             return conversation_not_found(request.path_params["conversation_id"])
+        return JSONResponse(resources.conversation_json(conversation))
+
+    async def update_conversation(self, request: Request) -> Response:
+        conversation = self.store.conversations.get(request.path_params["conversation_id"])
+        if conversation is None:
+            return conversation_not_found(request.path_params["conversation_id"])
+        summary = request.json_object().get("summary")
+        if isinstance(summary, str):
+            conversation.summary = summary
         return JSONResponse(resources.conversation_json(conversation))
 
 

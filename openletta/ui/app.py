@@ -28,8 +28,8 @@ from openletta.chat.early import EarlyOpening
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.opening import (
     Opening,
-    conversation_problem,
     first_requests,
+    read_conversation,
     start_request,
 )
 from openletta.chat.session import ChatSession, newest_page
@@ -203,22 +203,25 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         for now, while the agent is read)."""
         assert self.client is not None
         page = requested_page or start_request(newest_page(self.client, agent.id, conversation))
-        problem = (start_request(conversation_problem(self.client, agent.id, conversation))
-                   if conversation else None)
+        read = (start_request(read_conversation(self.client, agent.id, conversation))
+                if conversation else None)
         try:
             full = agent if complete else await self.client.get_agent(agent.id)
         except LettaError as error:
-            for request in (page, problem):
+            for request in (page, read):
                 if request is not None:
                     request.cancel()
             self.notify(error.message, title="Agent", severity="error")
             return
-        if problem is not None and (why := await problem):
+        found = await read if read is not None else None
+        if isinstance(found, str):
             page.cancel()
-            self.notify(f"{why} Showing the agent's default thread; /conversations lists "
+            self.notify(f"{found} Showing the agent's default thread; /conversations lists "
                         "the others.", title="Conversation", severity="warning", timeout=10)
-            conversation, page = None, start_request(newest_page(self.client, agent.id, None))
-        session = ChatSession(self.client, full, conversation, requested_page=page)
+            found, conversation = None, None
+            page = start_request(newest_page(self.client, agent.id, None))
+        session = ChatSession(self.client, full, conversation, requested_page=page,
+                              conversation_name=found.summary if found else None)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local))
         self.resume_hint = resume_command(None if self.demo else self.base_url,
@@ -233,11 +236,11 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         await self._open(agent, conversation)
 
     @work(exclusive=True, group="open", exit_on_error=False)
-    async def new_conversation(self, agent: Agent) -> None:
-        """Create a conversation with ``agent`` and open it."""
+    async def new_conversation(self, agent: Agent, name: str | None = None) -> None:
+        """Create a conversation with ``agent`` (named ``name``) and open it."""
         assert self.client is not None
         try:
-            conversation = await self.client.create_conversation(agent.id)
+            conversation = await self.client.create_conversation(agent.id, name)
         except LettaError as error:
             self.notify(f"Could not start a conversation: {error.message}",
                         title="Conversations", severity="error")
@@ -320,10 +323,10 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
             lambda conversation: self.open_conversation(agent, conversation),
             lambda: self.new_conversation(agent), clock=self._clock))
 
-    def action_new_conversation(self) -> None:
-        """Start a new conversation with the open agent and switch to it."""
+    def action_new_conversation(self, name: str = "") -> None:
+        """Start a new conversation (named ``name``) with the open agent and switch to it."""
         if (screen := self.open_chat()) is not None:
-            self.new_conversation(screen.session.agent)
+            self.new_conversation(screen.session.agent, name.strip() or None)
 
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""

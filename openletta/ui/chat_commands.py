@@ -4,6 +4,7 @@ chat is open, or does nothing where that is all there is to say."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from textual import work
@@ -56,6 +57,33 @@ class ChatCommands(App[None]):
         agent = screen.session.agent
         self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id,
                                              self.local))
+
+    def action_rename_conversation(self, name: str = "") -> None:
+        """Name the open conversation (the agent's default thread has none)."""
+        if (screen := self.open_chat()) is None:
+            return
+        if screen.session.conversation_id is None:
+            self.notify("The default thread has no name: /new NAME starts a named "
+                        "conversation.", title="Rename", severity="warning")
+        elif not name.strip():
+            self.notify("Say the name: /rename NAME", title="Rename", severity="warning")
+        else:
+            self.rename_conversation(screen, name.strip())
+
+    @work(group="rename", exclusive=True, exit_on_error=False)
+    async def rename_conversation(self, screen: ChatScreen, name: str) -> None:
+        """Store ``name`` as the open conversation's summary, then show it."""
+        session = screen.session
+        assert self.client is not None and session.conversation_id is not None
+        try:
+            await self.client.rename_conversation(session.conversation_id, name)
+        except LettaError as error:
+            self.notify(f"Could not rename the conversation: {error.message}", title="Rename",
+                        severity="error")
+            return
+        session.conversation_name = name
+        screen.status.info = dataclasses.replace(screen.status.info, conversation_name=name)
+        self.notify(f"This conversation is now named “{name}”.", title="Rename")
 
     def action_clear(self) -> None:
         """Clear the chat screen (the conversation itself is kept)."""

@@ -16,8 +16,11 @@ from textual.widget import Widget
 from openletta.display import single_line
 from openletta.transcript import Usage
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
+from openletta.ui.renderers.base import one_line
 
 GAUGE_CELLS = 5
+#: The most of a conversation's name shown.
+NAME_WIDTH = 24
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
 clock: Callable[[], float] = time.monotonic
 #: Seconds without anything arriving for the request in flight before its seconds show.
@@ -45,8 +48,10 @@ class StatusInfo:
     :class:`~openletta.display.DisplayText` whatever they are given."""
 
     agent_name: str = ""
-    #: The open conversation's label; empty for the agent's default thread.
+    #: The open conversation's id; empty for the agent's default thread.
     conversation: str = ""
+    #: Its name, if it has one (shown instead of the id).
+    conversation_name: str = ""
     model: str = ""
     state: str = "connecting"
     #: ``time.monotonic()`` when the request in flight began; ``None`` when none is.
@@ -65,7 +70,8 @@ class StatusInfo:
     unguarded: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("agent_name", "conversation", "model", "state", "stop_reason",
+        for name in ("agent_name", "conversation", "conversation_name", "model", "state",
+                     "stop_reason",
                      "permission_mode", "workspace"):
             value = getattr(self, name)
             if value is not None:
@@ -112,7 +118,8 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
     if info.agent_name:
         parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))
     if info.conversation:
-        parts["conversation"] = Text(f" / {short_id(info.conversation)}")
+        label = one_line(info.conversation_name, NAME_WIDTH) or short_id(info.conversation)
+        parts["conversation"] = Text(f" / {label}")
     if info.model:
         parts["model"] = Text(f" · {info.model}")
     usage = info.usage

@@ -15,10 +15,10 @@ from textual.widgets import Static
 from openletta.api import http
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, Conversation
 from openletta.chat import replies
 from openletta.chat.early import EarlyOpening
-from openletta.chat.opening import conversation_problem
+from openletta.chat.opening import read_conversation
 from openletta.demo import DemoServer
 from openletta.demo.catalog import CONTEXT_WINDOW
 from openletta.demo.http import Handler, Request, Response
@@ -36,7 +36,7 @@ from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import TRYING_AGAIN, ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
-from openletta.ui.status_bar import context_gauge
+from openletta.ui.status_bar import context_gauge, status_text
 
 SIZE = (100, 30)
 
@@ -627,8 +627,9 @@ async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_an
     async with LettaClient(demo_server.base_url) as client:
         agents = {agent.name: agent.id for agent in await client.list_agents()}
         theirs = await client.create_conversation(agents["research-notes"])
-        ours = await client.create_conversation(agents["demo-agent"])
-        assert await conversation_problem(client, agents["demo-agent"], ours.id) is None
+        ours = await client.create_conversation(agents["demo-agent"], "ours")
+        found = await read_conversation(client, agents["demo-agent"], ours.id)
+        assert isinstance(found, Conversation) and found.summary == "ours"
     for conversation, said in (("conv-nowhere", "There is no conversation conv-nowhere"),
                                (theirs.id, f"Conversation {theirs.id} is another agent's")):
         app = make_app(base_url=demo_server.base_url, agent="demo-agent",
@@ -665,3 +666,26 @@ async def test_conversations_says_when_there_is_none_but_the_default_thread(
                          what="conversations listed")
         status = str(app.screen.query_one("#conversations-status").render())
         assert status == "No other conversation yet: n starts one"
+
+
+async def test_a_conversation_gets_a_name_at_its_start_or_later(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        first = await open_chat(pilot, wait_until)
+        await pilot.press(*"/rename triage", "enter")
+        await wait_until(pilot, lambda: any("default thread has no name" in str(note.message)
+                                            for note in app._notifications), what="refused")
+        await pilot.press(*"/new bug hunt", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                         and app.screen is not first, what="the named conversation")
+        screen = await open_chat(pilot, wait_until)
+        conversation = screen.session.conversation_id
+        assert conversation is not None
+        assert " / bug hunt" in status_text(screen.status.info).plain
+        await pilot.press(*"/rename a much longer name for the triage work", "enter")
+        await wait_until(pilot, lambda: screen.session.conversation_name
+                         == "a much longer name for the triage work", what="renamed")
+        assert " / a much longer name for… · " in status_text(screen.status.info).plain
+        stored = await screen.session.client.get_conversation(conversation)
+        assert stored.summary == "a much longer name for the triage work"

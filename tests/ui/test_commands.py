@@ -13,6 +13,7 @@ from waiting import wait_until
 
 from openletta.tools.base import Workspace
 from openletta.ui import prompt as prompt_module
+from openletta.ui.app import OpenLettaApp
 from openletta.ui.commands import (
     SLASH_COMMANDS,
     SlashCommand,
@@ -28,10 +29,13 @@ def test_registry_holds_the_commands_and_their_actions() -> None:
     actions = {name: command.action for name, command in SLASH_COMMANDS.items()}
     assert actions == {"help": "help", "agents": "switch_agent",
                        "conversations": "conversations", "new": "new_conversation",
-                       "approvals": "approval_rules", "memory": "memory",
-                       "context": "context", "run": "inspect_run", "theme": "theme",
-                       "clear": "clear", "export": "export", "quit": "quit"}
-    assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == ["theme", "export"]
+                       "rename": "rename_conversation", "approvals": "approval_rules",
+                       "memory": "memory", "context": "context", "run": "inspect_run",
+                       "theme": "theme", "clear": "clear", "export": "export", "quit": "quit"}
+    assert all(callable(getattr(OpenLettaApp, f"action_{action}", None))
+               for action in actions.values())
+    assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == [
+        "new", "rename", "theme", "export"]
     assert all(command.name == name for name, command in SLASH_COMMANDS.items())
 
 
@@ -67,8 +71,9 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(("text", "names"), [
-    ("/", ["help", "agents", "conversations", "new", "approvals", "memory", "context", "run",
-           "theme", "clear", "export", "quit"]),
+    ("/", ["help", "agents", "conversations", "new", "rename", "approvals", "memory", "context",
+           "run", "theme", "clear", "export", "quit"]),
+    ("/re", ["rename"]),
     ("/h", ["help"]),
     ("/n", ["new"]),
     ("/TH", ["theme"]),

@@ -100,7 +100,8 @@ async def test_every_item_shows_hostile_text_inertly(wait_until) -> None:
                                                   "stop_reason": EVIL})))
         view.flush()
         app.query_one(StatusBar).info = StatusInfo(
-            agent_name=EVIL, conversation=EVIL, model=EVIL, stop_reason=EVIL)
+            agent_name=EVIL, conversation=EVIL, conversation_name=EVIL, model=EVIL,
+            stop_reason=EVIL)
         await wait_until(pilot, lambda: drawn(view, transcript), what="every item drawn")
         shown = screen_text(app)
         assert forbidden(shown) is None, repr(forbidden(shown))
@@ -111,8 +112,10 @@ async def test_every_item_shows_hostile_text_inertly(wait_until) -> None:
 
 
 def test_status_info_holds_only_display_text() -> None:
-    info = StatusInfo(agent_name=EVIL, model=EVIL, stop_reason=EVIL, conversation=EVIL)
-    for value in (info.agent_name, info.model, info.stop_reason, info.conversation):
+    info = StatusInfo(agent_name=EVIL, model=EVIL, stop_reason=EVIL, conversation=EVIL,
+                      conversation_name=EVIL)
+    for value in (info.agent_name, info.model, info.stop_reason, info.conversation,
+                  info.conversation_name):
         assert isinstance(value, DisplayText) and FORBIDDEN.search(value) is None
 
 

@@ -110,6 +110,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         agent = self.session.agent
         self.status.info = StatusInfo(agent_name=agent.name or agent.id,
                                       conversation=self.session.conversation_id or "",
+                                      conversation_name=self.session.conversation_name or "",
                                       model=agent.model_name,
                                       state="connected", demo=self._demo,
                                       context_window=agent.context_window,
