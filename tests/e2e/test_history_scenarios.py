@@ -8,7 +8,9 @@ import pytest
 from e2e_turns import all_history, history_transcript, send, shapes
 
 from openletta.api.client import LettaClient
+from openletta.api.resources import Conversation
 from openletta.chat import session as session_module
+from openletta.chat.opening import read_conversation
 from openletta.chat.session import ChatSession
 from openletta.transcript import Transcript, UserItem
 
@@ -61,3 +63,20 @@ async def test_a_conversation_pages_back_to_its_first_message(
     assert user_texts(session.transcript) == ["hello 0", "hello 1", "hello 2"]
     assert shapes(session.transcript.items) == shapes(rebuilt.items)
     assert [m.id for m in await session.all_messages()] == [m.id for m in whole]
+
+
+async def test_a_conversation_is_named_at_its_start_renamed_and_checked_against_its_agent(
+        client: LettaClient, fresh_agent_id: str, letta_agent_id: str) -> None:
+    conversation = await client.create_conversation(fresh_agent_id, "first name")
+    assert conversation.summary == "first name"
+    renamed = await client.rename_conversation(conversation.id, "second name")
+    assert renamed.id == conversation.id and renamed.summary == "second name"
+    found = await read_conversation(client, fresh_agent_id, conversation.id)
+    assert isinstance(found, Conversation) and found.summary == "second name"
+    assert await read_conversation(client, letta_agent_id, conversation.id) == (
+        f"Conversation {conversation.id} is another agent's ({fresh_agent_id}).")
+    missing = "conv-00000000-0000-4000-8000-000000000000"
+    assert await read_conversation(client, fresh_agent_id, missing) == (
+        f"There is no conversation {missing} on this server.")
+    page = await client.list_messages(fresh_agent_id, conversation_id=missing)
+    assert page.messages == []  # why the client asks: the server lists nothing, no error
