@@ -125,12 +125,14 @@ class ChatSession(ReplyStreams):
             before = page.before_cursor
 
     async def export_markdown(self, name: str, target: Path) -> int:
-        """Write the whole thread (every page) to ``target`` as Markdown titled ``name``;
-        returns how many messages. Raises :class:`LettaError` or :class:`OSError`."""
+        """Write the whole thread (every page) to ``target`` as Markdown titled ``name`` (and
+        the conversation's name); returns how many messages. Raises :class:`LettaError` or
+        :class:`OSError`."""
         messages = await self.all_messages()
         transcript = Transcript()
         transcript.load_history(messages)
-        markdown = to_markdown(transcript.visible_items(), name)
+        title = f"{name} · {self.conversation_name}" if self.conversation_name else name
+        markdown = to_markdown(transcript.visible_items(), title)
         await asyncio.to_thread(write_private_file, target, markdown)
         return len(messages)
 

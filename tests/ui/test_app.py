@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from chat_helpers import laid_out, mounted_items, open_chat, send, start_new_conversation
@@ -669,7 +670,7 @@ async def test_conversations_says_when_there_is_none_but_the_default_thread(
 
 
 async def test_a_conversation_gets_a_name_at_its_start_or_later(
-        demo_server, make_app, wait_until) -> None:
+        demo_server, make_app, wait_until, tmp_path: Path) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         first = await open_chat(pilot, wait_until)
@@ -689,3 +690,8 @@ async def test_a_conversation_gets_a_name_at_its_start_or_later(
         assert " / a much longer name for… · " in status_text(screen.status.info).plain
         stored = await screen.session.client.get_conversation(conversation)
         assert stored.summary == "a much longer name for the triage work"
+        target = tmp_path / "named.md"
+        await pilot.press(*f"/export {target}", "enter")
+        await wait_until(pilot, target.exists, what="the export")
+        title = target.read_text(encoding="utf-8").splitlines()[0]
+        assert title == "# demo-agent · a much longer name for the triage work"
