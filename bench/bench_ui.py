@@ -42,6 +42,11 @@ lines into the compositor's frame) except writing the frame's escape codes to a 
    applies: only the newest items stay mounted. The
    ratio of per-chunk cost (long chat / empty view) is printed next to the goal
    (at most 1.2x). Figures vary with machine load: nothing here is asserted.
+
+Scenarios 2 and 3 run ``--repeat`` times each, in fresh apps, and the run of median wall time
+is shown: flat out, a run whose feed ends before the first frames renders the reply at once,
+after it (then the catch-up is most of the time), and the others render it as it grows. The
+share of the reply on screen when the last chunk was fed tells the two apart.
 """
 
 from __future__ import annotations
@@ -207,6 +212,15 @@ class StreamFigures:
     final_wall: float
     #: Screen layouts (reflows of every mounted widget) during the stream.
     layouts: int
+    #: Share of the reply's text the widget had been given when the last chunk was fed.
+    shown_at_last_chunk: float
+
+    @property
+    def _outran(self) -> str:
+        if self.shown_at_last_chunk >= 0.5:
+            return ""
+        return (" (the feed outran the frames: most of the reply was rendered at once, after "
+                "it, so the catch-up is most of the time and no measure of a final re-render)")
 
     @property
     def wall_per_chunk_us(self) -> float:
@@ -219,8 +233,10 @@ class StreamFigures:
     def lines(self) -> str:
         return (f"   total            wall {self.wall * 1000:7.0f} ms   "
                 f"cpu {self.cpu * 1000:7.0f} ms"
-                f"   ({self.final_wall * 1000:.0f} ms of the wall time is the final catch-up;"
-                f" {self.layouts} layouts)\n"
+                f"   ({self.final_wall * 1000:.0f} ms of the wall time is the final catch-up,"
+                f" {self.final_wall / self.wall:.0%}; {self.layouts} layouts)\n"
+                f"   on screen when the last chunk was fed: {self.shown_at_last_chunk:.0%} of "
+                f"the reply{self._outran}\n"
                 f"   per chunk        wall {self.wall_per_chunk_us:7.1f} µs   "
                 f"cpu {self.cpu_per_chunk_us:7.1f} µs   "
                 f"({self.chunks / self.wall:,.0f} chunks/s)")
@@ -277,14 +293,23 @@ async def stream_reply(screen: ChatScreen, messages: list[Message], rate: float)
         screen.transcript_changed(transcript.feed(message))
         delay = start_wall + index / rate - time.perf_counter() if rate else 0
         await asyncio.sleep(max(delay, 0))  # one pass of the event loop per chunk at least
+    reply = next(item for item in reversed(transcript.items) if isinstance(item, AssistantItem))
+    shown = shown_share(view, reply)
     view.flush()
     final_start = time.perf_counter()
-    reply = next(item for item in reversed(transcript.items) if isinstance(item, AssistantItem))
     await reply_rendered(view, reply)
     end_wall, end_cpu = time.perf_counter(), time.process_time()
     screen.screen_layout_refresh_signal.unsubscribe(view)
     return StreamFigures(len(messages), end_wall - start_wall, end_cpu - start_cpu,
-                         end_wall - final_start, layouts)
+                         end_wall - final_start, layouts, shown)
+
+
+def shown_share(view: ChatView, item: AssistantItem) -> float:
+    """How much of ``item``'s text its widget has been given so far (0 if not mounted)."""
+    widget = view.widget_for(item)
+    if not isinstance(widget, AssistantMessage):
+        return 0.0
+    return len(widget.source) / max(len(DisplayText(item.text)), 1)
 
 
 @dataclass
@@ -327,16 +352,26 @@ def ratio_line(label: str, long: float, empty: float) -> str:
     return f"   {label:<24} {ratio:5.2f}x   (goal <= {GOAL_RATIO}x: {verdict})"
 
 
-async def report_streaming(chunk_count: int, turns: int, rate: float) -> None:
+async def median_scenario(chunk_count: int, turns: int, rate: float, repeat: int) -> Scenario:
+    """The run of median wall time among ``repeat`` fresh runs (one run's figures move a lot:
+    whether the first frames come before the feed ends changes how the reply is rendered)."""
+    runs = [await run_scenario(chunk_count, turns, rate) for _ in range(repeat)]
+    runs.sort(key=lambda run: run.stream.wall)
+    print(f"   walls of the {repeat} runs: "
+          + ", ".join(f"{run.stream.wall * 1000:.0f} ms" for run in runs) + "; the median's:")
+    return runs[len(runs) // 2]
+
+
+async def report_streaming(chunk_count: int, turns: int, rate: float, repeat: int) -> None:
     pace = f"paced at {rate:,.0f} chunks/s" if rate else "flat out"
     print(f"\n2. a {chunk_count:,}-chunk streamed reply into an empty chat view ({pace})")
-    empty = await run_scenario(chunk_count, 0, rate)
+    empty = await median_scenario(chunk_count, 0, rate, repeat)
     print(empty.stream.lines())
     print(f"   mounted at the end: {empty.mounted_items} item widgets, "
           f"{empty.mounted_widgets:,} widgets in the chat scroll")
 
     print(f"\n3. the same reply after {turns} earlier turns ({pace})")
-    long = await run_scenario(chunk_count, turns, rate)
+    long = await median_scenario(chunk_count, turns, rate, repeat)
     print(long.stream.lines())
     print(f"   mounted at the end: {long.mounted_items} item widgets, "
           f"{long.mounted_widgets:,} widgets in the chat scroll")
@@ -352,11 +387,13 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=500, help="earlier turns in run 3")
     parser.add_argument("--rate", type=float, default=0,
                         help="feed this many chunks per second (default 0: flat out)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of each streaming scenario (the median is shown)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="openletta-bench-") as config:
         os.environ[CONFIG_DIR_ENV] = config  # the in-process app saves "last agent" here
         report_cold_start(args.starts)
-        asyncio.run(report_streaming(args.chunks, args.turns, args.rate))
+        asyncio.run(report_streaming(args.chunks, args.turns, args.rate, args.repeat))
 
 
 if __name__ == "__main__":
