@@ -21,20 +21,17 @@ import httpx
 from openletta.api.answers import Answer
 from openletta.api.errors import ConflictError, ConversationBusyError, LettaError, ValidationError
 from openletta.api.history import HistoryPage, history_page
-from openletta.api.http import DEFAULT_TIMEOUT, LettaHTTP, as_list, validate, validate_list
-from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
-from openletta.api.resources import (
-    Agent,
-    Block,
-    ContextWindow,
-    Conversation,
-    Health,
-    Run,
-    RunUsage,
-    Step,
-    StepMetrics,
-    Tool,
+from openletta.api.http import (
+    DEFAULT_TIMEOUT,
+    LettaHTTP,
+    as_list,
+    validate,
+    validate_list,
+    without_none,
 )
+from openletta.api.messages import ApprovalRequestMessage, parse_message
+from openletta.api.resources import Agent, Block, Conversation, Health, Tool
+from openletta.api.runs import DEFAULT_THREAD, FINISHED_RUN_STATES, RunReads
 from openletta.api.sse import MessageStream
 from openletta.config import resolve_connection
 from openletta.display import register_secret
@@ -44,16 +41,11 @@ from openletta.display import register_secret
 AGENT_DIRECT_VERSION = (0, 16, 6)
 #: The first server version that takes ``client_tools`` in a request.
 CLIENT_TOOLS_VERSION = (0, 16, 2)
-DEFAULT_THREAD = "default"
-FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 #: Core memory blocks read at once (an agent has a handful).
 BLOCKS_LIMIT = 100
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
-RUN_MESSAGES_LIMIT = 1000
-#: Active runs read when looking for the one to follow (a thread runs one at a time).
-ACTIVE_RUNS_LIMIT = 20
 
 
 def parse_version(version: str) -> tuple[int, ...] | None:
@@ -62,7 +54,7 @@ def parse_version(version: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
 
-class LettaClient:
+class LettaClient(RunReads):
     """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`).
 
     ``on_wait`` is called each time a request has gone out and the client starts waiting for
@@ -118,7 +110,7 @@ class LettaClient:
     async def list_agents(self, query: str | None = None, limit: int = 50,
                           after: str | None = None) -> list[Agent]:
         """Agents whose name contains ``query``, most recently used first."""
-        params = _without_none(limit=limit, order="desc", order_by="last_run_completion",
+        params = without_none(limit=limit, order="desc", order_by="last_run_completion",
                                query_text=query, after=after)
         return validate_list(Agent, await self._http.request("GET", "/v1/agents/", params=params))
 
@@ -158,14 +150,14 @@ class LettaClient:
 
     async def list_conversations(self, agent_id: str, limit: int = 50,
                                  after: str | None = None) -> list[Conversation]:
-        params = _without_none(agent_id=agent_id, limit=limit, order="desc",
+        params = without_none(agent_id=agent_id, limit=limit, order="desc",
                                order_by="last_message_at", after=after)
         data = await self._http.request("GET", "/v1/conversations/", params=params)
         return validate_list(Conversation, data)
 
     async def create_conversation(self, agent_id: str, summary: str | None = None) -> Conversation:
         data = await self._http.request("POST", "/v1/conversations/", params={"agent_id": agent_id},
-                                        json=_without_none(summary=summary))
+                                        json=without_none(summary=summary))
         return validate(Conversation, data)
 
     async def rename_conversation(self, conversation_id: str, summary: str) -> Conversation:
@@ -181,7 +173,7 @@ class LettaClient:
     async def list_messages(self, agent_id: str, conversation_id: str | None = None,
                             before: str | None = None, limit: int = 50) -> HistoryPage:
         """The newest ``limit`` rows of a thread (older than ``before``), oldest first."""
-        params = _without_none(limit=limit, order="desc", before=before)
+        params = without_none(limit=limit, order="desc", before=before)
         if conversation_id is not None:
             data = await self._http.request("GET", f"/v1/conversations/{conversation_id}/messages",
                                             params=params)
@@ -270,48 +262,6 @@ class LettaClient:
         return {str(run): str(status) for run, status in data.items()} if isinstance(
             data, dict) else {}
 
-    async def get_run(self, run_id: str) -> Run:
-        return validate(Run, await self._http.request("GET", f"/v1/runs/{run_id}"))
-
-    async def active_runs(self, agent_id: str, conversation_id: str | None = None) -> list[Run]:
-        """The agent's runs still going (created or running) in one thread, newest first;
-        ``conversation_id`` ``None`` is the default thread."""
-        data = await self._http.request("GET", "/v1/runs/", params={
-            "agent_id": agent_id, "active": "true", "order": "desc",
-            "limit": ACTIVE_RUNS_LIMIT})
-        return [run for run in validate_list(Run, as_list(data))
-                if run.status not in FINISHED_RUN_STATES
-                and _in_thread(run, agent_id, conversation_id)]
-
-    async def list_run_steps(self, run_id: str) -> list[Step]:
-        """The LLM calls of a run, in order."""
-        data = await self._http.request("GET", f"/v1/runs/{run_id}/steps",
-                                        params={"order": "asc", "limit": RUN_MESSAGES_LIMIT})
-        return validate_list(Step, as_list(data))
-
-    async def get_step_metrics(self, step_id: str) -> StepMetrics:
-        """How long a step took: in all, waiting for the model, running its tool."""
-        return validate(StepMetrics, await self._http.request(
-            "GET", f"/v1/steps/{step_id}/metrics"))
-
-    async def get_run_usage(self, run_id: str) -> RunUsage:
-        """The tokens a run used."""
-        return validate(RunUsage, await self._http.request("GET", f"/v1/runs/{run_id}/usage"))
-
-    async def get_context(self, agent_id: str,
-                          conversation_id: str | None = None) -> ContextWindow:
-        """How the agent's context window is spent now, in a conversation (``None``: its
-        default thread)."""
-        return validate(ContextWindow, await self._http.request(
-            "GET", f"/v1/agents/{agent_id}/context",
-            params=_without_none(conversation_id=conversation_id)))
-
-    async def list_run_messages(self, run_id: str) -> list[Message]:
-        """What a run stored, oldest first (a cancelled run stores nothing)."""
-        data = await self._http.request("GET", f"/v1/runs/{run_id}/messages",
-                                        params={"limit": RUN_MESSAGES_LIMIT, "order": "asc"})
-        return [parse_message(entry) for entry in as_list(data)]
-
     async def _cancel_conversation(self, agent_id: str, conversation_id: str | None,
                                    agent_cancel: str) -> Any:
         params = {"agent_id": agent_id} if conversation_id is None else None
@@ -385,20 +335,10 @@ def turn_options(background: bool, stream_tokens: bool,
     return options
 
 
-def _in_thread(run: Run, agent_id: str, conversation_id: str | None) -> bool:
-    """Whether ``run`` belongs to the thread (``None``: the agent's default thread)."""
-    if conversation_id is not None:
-        return run.conversation_id == conversation_id
-    return run.conversation_id in (None, DEFAULT_THREAD, agent_id)
-
-
 def _route_missing(error: LettaError) -> bool:
     """True for FastAPI's answer to an unknown route or method (not a missing agent)."""
     return error.status_code == 405 or (
         error.status_code == 404 and error.server_message == "Not Found")
 
-
-def _without_none(**params: Any) -> dict[str, Any]:
-    return {name: value for name, value in params.items() if value is not None}
 
 

@@ -202,3 +202,8 @@ def validate(model: type[ModelT], data: Any) -> ModelT:
 def validate_list(model: type[ModelT], data: Any) -> list[ModelT]:
     """A list of ``data`` read as ``model``'s (see :func:`validate`)."""
     return [validate(model, entry) for entry in as_list(data)]
+
+
+def without_none(**params: Any) -> dict[str, Any]:
+    """``params`` without the ones that are ``None`` (query parameters left out)."""
+    return {name: value for name, value in params.items() if value is not None}

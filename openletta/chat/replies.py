@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
-from openletta.api.client import FINISHED_RUN_STATES, LettaClient, MessageStream
+from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import (
     APIConnectionError,
     LettaError,
@@ -24,6 +24,7 @@ from openletta.api.errors import (
     StreamDroppedError,
 )
 from openletta.api.resources import Agent, Run
+from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.transcript import Change, Transcript
 
 INTERRUPTED = "Interrupted by you"
