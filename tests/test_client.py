@@ -141,6 +141,30 @@ async def test_list_agent_tools_and_set_approval(replay_server, replay_client,
     assert patch.body == {"requires_approval": True}
 
 
+async def test_list_models_keeps_those_with_a_handle(replay_server, replay_client,
+                                                    load_fixture) -> None:
+    models = json.loads(load_fixture("models_list.json"))
+    replay_server.reply_json([*models, {"name": "no-handle", "model_type": "llm"}])
+    listed = await replay_client.list_models()
+    assert only_request(replay_server).path == "/v1/models/"
+    assert [model.handle for model in listed] == [
+        "letta/letta-free", "openai-proxy/fake-model", "openai-proxy/fake-model-2"]
+    assert listed[1].context_window == 30000
+
+
+async def test_create_agent_names_model_and_memory(replay_server, replay_client) -> None:
+    replay_server.reply_capture("agent_create.json")
+    agent = await replay_client.create_agent("rec-agent", "openai-proxy/fake-model",
+                                             {"human": "Ann", "persona": "A helper"})
+    request = only_request(replay_server)
+    assert (request.method, request.path) == ("POST", "/v1/agents/")
+    assert request.body == {"name": "rec-agent", "model": "openai-proxy/fake-model",
+                            "memory_blocks": [{"label": "human", "value": "Ann"},
+                                              {"label": "persona", "value": "A helper"}]}
+    assert agent.name == "rec-agent"
+    assert agent.model_name == "openai-proxy/fake-model"
+
+
 # --- conversations ----------------------------------------------------------------------
 
 

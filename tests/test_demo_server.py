@@ -171,6 +171,20 @@ async def test_agents_list_filters_and_pages(client: httpx.AsyncClient) -> None:
     assert {tool["name"] for tool in legacy.json()[0]["tools"]} >= {"bash", "read_file"}
 
 
+async def test_created_agents_are_listed_with_their_memory(client: httpx.AsyncClient) -> None:
+    body = {"name": "helper", "model": "demo/scripted-model",
+            "memory_blocks": [{"label": "persona", "value": "I help."}]}
+    first = (await client.post("/v1/agents/", json=body)).json()
+    second = (await client.post("/v1/agents/", json=body)).json()
+    assert first["name"] == second["name"] == "helper" and first["id"] != second["id"]
+    blocks = (await client.get(f"/v1/agents/{first['id']}/core-memory/blocks")).json()
+    assert [(block["label"], block["value"]) for block in blocks] == [("persona", "I help.")]
+    found = (await client.get("/v1/agents/", params={"query_text": "help"})).json()
+    assert {agent["id"] for agent in found} == {first["id"], second["id"]}
+    unknown = await client.post("/v1/agents/", json={"name": "x", "model": "nope/none"})
+    assert unknown.status_code == 404 and "nope/none" in unknown.json()["detail"]
+
+
 async def test_hello_turn_has_the_captured_shape(client: httpx.AsyncClient) -> None:
     events = await say(client, await first_agent_id(client), "hello")
     parsed = messages(events)

@@ -30,7 +30,7 @@ from openletta.api.http import (
     without_none,
 )
 from openletta.api.messages import ApprovalRequestMessage, parse_message
-from openletta.api.resources import Agent, Block, Conversation, Health, Tool
+from openletta.api.resources import Agent, Block, Conversation, Health, Model, Tool
 from openletta.api.runs import DEFAULT_THREAD, FINISHED_RUN_STATES, RunReads
 from openletta.api.sse import MessageStream
 from openletta.config import resolve_connection
@@ -113,6 +113,21 @@ class LettaClient(RunReads):
         params = without_none(limit=limit, order="desc", order_by="last_run_completion",
                                query_text=query, after=after)
         return validate_list(Agent, await self._http.request("GET", "/v1/agents/", params=params))
+
+    async def list_models(self) -> list[Model]:
+        """The models agents can be made with (entries without a handle left out)."""
+        models = validate_list(Model, await self._http.request("GET", "/v1/models/"))
+        return [model for model in models if model.handle]
+
+    async def create_agent(self, name: str, model: str,
+                           memory: Mapping[str, str] | None = None) -> Agent:
+        """Make an agent named ``name`` that runs on ``model`` (a handle), with the core
+        memory blocks ``memory`` (label → value); the server's defaults for the rest."""
+        body: dict[str, Any] = {"name": name, "model": model}
+        if memory:
+            body["memory_blocks"] = [{"label": label, "value": value}
+                                     for label, value in memory.items()]
+        return validate(Agent, await self._http.request("POST", "/v1/agents/", json=body))
 
     async def get_agent(self, agent_id: str, *, tools: bool = False, blocks: bool = False,
                         pending_approval: bool = True) -> Agent:

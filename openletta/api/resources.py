@@ -175,6 +175,15 @@ class ContextWindow(WireModel):
     num_messages: int = 0
 
 
+class Model(WireModel):
+    """A model the server can run agents on (``GET /v1/models/``)."""
+
+    handle: str = ""
+    display_name: str | None = None
+    provider_name: str | None = None
+    context_window: int | None = None
+
+
 class Health(WireModel):
     version: str = ""
     status: str = ""

@@ -86,10 +86,12 @@ class AgentSpec:
     last_ran_ago: timedelta
     #: User messages replayed (at full speed) into the agent's history at start-up.
     seed_messages: tuple[str, ...] = ()
+    #: What the id is made from, when not the name (agents made through the API).
+    id_seed: str = ""
 
     @property
     def id(self) -> str:
-        return stable_id("agent", self.name)
+        return stable_id("agent", self.id_seed or self.name)
 
 
 DEMO_AGENTS: tuple[AgentSpec, ...] = (

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from openletta.demo import catalog, resources
 from openletta.demo.endpoints import Endpoints, conversation_not_found, invalid
 from openletta.demo.history import system_row
 from openletta.demo.http import BadParameter, JSONResponse, Request, Response, Router
+from openletta.demo.ids import new_id
 from openletta.demo.run_routes import RunRoutes
 from openletta.demo.state import AgentRecord, Store, Thread
 from openletta.demo.turns import Engine
@@ -48,6 +49,7 @@ class Api(Endpoints):
             ("GET", "/v1/health/", self.health),
             ("GET", "/v1/models/", self.models),
             ("GET", "/v1/agents/", self.list_agents),
+            ("POST", "/v1/agents/", self.create_agent),
             ("GET", "/v1/agents/{agent_id}", self.get_agent),
             ("GET", "/v1/agents/{agent_id}/tools", self.agent_tools),
             ("PATCH", "/v1/agents/{agent_id}/tools/approval/{tool_name}", self.set_approval),
@@ -103,6 +105,25 @@ class Api(Endpoints):
         include = _includes(request)
         return JSONResponse([resources.agent_json(agent, include=include)
                              for agent in page[:request.int_param("limit", 50)]])
+
+    async def create_agent(self, request: Request) -> Response:
+        """Make an agent on the scripted model, with the memory blocks asked for."""
+        body = request.json_object()
+        model = body.get("model")
+        if model != catalog.MODEL_HANDLE:
+            return JSONResponse({"detail": f"NOT_FOUND: Handle {model} not found, must be one "
+                                           f"of [{catalog.MODEL_HANDLE}]"}, status=404)
+        blocks = {block["label"]: str(block.get("value", ""))
+                  for block in body.get("memory_blocks") or []
+                  if isinstance(block, dict) and isinstance(block.get("label"), str)}
+        spec = catalog.AgentSpec(str(body.get("name") or "agent"), "",
+                                 blocks.get("persona", ""), blocks.get("human", ""), (),
+                                 created_ago=timedelta(0), last_ran_ago=timedelta(0),
+                                 id_seed=new_id("agent"))
+        now = self.engine.clock()
+        agent = self.store.add_agent(spec, now, system_row(spec, now))
+        agent.blocks = blocks
+        return JSONResponse(resources.agent_json(agent, include=_includes(request)))
 
     async def get_agent(self, request: Request) -> Response:
         agent = self._agent(request.path_params["agent_id"])

@@ -97,6 +97,15 @@ async def until(condition: Callable[[], object], timeout: float = 60.0) -> None:
         await asyncio.sleep(0.02)
 
 
+async def waited(pilot: Any, condition: Callable[[], object], timeout: float = 60.0) -> None:
+    """Run the app of ``pilot`` until ``condition()`` holds; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await pilot.pause()  # until the app's queues are drained, then check again
+
+
 async def assert_as_stored(session: ChatSession) -> None:
     """The last turn shown live equals the same turn read back from the server."""
     stored = await history_transcript(session.client, session.agent.id)

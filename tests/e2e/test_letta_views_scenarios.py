@@ -5,8 +5,7 @@ inspector shows the server's steps."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+from e2e_turns import waited
 
 from openletta.api.client import LettaClient
 from openletta.settings import Settings
@@ -18,14 +17,6 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import RunScreen, context_rows
 
 SIZE = (140, 40)
-
-
-async def waited(pilot, condition: Callable[[], object], timeout: float = 60.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await pilot.pause()  # until the app's queues are drained, then check again
 
 
 def views(panel: MemoryPanel) -> dict[str, BlockView]:

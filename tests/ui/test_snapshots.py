@@ -23,6 +23,7 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen, Clock
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.screens.new_agent import NewAgentScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 
 SIZE = (100, 30)
@@ -52,6 +53,19 @@ def test_agent_chooser(snap_compare, fixed_clock: Clock) -> None:
     async def ready(pilot: Pilot[None]) -> None:
         await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
                      and app.screen.agents)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+def test_new_agent_form(snap_compare, fixed_clock: Clock) -> None:
+    """Ctrl+N over the chooser: the name typed in the search, the server's models listed."""
+    app = demo_app(fixed_clock)
+
+    async def ready(pilot: Pilot[None]) -> None:
+        await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents)
+        await pilot.press(*"helper", "ctrl+n")
+        await settle(pilot, lambda: isinstance(app.screen, NewAgentScreen) and app.screen.models)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 

@@ -21,6 +21,7 @@ from openletta.api.resources import Agent
 from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.screens.new_agent import NewAgentScreen
 
 SEARCH_DEBOUNCE = 0.25
 LIST_LIMIT = 50
@@ -80,6 +81,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "move(1)", "Next", show=False, priority=True),
         Binding("up", "move(-1)", "Previous", show=False, priority=True),
+        Binding("ctrl+n", "new_agent", "New agent", id="agents.new"),
         Binding("escape", "back", "Back", id="agents.back"),
     ]
 
@@ -98,7 +100,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     def compose(self) -> ComposeResult:
         yield Static("Choose an agent", id="agents-title")
-        yield Static("Type to search · ↑↓ to move · Enter to open", id="agents-hint")
+        yield Static("Type to search · ↑↓ to move · Enter to open · Ctrl+N makes a new agent",
+                     id="agents-hint")
         yield Input(placeholder="Type to search agents by name…", id="agent-filter")
         yield OptionList(id="agent-list")
         yield Static(id="agents-empty")
@@ -143,6 +146,18 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         else:
             options.action_cursor_up()
 
+    def action_new_agent(self) -> None:
+        """Make an agent (named as the search, on the model of the agent listed first) and
+        open it."""
+        name = self.query_one("#agent-filter", Input).value.strip()
+        model = self.agents[0].model_name if self.agents else None
+        self.app.push_screen(NewAgentScreen(self.client, name=name, model=model),
+                             self._made)
+
+    def _made(self, agent: Agent | None) -> None:
+        if agent is not None:
+            self._on_choose(agent)
+
     def action_back(self) -> None:
         """Return to the chat this chooser was opened from."""
         self.dismiss()
@@ -158,9 +173,9 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
             self.notify(error.message, title="Agents", severity="error")
             return
         if query:
-            empty = f"No agent name contains {query!r}."
+            empty = f"No agent name contains {query!r}. Ctrl+N makes one."
         else:
-            empty = "This server has no agents yet. Create one with the Letta ADE or API."
+            empty = "This server has no agents yet. Ctrl+N makes one."
         self._more = len(agents) == LIST_LIMIT
         self._show_agents(list(agents), empty)
 

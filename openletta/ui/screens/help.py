@@ -33,7 +33,7 @@ KEYS = (
     ("c", "copy the focused message, code block or tool output"),
     ("F2", "show or hide the agent's memory blocks"),
     ("Ctrl+T", "show or hide internal messages"),
-    ("Ctrl+A", "switch agent"),
+    ("Ctrl+A", "switch agent (Ctrl+N there makes a new one)"),
     ("Ctrl+P", "command palette"),
     ("F1", "this help"),
     ("Ctrl+Q", "quit"),

@@ -1,0 +1,69 @@
+"""Making an agent through the real app on a real Letta 0.16.8 (Ctrl+N in the chooser): the
+server's models are offered, the agent is made with its memory blocks, its chat opens and
+answers."""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import setup_agent
+from e2e_turns import waited
+from textual.widgets import OptionList
+
+from openletta.api.client import LettaClient
+from openletta.settings import Settings
+from openletta.transcript import AssistantItem
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.screens.agents import AgentChooserScreen
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.new_agent import STARTING_MEMORY, NewAgentScreen
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def agent_name(letta_base_url: str) -> Iterator[str]:
+    """A name no agent has; the agents made with it are deleted after the test."""
+    name = f"e2e-made-{uuid.uuid4().hex[:8]}"
+    yield name
+    for agent in setup_agent.call(letta_base_url, "GET", "/v1/agents/", query={"name": name}):
+        with contextlib.suppress(setup_agent.LettaRequestError):
+            setup_agent.call(letta_base_url, "DELETE", f"/v1/agents/{agent['id']}")
+
+
+async def test_an_agent_made_in_the_app_opens_and_answers(letta_base_url: str,
+                                                          agent_name: str) -> None:
+    app = OpenLettaApp(base_url=letta_base_url, settings=Settings(), local=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await waited(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents)
+        await pilot.press(*agent_name, "ctrl+n")
+        await waited(pilot, lambda: isinstance(app.screen, NewAgentScreen)
+                     and app.screen.models)
+        form = app.screen
+        assert isinstance(form, NewAgentScreen)
+        handles = [model.handle for model in form.models]
+        assert "openai-proxy/fake-model" in handles
+        await pilot.press("enter")  # the name (typed in the search) is done
+        models = form.query_one("#new-agent-models", OptionList)
+        models.highlighted = handles.index("openai-proxy/fake-model")
+        await pilot.press("enter")
+        await waited(pilot, lambda: isinstance(app.screen, ChatScreen))
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        agent = screen.session.agent
+        assert (agent.name, agent.model_name) == (agent_name, "openai-proxy/fake-model")
+        await waited(pilot, lambda: app.focused is screen.prompt)
+        await pilot.press(*"hello", "enter")
+        transcript = screen.session.transcript
+        await waited(pilot, lambda: transcript.stop_reason is not None and not screen.busy)
+        assert [item for item in transcript.items
+                if isinstance(item, AssistantItem) and item.text]
+    async with LettaClient(letta_base_url) as client:
+        blocks = {block.label: block.value for block in await client.list_blocks(agent.id)}
+        made = await client.list_agents(query=agent_name)
+    assert blocks == STARTING_MEMORY
+    assert [found.id for found in made] == [agent.id]

@@ -1,0 +1,128 @@
+"""Making an agent from the agent chooser (Ctrl+N): a name and a model, then its chat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat_helpers import open_chat
+from textual.app import App
+from textual.widgets import Input, OptionList, Static
+
+from openletta.api.errors import LettaError
+from openletta.api.resources import Agent, Model
+from openletta.ui.screens.agents import AgentChooserScreen
+from openletta.ui.screens.new_agent import HINT, STARTING_MEMORY, NewAgentScreen
+from openletta.ui.widgets.base import ItemWidget
+
+SIZE = (100, 30)
+
+
+async def open_form(pilot, wait_until, *typed: str) -> NewAgentScreen:
+    """From the chooser, type ``typed`` in its search, press Ctrl+N; the form with its models."""
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                     and app.screen.agents, what="chooser")
+    await pilot.press(*typed, "ctrl+n")
+    await wait_until(pilot, lambda: isinstance(app.screen, NewAgentScreen)
+                     and app.screen.models, what="the form's models")
+    return app.screen
+
+
+def status(form: NewAgentScreen) -> str:
+    """The form's status line ("" until the form is composed)."""
+    shown = form.query("#new-agent-status").results(Static)
+    return "".join(str(line.render()) for line in shown)
+
+
+async def test_ctrl_n_makes_an_agent_and_opens_its_chat(demo_server, make_app,
+                                                         wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, wait_until, *"helper")
+        name = form.query_one("#new-agent-name", Input)
+        assert name.value == "helper" and app.focused is name  # the search names it
+        models = form.query_one("#new-agent-models", OptionList)
+        assert models.highlighted == 0 and models.option_count == 1
+        await pilot.press("enter")  # the name is done: on to the models
+        assert app.focused is models
+        await pilot.press("enter")
+        screen = await open_chat(pilot, wait_until)
+        assert screen.session.agent.name == "helper"
+        made = [agent for agent in demo_server.server.store.agents.values()
+                if agent.spec.name == "helper"]
+        assert len(made) == 1 and made[0].id == screen.session.agent.id
+        assert made[0].blocks == STARTING_MEMORY
+        assert not [widget for widget in screen.view.scroll.children
+                    if isinstance(widget, ItemWidget) and not widget.item.internal]
+
+
+async def test_an_empty_name_is_refused_until_one_is_typed(demo_server, make_app,
+                                                           wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, wait_until)
+        await pilot.press("tab", "enter")
+        await wait_until(pilot, lambda: "needs a name" in status(form), what="the refusal")
+        assert app.screen is form and app.focused is form.query_one("#new-agent-name")
+        assert form.query_one("#new-agent-status").has_class("-error")
+        count = len(demo_server.server.store.agents)
+        await pilot.press("x")
+        assert status(form) == HINT and not form.query_one("#new-agent-status").has_class(
+            "-error")
+        assert len(demo_server.server.store.agents) == count
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="back to the chooser")
+
+
+class RefusingClient:
+    """Lists two models; refuses the first attempt to make an agent, accepts the second."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.attempts: list[tuple[str, str, Any]] = []
+
+    async def list_models(self) -> list[Model]:
+        return [Model(handle="letta/letta-free", context_window=30_000),
+                Model(handle="openai-proxy/fake-model", context_window=30_000)]
+
+    async def create_agent(self, name: str, model: str, memory: Any) -> Agent:
+        self.attempts.append((name, model, memory))
+        if len(self.attempts) == 1:
+            raise LettaError("NOT_FOUND: Handle letta/letta-free not found")
+        return self.agent
+
+
+async def test_a_refused_agent_keeps_the_form_and_says_why(wait_until) -> None:
+    made = Agent(id="agent-1", name="kept")
+    client = RefusingClient(made)
+    results: list[Agent | None] = []
+    form = NewAgentScreen(client, name="kept", model="openai-proxy/fake-model")  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(form, results.append)
+        await wait_until(pilot, lambda: form.models, what="models")
+        models = form.query_one("#new-agent-models", OptionList)
+        assert models.highlighted == 1  # the agent's model, not the first
+        await pilot.press("tab", "up", "enter")
+        await wait_until(pilot, lambda: "Could not make" in status(form), what="the refusal")
+        assert "letta/letta-free not found" in status(form) and pilot.app.screen is form
+        assert form.query_one("#new-agent-name", Input).value == "kept"
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: results, what="the agent")
+    assert results == [made]
+    assert [(name, model) for name, model, _ in client.attempts] == [
+        ("kept", "letta/letta-free"), ("kept", "openai-proxy/fake-model")]
+
+
+class NoModels:
+    async def list_models(self) -> list[Model]:
+        raise LettaError("Could not reach the server")
+
+
+async def test_models_that_cannot_be_listed_are_said(wait_until) -> None:
+    form = NewAgentScreen(NoModels())  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(form)
+        await wait_until(pilot, lambda: "Could not list" in status(form), what="the error")
+        await pilot.press("enter")  # nothing to choose: the form stays
+        assert pilot.app.screen is form
