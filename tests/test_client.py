@@ -165,6 +165,15 @@ async def test_create_agent_names_model_and_memory(replay_server, replay_client)
     assert agent.model_name == "openai-proxy/fake-model"
 
 
+async def test_set_agent_model_patches_the_agent(replay_server, replay_client) -> None:
+    replay_server.reply_capture("agent_create.json")
+    agent = await replay_client.set_agent_model(AGENT, "openai-proxy/fake-model")
+    request = only_request(replay_server)
+    assert (request.method, request.path) == ("PATCH", f"/v1/agents/{AGENT}")
+    assert request.body == {"model": "openai-proxy/fake-model"}
+    assert agent.model_name == "openai-proxy/fake-model"
+
+
 # --- conversations ----------------------------------------------------------------------
 
 

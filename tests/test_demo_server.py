@@ -185,6 +185,15 @@ async def test_created_agents_are_listed_with_their_memory(client: httpx.AsyncCl
     assert unknown.status_code == 404 and "nope/none" in unknown.json()["detail"]
 
 
+async def test_an_agents_model_is_set_only_to_one_the_server_has(
+        client: httpx.AsyncClient) -> None:
+    agent_id = await first_agent_id(client)
+    same = await client.patch(f"/v1/agents/{agent_id}", json={"model": "demo/scripted-model"})
+    assert same.status_code == 200 and same.json()["llm_config"]["handle"] == "demo/scripted-model"
+    other = await client.patch(f"/v1/agents/{agent_id}", json={"model": "nope/none"})
+    assert other.status_code == 404 and "nope/none" in other.json()["detail"]
+
+
 async def test_hello_turn_has_the_captured_shape(client: httpx.AsyncClient) -> None:
     events = await say(client, await first_agent_id(client), "hello")
     parsed = messages(events)

@@ -129,6 +129,12 @@ class LettaClient(RunReads):
                                      for label, value in memory.items()]
         return validate(Agent, await self._http.request("POST", "/v1/agents/", json=body))
 
+    async def set_agent_model(self, agent_id: str, model: str) -> Agent:
+        """Make the agent run on ``model`` (a handle) from its next step on (the user asked
+        for this change)."""
+        return validate(Agent, await self._http.request("PATCH", f"/v1/agents/{agent_id}",
+                                                        json={"model": model}))
+
     async def get_agent(self, agent_id: str, *, tools: bool = False, blocks: bool = False,
                         pending_approval: bool = True) -> Agent:
         include = [name for name, wanted in (("agent.tools", tools), ("agent.blocks", blocks),

@@ -136,6 +136,14 @@ class ChatSession(ReplyStreams):
         await asyncio.to_thread(write_private_file, target, markdown)
         return len(messages)
 
+    async def switch_model(self, model: str) -> Agent:
+        """Make the agent run on ``model`` (a handle); the agent as it is now. Raises
+        :class:`LettaError`."""
+        updated = await self.client.set_agent_model(self.agent.id, model)
+        self.agent = self.agent.model_copy(update={"model": updated.model,
+                                                   "llm_config": updated.llm_config})
+        return self.agent
+
     async def stream_turn(self, text: str, on_change: OnChange,
                           on_connection: OnConnection = unheard) -> TurnOutcome:
         """Send ``text`` and feed the reply into the transcript as it streams.

@@ -51,6 +51,7 @@ class Api(Endpoints):
             ("GET", "/v1/agents/", self.list_agents),
             ("POST", "/v1/agents/", self.create_agent),
             ("GET", "/v1/agents/{agent_id}", self.get_agent),
+            ("PATCH", "/v1/agents/{agent_id}", self.update_agent),
             ("GET", "/v1/agents/{agent_id}/tools", self.agent_tools),
             ("PATCH", "/v1/agents/{agent_id}/tools/approval/{tool_name}", self.set_approval),
             ("GET", "/v1/agents/{agent_id}/core-memory/blocks", self.list_blocks),
@@ -109,10 +110,8 @@ class Api(Endpoints):
     async def create_agent(self, request: Request) -> Response:
         """Make an agent on the scripted model, with the memory blocks asked for."""
         body = request.json_object()
-        model = body.get("model")
-        if model != catalog.MODEL_HANDLE:
-            return JSONResponse({"detail": f"NOT_FOUND: Handle {model} not found, must be one "
-                                           f"of [{catalog.MODEL_HANDLE}]"}, status=404)
+        if (unknown := _unknown_model(body.get("model"))) is not None:
+            return unknown
         blocks = {block["label"]: str(block.get("value", ""))
                   for block in body.get("memory_blocks") or []
                   if isinstance(block, dict) and isinstance(block.get("label"), str)}
@@ -123,6 +122,17 @@ class Api(Endpoints):
         now = self.engine.clock()
         agent = self.store.add_agent(spec, now, system_row(spec, now))
         agent.blocks = blocks
+        return JSONResponse(resources.agent_json(agent, include=_includes(request)))
+
+    async def update_agent(self, request: Request) -> Response:
+        """Change an agent: only its model (there is one) is understood."""
+        agent = self._agent(request.path_params["agent_id"])
+        if isinstance(agent, JSONResponse):
+            return agent
+        body = request.json_object()
+        if "model" in body and (unknown := _unknown_model(body["model"])) is not None:
+            return unknown
+        agent.updated_at = self.engine.clock()
         return JSONResponse(resources.agent_json(agent, include=_includes(request)))
 
     async def get_agent(self, request: Request) -> Response:
@@ -287,3 +297,11 @@ def _is_sdk_v1(request: Request) -> bool:
         return True
     agent = request.headers.get("user-agent", "")
     return not agent or bool(_SDK_V1_AGENT.match(agent))
+
+
+def _unknown_model(handle: object) -> JSONResponse | None:
+    """The real server's 404 for a model handle it does not serve (``None``: it serves it)."""
+    if handle == catalog.MODEL_HANDLE:
+        return None
+    return JSONResponse({"detail": f"NOT_FOUND: Handle {handle} not found, must be one of "
+                                   f"[{catalog.MODEL_HANDLE}]"}, status=404)

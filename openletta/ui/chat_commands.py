@@ -1,6 +1,6 @@
 """The slash commands that act on the open chat (memory, context, runs, approval rules,
-clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`. Each says so when no
-chat is open, or does nothing where that is all there is to say."""
+the agent's model, clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`.
+Each says so when no chat is open, or does nothing where that is all there is to say."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from openletta.transcript.export import default_export_name
 from openletta.ui.screens.agents import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.model import ModelScreen
 
 
 class ChatCommands(App[None]):
@@ -84,6 +85,45 @@ class ChatCommands(App[None]):
         session.conversation_name = name
         screen.status.info = dataclasses.replace(screen.status.info, conversation_name=name)
         self.notify(f"This conversation is now named “{name}”.", title="Rename")
+
+    def action_model(self, handle: str = "") -> None:
+        """Switch the open chat's agent to another model: ``handle``, or one chosen from the
+        server's list."""
+        if (screen := self.open_chat()) is None or self.client is None:
+            return
+        if screen.busy:
+            self.notify("The agent is busy: switch models once the turn ends (or after Esc).",
+                        title="Model", severity="warning")
+            return
+        agent = screen.session.agent
+        if handle.strip():
+            self.switch_model(screen, handle.strip())
+            return
+
+        def chosen(model: str | None) -> None:
+            if model is not None:
+                self.switch_model(screen, model)
+
+        self.push_screen(ModelScreen(self.client, agent.name or agent.id, agent.model_name),
+                         chosen)
+
+    @work(group="model", exclusive=True, exit_on_error=False)
+    async def switch_model(self, screen: ChatScreen, model: str) -> None:
+        """Make the agent of ``screen`` run on ``model``, then show it in the status bar."""
+        session = screen.session
+        name = session.agent.name or session.agent.id
+        if model == session.agent.model_name:
+            self.notify(f"{name} runs on {model} already.", title="Model")
+            return
+        try:
+            agent = await session.switch_model(model)
+        except LettaError as error:
+            self.notify(f"Could not switch {name} to {model}: {error.message}", title="Model",
+                        severity="error")
+            return
+        screen.status.info = dataclasses.replace(screen.status.info, model=agent.model_name,
+                                                 context_window=agent.context_window)
+        self.notify(f"{name} runs on {agent.model_name} from its next step on.", title="Model")
 
     def action_clear(self) -> None:
         """Clear the chat screen (the conversation itself is kept)."""

@@ -53,6 +53,8 @@ SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
                  takes_argument=True, argument_hint="name"),
     SlashCommand("approvals", "Which tools wait for your approval (toggle them)",
                  "approval_rules"),
+    SlashCommand("model", "Switch the model the agent runs on (a change on the server)",
+                 "model", takes_argument=True, argument_hint="handle"),
     SlashCommand("memory", "Show or hide the agent's memory blocks (F2)", "memory"),
     SlashCommand("context", "How the agent's context window is spent", "context"),
     SlashCommand("run", "The last turn's runs and steps (Enter on a footer: that turn's)",

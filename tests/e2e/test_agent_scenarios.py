@@ -1,6 +1,7 @@
-"""Making an agent through the real app on a real Letta 0.16.8 (Ctrl+N in the chooser): the
-server's models are offered, the agent is made with its memory blocks, its chat opens and
-answers."""
+"""Agents made and changed through the real app on a real Letta 0.16.8: Ctrl+N in the chooser
+makes one (the server's models offered, its memory blocks set) whose chat opens and answers;
+``/model`` switches an agent's model, named or chosen from the list, and refuses an unknown
+one."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from openletta.transcript import AssistantItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.model import ModelScreen
 from openletta.ui.screens.new_agent import STARTING_MEMORY, NewAgentScreen
 
 SIZE = (120, 40)
@@ -42,10 +44,10 @@ async def test_an_agent_made_in_the_app_opens_and_answers(letta_base_url: str,
                      and app.screen.agents)
         await pilot.press(*agent_name, "ctrl+n")
         await waited(pilot, lambda: isinstance(app.screen, NewAgentScreen)
-                     and app.screen.models)
+                     and app.screen.model_list.models)
         form = app.screen
         assert isinstance(form, NewAgentScreen)
-        handles = [model.handle for model in form.models]
+        handles = [model.handle for model in form.model_list.models]
         assert "openai-proxy/fake-model" in handles
         await pilot.press("enter")  # the name (typed in the search) is done
         models = form.query_one("#new-agent-models", OptionList)
@@ -67,3 +69,35 @@ async def test_an_agent_made_in_the_app_opens_and_answers(letta_base_url: str,
         made = await client.list_agents(query=agent_name)
     assert blocks == STARTING_MEMORY
     assert [found.id for found in made] == [agent.id]
+
+
+async def test_model_switches_the_agents_model_on_the_server(letta_base_url: str,
+                                                             fresh_agent_id: str) -> None:
+    app = OpenLettaApp(base_url=letta_base_url, agent=fresh_agent_id, settings=Settings(),
+                       local=None)
+    async with LettaClient(letta_base_url) as client, app.run_test(size=SIZE) as pilot:
+        await waited(pilot, lambda: isinstance(app.screen, ChatScreen)
+                     and app.focused is app.screen.prompt)
+        screen = app.screen
+        assert isinstance(screen, ChatScreen)
+        await pilot.press(*"/model nope/none", "enter")
+        await waited(pilot, lambda: any("Could not switch" in str(note.message)
+                                        for note in app._notifications))
+        assert screen.status.info.model == "openai-proxy/fake-model"
+        await pilot.press(*"/model letta/letta-free", "enter")
+        await waited(pilot, lambda: screen.status.info.model == "letta/letta-free")
+        assert (await client.get_agent(fresh_agent_id)).model_name == "letta/letta-free"
+        await pilot.press(*"/model", "enter")
+        await waited(pilot, lambda: isinstance(app.screen, ModelScreen)
+                     and app.screen.model_list.models)
+        chooser = app.screen
+        assert isinstance(chooser, ModelScreen)
+        handles = [model.handle for model in chooser.model_list.models]
+        assert chooser.model_list.highlighted == handles.index("letta/letta-free")
+        chooser.model_list.highlighted = handles.index("openai-proxy/fake-model")
+        await pilot.press("enter")
+        await waited(pilot, lambda: screen.status.info.model == "openai-proxy/fake-model")
+        assert (await client.get_agent(fresh_agent_id)).model_name == "openai-proxy/fake-model"
+        await pilot.press(*"hello", "enter")
+        transcript = screen.session.transcript
+        await waited(pilot, lambda: transcript.stop_reason == "end_turn" and not screen.busy)

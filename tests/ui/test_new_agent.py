@@ -6,7 +6,7 @@ from typing import Any
 
 from chat_helpers import open_chat
 from textual.app import App
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent, Model
@@ -24,14 +24,13 @@ async def open_form(pilot, wait_until, *typed: str) -> NewAgentScreen:
                      and app.screen.agents, what="chooser")
     await pilot.press(*typed, "ctrl+n")
     await wait_until(pilot, lambda: isinstance(app.screen, NewAgentScreen)
-                     and app.screen.models, what="the form's models")
+                     and app.screen.model_list.models, what="the form's models")
     return app.screen
 
 
 def status(form: NewAgentScreen) -> str:
     """The form's status line ("" until the form is composed)."""
-    shown = form.query("#new-agent-status").results(Static)
-    return "".join(str(line.render()) for line in shown)
+    return str(form.status.render())
 
 
 async def test_ctrl_n_makes_an_agent_and_opens_its_chat(demo_server, make_app,
@@ -64,10 +63,10 @@ async def test_an_empty_name_is_refused_until_one_is_typed(demo_server, make_app
         await pilot.press("tab", "enter")
         await wait_until(pilot, lambda: "needs a name" in status(form), what="the refusal")
         assert app.screen is form and app.focused is form.query_one("#new-agent-name")
-        assert form.query_one("#new-agent-status").has_class("-error")
+        assert form.status.has_class("-error")
         count = len(demo_server.server.store.agents)
         await pilot.press("x")
-        assert status(form) == HINT and not form.query_one("#new-agent-status").has_class(
+        assert status(form) == HINT and not form.status.has_class(
             "-error")
         assert len(demo_server.server.store.agents) == count
         await pilot.press("escape")
@@ -100,7 +99,7 @@ async def test_a_refused_agent_keeps_the_form_and_says_why(wait_until) -> None:
     form = NewAgentScreen(client, name="kept", model="openai-proxy/fake-model")  # type: ignore[arg-type]
     async with App[None]().run_test(size=SIZE) as pilot:
         pilot.app.push_screen(form, results.append)
-        await wait_until(pilot, lambda: form.models, what="models")
+        await wait_until(pilot, lambda: form.model_list.models, what="models")
         models = form.query_one("#new-agent-models", OptionList)
         assert models.highlighted == 1  # the agent's model, not the first
         await pilot.press("tab", "up", "enter")

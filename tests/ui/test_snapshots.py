@@ -65,7 +65,8 @@ def test_new_agent_form(snap_compare, fixed_clock: Clock) -> None:
         await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
                      and app.screen.agents)
         await pilot.press(*"helper", "ctrl+n")
-        await settle(pilot, lambda: isinstance(app.screen, NewAgentScreen) and app.screen.models)
+        await settle(pilot, lambda: isinstance(app.screen, NewAgentScreen)
+                     and app.screen.model_list.models)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 

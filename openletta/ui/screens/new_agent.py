@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
-from textual.widgets.option_list import Option
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
-from openletta.api.resources import Agent, Model
-from openletta.display import plain_text
-from openletta.ui.formatting import format_tokens
+from openletta.api.resources import Agent
+from openletta.ui.model_list import ModelPicker
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 #: The core memory a new agent starts with (the user edits it later with F2).
@@ -28,14 +25,6 @@ STARTING_MEMORY = {
 }
 HINT = ("Enter on a model makes the agent, with a persona and a human memory block "
         "(F2 in the chat shows and edits them) · Esc cancels")
-
-
-def model_row(model: Model) -> Text:
-    """One model entry, shown literally: its handle and context window."""
-    text = plain_text(model.handle, style="bold")
-    if model.context_window:
-        text.append(f"  {format_tokens(model.context_window)} context", style="dim")
-    return text
 
 
 class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
@@ -53,56 +42,40 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
                  ) -> None:
         super().__init__()
         self.client = client
-        self.models: list[Model] = []
+        self.picker = ModelPicker(client, hint=HINT, preferred=model, list_id="new-agent-models")
+        self.model_list, self.status = self.picker.model_list, self.picker.status
         self._start_name = name
-        self._preferred = model
         self._creating = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="new-agent-box"):
-            yield Static("New agent", id="new-agent-title")
-            yield Static("Name", classes="new-agent-label")
+        with Vertical(id="new-agent-box", classes="model-box"):
+            yield Static("New agent", classes="model-box-title")
+            yield Static("Name", classes="model-box-label")
             yield Input(self._start_name, placeholder="e.g. coding-helper", id="new-agent-name")
-            yield Static("Model", classes="new-agent-label")
-            yield OptionList(id="new-agent-models")
-            yield Static("Loading the server's models…", id="new-agent-status")
+            yield Static("Model", classes="model-box-label")
+            yield self.picker
 
     def on_mount(self) -> None:
         self.query_one("#new-agent-name", Input).focus()
-        self.load_models()
 
-    @work(exclusive=True, group="models", exit_on_error=False)
-    async def load_models(self) -> None:
-        """List the server's models, the preferred one highlighted."""
-        try:
-            models = await self.client.list_models()
-        except LettaError as error:
-            self._say(f"Could not list the server's models: {error.message}", error=True)
-            return
-        if not models:
-            self._say("The server lists no model to run an agent on.", error=True)
-            return
-        self.models = models
-        options = self.query_one("#new-agent-models", OptionList)
-        options.set_options(Option(model_row(model), id=model.handle) for model in models)
-        handles = [model.handle for model in models]
-        options.highlighted = handles.index(self._preferred) if self._preferred in handles else 0
-        self._say(HINT)
+    @property
+    def models_listed(self) -> bool:
+        return bool(self.model_list.models)
 
     @on(Input.Changed, "#new-agent-name")
     def _name_changed(self) -> None:
-        if self.models and not self._creating:
-            self._say(HINT)
+        if self.models_listed and not self._creating:
+            self.status.say(HINT)
 
     @on(Input.Submitted, "#new-agent-name")
     def _name_submitted(self) -> None:
-        if self.models:
-            self.query_one("#new-agent-models", OptionList).focus()
+        if self.models_listed:
+            self.model_list.focus()
 
     @on(OptionList.OptionSelected, "#new-agent-models")
     def _model_chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.create(self.models[event.option_index].handle)
+        self.create(self.model_list.models[event.option_index].handle)
 
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, model: str) -> None:
@@ -110,23 +83,18 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         name_input = self.query_one("#new-agent-name", Input)
         name = name_input.value.strip()
         if not name:
-            self._say("The agent needs a name.", error=True)
+            self.status.say("The agent needs a name.", error=True)
             name_input.focus()
             return
         if self._creating:
             return
         self._creating = True
-        self._say(f"Making {name} on {model}…")
+        self.status.say(f"Making {name} on {model}…")
         try:
             agent = await self.client.create_agent(name, model, STARTING_MEMORY)
         except LettaError as error:
-            self._say(f"Could not make the agent: {error.message}", error=True)
+            self.status.say(f"Could not make the agent: {error.message}", error=True)
             return
         finally:
             self._creating = False
         self.dismiss(agent)
-
-    def _say(self, message: str, *, error: bool = False) -> None:
-        status = self.query_one("#new-agent-status", Static)
-        status.update(plain_text(message))
-        status.set_class(error, "-error")

@@ -1,0 +1,108 @@
+"""The server's models, as a list to choose one from (a new agent's, or another for an agent)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from openletta.api.client import LettaClient
+from openletta.api.errors import LettaError
+from openletta.api.resources import Model
+from openletta.display import plain_text
+from openletta.ui.formatting import format_tokens
+
+
+def model_row(model: Model, *, current: bool = False) -> Text:
+    """One model entry, shown literally: its handle, context window, and whether it is the
+    one in use."""
+    text = plain_text(model.handle, style="bold")
+    if model.context_window:
+        text.append(f"  {format_tokens(model.context_window)} context", style="dim")
+    if current:
+        text.append("  · in use", style="dim italic")
+    return text
+
+
+class ModelList(OptionList):
+    """Lists the server's models once mounted, ``preferred`` highlighted (else the first);
+    posts :class:`Loaded` or :class:`Failed`. ``current``: the handle marked as in use."""
+
+    class Loaded(Message):
+        """The models are listed."""
+
+    class Failed(Message):
+        """The models could not be listed: ``reason`` says why, for the user."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    def __init__(self, client: LettaClient, *, preferred: str | None = None,
+                 current: str | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.client = client
+        self.models: list[Model] = []
+        self._preferred = preferred
+        self._current = current
+
+    def on_mount(self) -> None:
+        self.load()
+
+    @work(exclusive=True, group="models", exit_on_error=False)
+    async def load(self) -> None:
+        """Ask the server for its models and list them."""
+        try:
+            models = await self.client.list_models()
+        except LettaError as error:
+            self.post_message(self.Failed(f"Could not list the server's models: "
+                                          f"{error.message}"))
+            return
+        if not models:
+            self.post_message(self.Failed("The server lists no model to run an agent on."))
+            return
+        self.models = models
+        self.set_options(Option(model_row(model, current=model.handle == self._current),
+                                id=model.handle) for model in models)
+        handles = [model.handle for model in models]
+        self.highlighted = handles.index(self._preferred) if self._preferred in handles else 0
+        self.post_message(self.Loaded())
+
+
+class StatusLine(Static):
+    """A line under a form that says what goes on, or what went wrong (class ``-error``)."""
+
+    def say(self, message: str, *, error: bool = False) -> None:
+        """Show ``message`` (literally)."""
+        self.update(plain_text(message))
+        self.set_class(error, "-error")
+
+
+class ModelPicker(Vertical):
+    """A :class:`ModelList` over a :class:`StatusLine` that says the list is loading, then
+    ``hint``, or why the models could not be listed."""
+
+    DEFAULT_CLASSES = "model-picker"
+
+    def __init__(self, client: LettaClient, *, hint: str, preferred: str | None = None,
+                 current: str | None = None, list_id: str | None = None) -> None:
+        super().__init__()
+        self.hint = hint
+        self.model_list = ModelList(client, preferred=preferred, current=current, id=list_id)
+        self.status = StatusLine("Loading the server's models…", classes="model-box-status")
+
+    def compose(self) -> ComposeResult:
+        yield self.model_list
+        yield self.status
+
+    @on(ModelList.Loaded)
+    def _loaded(self) -> None:
+        self.status.say(self.hint)
+
+    @on(ModelList.Failed)
+    def _failed(self, event: ModelList.Failed) -> None:
+        self.status.say(event.reason, error=True)

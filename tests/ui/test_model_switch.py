@@ -1,0 +1,65 @@
+"""``/model``: the agent's model, chosen from the server's list or named, changed on the server
+and shown in the status bar."""
+
+from __future__ import annotations
+
+from chat_helpers import open_chat
+from textual.app import App
+
+from openletta.api.errors import NotFoundError
+from openletta.api.resources import Agent, LLMConfig, Model
+from openletta.ui.screens.model import ModelScreen
+
+SIZE = (100, 30)
+OTHER = "demo/other-model"
+
+
+class TwoModels:
+    async def list_models(self) -> list[Model]:
+        return [Model(handle="demo/scripted-model", context_window=32_000),
+                Model(handle=OTHER, context_window=128_000)]
+
+
+async def test_the_list_marks_the_agents_model_and_returns_the_chosen(wait_until) -> None:
+    chosen: list[str | None] = []
+    screen = ModelScreen(TwoModels(), "demo-agent", OTHER)  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(screen, chosen.append)
+        await wait_until(pilot, lambda: screen.model_list.models, what="the models")
+        options = screen.model_list
+        assert options.highlighted == 1 and pilot.app.focused is options
+        assert "in use" in str(options.get_option_at_index(1).prompt)
+        assert "in use" not in str(options.get_option_at_index(0).prompt)
+        await pilot.press("up", "enter")
+        await wait_until(pilot, lambda: chosen, what="the choice")
+    assert chosen == ["demo/scripted-model"]
+
+
+async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make_app,
+                                                               wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        asked: list[str] = []
+
+        async def set_agent_model(agent_id: str, model: str) -> Agent:
+            asked.append(model)
+            if model != OTHER:
+                raise NotFoundError(f"NOT_FOUND: Handle {model} not found", status_code=404)
+            return Agent(id=agent_id, model=OTHER,
+                         llm_config=LLMConfig(handle=OTHER, context_window=128_000))
+
+        screen.session.client.set_agent_model = set_agent_model  # type: ignore[method-assign]
+        await pilot.press(*"/model nope/none", "enter")
+        await wait_until(pilot, lambda: asked == ["nope/none"], what="the refused switch")
+        await wait_until(pilot, lambda: any("Could not switch" in str(n.message)
+                                            for n in app._notifications), what="the error")
+        assert screen.status.info.model == "demo/scripted-model"
+        await pilot.press(*f"/model {OTHER}", "enter")
+        await wait_until(pilot, lambda: screen.status.info.model == OTHER, what="the new model")
+        assert screen.status.info.context_window == 128_000
+        assert screen.session.agent.model_name == OTHER and screen.session.agent.name
+        await pilot.press(*f"/model {OTHER}", "enter")  # already: nothing is asked
+        await wait_until(pilot, lambda: any("already" in str(n.message)
+                                            for n in app._notifications), what="the note")
+        assert asked == ["nope/none", OTHER]
