@@ -46,6 +46,8 @@ class ModelList(OptionList):
                  current: str | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self.client = client
+        #: Every model the server lists, and those shown (all, or those a filter matches).
+        self.all_models: list[Model] = []
         self.models: list[Model] = []
         self._preferred = preferred
         self._current = current
@@ -65,12 +67,22 @@ class ModelList(OptionList):
         if not models:
             self.post_message(self.Failed("The server lists no model to run an agent on."))
             return
-        self.models = models
-        self.set_options(Option(model_row(model, current=model.handle == self._current),
-                                id=model.handle) for model in models)
-        handles = [model.handle for model in models]
-        self.highlighted = handles.index(self._preferred) if self._preferred in handles else 0
+        self.all_models = models
+        self.show_matching("")
         self.post_message(self.Loaded())
+
+    def show_matching(self, text: str) -> list[Model]:
+        """Show the models whose handle contains ``text`` (any case), the preferred one
+        highlighted if shown, else the first; returns them."""
+        wanted = text.strip().lower()
+        self.models = [model for model in self.all_models if wanted in model.handle.lower()]
+        self.set_options(Option(model_row(model, current=model.handle == self._current),
+                                id=model.handle) for model in self.models)
+        handles = [model.handle for model in self.models]
+        if handles:
+            self.highlighted = (handles.index(self._preferred) if self._preferred in handles
+                                else 0)
+        return self.models
 
 
 class StatusLine(Static):

@@ -27,12 +27,32 @@ async def test_the_list_marks_the_agents_model_and_returns_the_chosen(wait_until
         pilot.app.push_screen(screen, chosen.append)
         await wait_until(pilot, lambda: screen.model_list.models, what="the models")
         options = screen.model_list
-        assert options.highlighted == 1 and pilot.app.focused is options
+        assert options.highlighted == 1
         assert "in use" in str(options.get_option_at_index(1).prompt)
         assert "in use" not in str(options.get_option_at_index(0).prompt)
-        await pilot.press("up", "enter")
+        await pilot.press("up", "enter")  # the filter has the focus; ↑↓ move in the list
         await wait_until(pilot, lambda: chosen, what="the choice")
     assert chosen == ["demo/scripted-model"]
+
+
+async def test_typing_filters_the_models_by_handle(wait_until) -> None:
+    chosen: list[str | None] = []
+    screen = ModelScreen(TwoModels(), "demo-agent", "demo/scripted-model")  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(screen, chosen.append)
+        await wait_until(pilot, lambda: screen.model_list.models, what="the models")
+        await pilot.press(*"zzz")
+        assert screen.model_list.models == [] and screen.model_list.option_count == 0
+        assert "No model's handle contains 'zzz'" in str(screen.picker.status.render())
+        await pilot.press("enter")  # nothing to choose
+        assert pilot.app.screen is screen and not chosen
+        await pilot.press(*["backspace"] * 3, *"OTHER")
+        assert [model.handle for model in screen.model_list.models] == [OTHER]
+        assert screen.model_list.highlighted == 0
+        assert not screen.picker.status.has_class("-error")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: chosen, what="the choice")
+    assert chosen == [OTHER]
 
 
 async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make_app,
