@@ -251,7 +251,8 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
     def _chooser(self, *, can_go_back: bool = False) -> AgentChooserScreen:
         assert self.client is not None
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
-                                  can_go_back=can_go_back)
+                                  server=DEMO_LABEL if self.demo else self.client.base_url,
+                                  demo=self.demo, can_go_back=can_go_back)
 
     def _replace_screens(self, screen: Screen[None]) -> None:
         """Show ``screen`` instead of everything above the default screen."""

@@ -77,6 +77,21 @@ async def test_chooser_opens_an_agent_with_its_history(demo_server, make_app, wa
         assert app.focused is screen.prompt
 
 
+@pytest.mark.parametrize("demo", [False, True])
+async def test_the_chooser_says_which_server_it_lists(demo_server, make_app, wait_until,
+                                                      demo: bool) -> None:
+    app = make_app(demo=True, demo_speed=0) if demo else make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="the chooser")
+        title = str(app.screen.query_one("#agents-title").render())
+    if demo:
+        assert title.startswith("Choose an agent on the embedded demo server")
+        assert "set LETTA_BASE_URL, or LETTA_API_KEY for Letta Cloud" in title
+    else:
+        assert title == f"Choose an agent on {demo_server.base_url}"
+
+
 async def test_agent_flag_accepts_a_name(demo_server, make_app, wait_until) -> None:
     name = await first_agent_name(demo_server.base_url)
     app = make_app(base_url=demo_server.base_url, agent=name)

@@ -86,9 +86,14 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
     ]
 
     def __init__(self, client: LettaClient, on_choose: Callable[[Agent], object], *,
-                 clock: Clock = utc_now, can_go_back: bool = False) -> None:
+                 server: str = "", demo: bool = False, clock: Clock = utc_now,
+                 can_go_back: bool = False) -> None:
+        """``server``: where the agents are, for the title; ``demo``: it is the embedded
+        demo server (the title says how to use a real one)."""
         super().__init__()
         self.client = client
+        self.server = server
+        self.demo = demo
         self.agents: list[Agent] = []
         self._on_choose = on_choose
         self._clock = clock
@@ -99,13 +104,23 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._more = False
 
     def compose(self) -> ComposeResult:
-        yield Static("Choose an agent", id="agents-title")
+        yield Static(self._title(), id="agents-title")
         yield Static("Type to search · ↑↓ to move · Enter to open · Ctrl+N makes a new agent",
                      id="agents-hint")
         yield Input(placeholder="Type to search agents by name…", id="agent-filter")
         yield OptionList(id="agent-list")
         yield Static(id="agents-empty")
         yield KeyBar()
+
+    def _title(self) -> Text:
+        title = Text("Choose an agent")
+        if self.server:
+            title.append(" on ")
+            title.append_text(plain_text(self.server))
+        if self.demo:
+            title.append("  (set LETTA_BASE_URL, or LETTA_API_KEY for Letta Cloud, to use "
+                         "your own)", style="not bold dim")
+        return title
 
     def on_mount(self) -> None:
         self.query_one("#agent-filter", Input).focus()
