@@ -34,6 +34,7 @@ JSON_TYPE = "application/json"
 #: HTTP status of the captures that were not answered with 200 (from the recordings).
 CAPTURE_STATUS = {
     "bg_resume_get_method.json": 405,
+    "compact_nothing_to_compact_400.json": 400,
     "conv_busy_second_request.json": 409,
     "error_agent_bad_id_format.json": 422,
     "error_agent_not_found_404.json": 404,

@@ -174,6 +174,39 @@ async def test_set_agent_model_patches_the_agent(replay_server, replay_client) -
     assert agent.model_name == "openai-proxy/fake-model"
 
 
+async def test_compact_the_default_thread_and_a_conversation(replay_server,
+                                                             replay_client) -> None:
+    replay_server.reply_capture("compact_response.json")
+    replay_server.reply_capture("compact_response.json")
+    done = await replay_client.compact(AGENT)
+    await replay_client.compact(AGENT, "conv-1")
+    default, named = replay_server.requests
+    assert (default.method, default.path, default.body) == (
+        "POST", "/v1/conversations/default/compact", {"agent_id": AGENT})
+    assert (named.path, named.body) == ("/v1/conversations/conv-1/compact", {})
+    assert (done.num_messages_before, done.num_messages_after) == (9, 7)
+    assert done.summary.startswith("Slow sentence 1")
+
+
+async def test_compacting_too_little_is_refused_with_the_servers_reason(
+        replay_server, replay_client) -> None:
+    replay_server.reply_capture("compact_nothing_to_compact_400.json")
+    with pytest.raises(LettaError) as refused:
+        await replay_client.compact(AGENT)
+    assert refused.value.message.startswith("The server found nothing to compact yet")
+    assert "failed to reduce the number of messages" in (refused.value.server_message or "")
+
+
+async def test_compact_falls_back_to_summarize_on_a_server_without_the_route(
+        replay_server, replay_client) -> None:
+    replay_server.reply_json({"detail": "Not Found"}, status=404)
+    replay_server.reply_capture("compact_response.json")
+    done = await replay_client.compact(AGENT)
+    assert [request.path for request in replay_server.requests] == [
+        "/v1/conversations/default/compact", f"/v1/agents/{AGENT}/summarize"]
+    assert done.num_messages_after == 7
+
+
 # --- conversations ----------------------------------------------------------------------
 
 

@@ -628,3 +628,25 @@ async def test_stop_drops_an_open_stream() -> None:
                 async for line in response.aiter_lines():
                     if line.startswith("data: "):
                         await asyncio.wait_for(demo.stop(), 5)
+
+
+async def test_compacting_summarises_the_thread_as_a_stored_note(
+        client: httpx.AsyncClient) -> None:
+    agent_id = await first_agent_id(client)
+    compact = "/v1/conversations/default/compact"
+    refused = await client.post(compact, json={"agent_id": agent_id})
+    assert refused.status_code == 400 and "failed to reduce" in refused.json()["detail"]
+    for text in ("hello", "hello again"):
+        await say(client, agent_id, text)
+    done = (await client.post(compact, json={"agent_id": agent_id})).json()
+    assert done["num_messages_after"] == 2 < done["num_messages_before"]
+    assert "hello; hello again" in done["summary"]
+    rows = (await client.get(f"/v1/agents/{agent_id}/messages",
+                             params={"conversation_id": "default", "limit": 1})).json()
+    note = parse_message(rows[-1])
+    assert note.message_type == "user_message"
+    assert json.loads(note.content)["type"] == "system_alert"  # type: ignore[union-attr]
+    context = (await client.get(f"/v1/agents/{agent_id}/context")).json()
+    assert context["num_messages"] == 2
+    again = await client.post(compact, json={"agent_id": agent_id})
+    assert again.status_code == 400

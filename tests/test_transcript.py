@@ -166,6 +166,21 @@ def test_overlapping_history_pages_do_not_duplicate() -> None:
     assert len(transcript.items) == count + len(change.prepended)
 
 
+def test_the_newest_page_read_after_a_live_turn_adds_only_what_is_new() -> None:
+    """A turn streamed live, then the newest page (that turn as stored, and a newer one):
+    the stored copy of the live turn adds nothing, its text is not doubled."""
+    transcript = Transcript(footers=True)
+    transcript.add_user("hello", otid="02395285-1f4f-487f-8b33-92903500099a")
+    transcript.feed_all(stream("conv_send_hello_tokens.sse"))
+    live = [(item.kind, getattr(item, "text", None)) for item in transcript.items]
+    page = history("conv_messages_asc.json")[1:]  # oldest first, without the system prompt
+    change = transcript.load_history(page)
+    assert [(item.kind, getattr(item, "text", None)) for item in transcript.items][:4] == live
+    assert [item.kind for item in change.added] == ["user", "reasoning", "assistant", "footer"]
+    texts = [item.text for item in transcript.items if item.kind == "assistant"]
+    assert texts == ["Hello! I am a scripted fake model. How can I help?"] * 2
+
+
 def test_older_page_is_prepended_in_order() -> None:
     messages = history("agent_messages_default.json")
     whole = Transcript()

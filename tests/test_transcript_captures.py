@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,18 @@ def test_run_id_is_taken_from_the_leading_ping() -> None:
     transcript = Transcript()
     transcript.feed(load("hello_tokens.sse").messages[0])
     assert transcript.run_id == "run-6a61b273-2373-436a-ba4f-78c62f635479"
+
+
+def test_a_compactions_summary_is_shown_after_the_turn_it_followed() -> None:
+    """0.16.8 stores a compaction's summary as a ``system_alert`` user message, dated when
+    it ran: it becomes a summary divider, and the turn before it keeps its footer."""
+    rows = json.loads((FIXTURES / "compacted_history.json").read_text())
+    transcript = Transcript(footers=True)
+    transcript.load_history([parse_message(row) for row in rows])
+    kinds = [item.kind for item in transcript.items]
+    assert kinds[-3:] == ["assistant", "footer", "event"]
+    summary = transcript.items[-1]
+    assert summary.event_type == "compaction_summary"  # type: ignore[attr-defined]
+    assert summary.text.startswith("Slow sentence 1: word1")  # type: ignore[attr-defined]
+    assert not summary.internal
+    assert kinds.count("footer") == kinds.count("user")

@@ -30,7 +30,15 @@ from openletta.api.http import (
     without_none,
 )
 from openletta.api.messages import ApprovalRequestMessage, parse_message
-from openletta.api.resources import Agent, Block, Conversation, Health, Model, Tool
+from openletta.api.resources import (
+    Agent,
+    Block,
+    Compaction,
+    Conversation,
+    Health,
+    Model,
+    Tool,
+)
 from openletta.api.runs import DEFAULT_THREAD, FINISHED_RUN_STATES, RunReads
 from openletta.api.sse import MessageStream
 from openletta.config import resolve_connection
@@ -46,6 +54,8 @@ BLOCKS_LIMIT = 100
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
+#: How the server refuses a compaction that would leave as many messages as before.
+NOTHING_TO_COMPACT = "failed to reduce the number of messages"
 
 
 def parse_version(version: str) -> tuple[int, ...] | None:
@@ -186,6 +196,29 @@ class LettaClient(RunReads):
         data = await self._http.request("PATCH", f"/v1/conversations/{conversation_id}",
                                         json={"summary": summary})
         return validate(Conversation, data)
+
+    async def compact(self, agent_id: str, conversation_id: str | None = None) -> Compaction:
+        """Summarise the older messages of a thread (``None``: the agent's default thread)
+        so that fewer stay in its context window (the user asked for this)."""
+        try:
+            return validate(Compaction, await self._post_compact(agent_id, conversation_id))
+        except ValidationError as error:
+            if NOTHING_TO_COMPACT not in (error.server_message or ""):
+                raise
+            raise ValidationError("The server found nothing to compact yet: too few older "
+                                  "messages, or they are summarised already.",
+                                  status_code=error.status_code,
+                                  server_message=error.server_message) from error
+
+    async def _post_compact(self, agent_id: str, conversation_id: str | None) -> Any:
+        path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/compact"
+        body = {"agent_id": agent_id} if conversation_id is None else {}
+        try:
+            return await self._http.request("POST", path, json=body)
+        except LettaError as error:
+            if conversation_id is not None or not _route_missing(error):
+                raise
+        return await self._http.request("POST", f"/v1/agents/{agent_id}/summarize", json={})
 
     async def get_conversation(self, conversation_id: str) -> Conversation:
         data = await self._http.request("GET", f"/v1/conversations/{conversation_id}")

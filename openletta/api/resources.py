@@ -184,6 +184,14 @@ class Model(WireModel):
     context_window: int | None = None
 
 
+class Compaction(WireModel):
+    """What compacting a thread did (``POST /v1/conversations/{id}/compact``)."""
+
+    summary: str = ""
+    num_messages_before: int | None = None
+    num_messages_after: int | None = None
+
+
 class Health(WireModel):
     version: str = ""
     status: str = ""

@@ -18,7 +18,7 @@ from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import Message
-from openletta.api.resources import Agent, Run
+from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
 from openletta.settings import write_private_file
@@ -135,6 +135,16 @@ class ChatSession(ReplyStreams):
         markdown = to_markdown(transcript.visible_items(), title)
         await asyncio.to_thread(write_private_file, target, markdown)
         return len(messages)
+
+    async def compact(self, on_change: OnChange) -> Compaction:
+        """Have the server summarise the thread's older messages, then show what it stored
+        (the summary, on the newest page) and the context's new size. Raises
+        :class:`LettaError`."""
+        done = await self.client.compact(self.agent.id, self.conversation_id)
+        page = await newest_page(self.client, self.agent.id, self.conversation_id)
+        on_change(self.transcript.load_history(page.messages))
+        await self.read_context_size(on_change)
+        return done
 
     async def switch_model(self, model: str) -> Agent:
         """Make the agent run on ``model`` (a handle); the agent as it is now. Raises

@@ -10,6 +10,7 @@ cost a few milliseconds.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from functools import partial
 
@@ -30,6 +31,19 @@ def system_row(spec: AgentSpec, moment: datetime) -> Row:
     message_id = new_message_id()
     origin = Origin(message_id, message_date(moment), None, None, None)
     return Row.of(message_id, [chunks.system(origin, SYSTEM_PROMPT.format(blocks=blocks))])
+
+
+def compaction_row(summary: str, moment: datetime) -> Row:
+    """The note a compaction stores, as Letta 0.16.8 words it: a ``system_alert`` packed in a
+    user message, holding the summary."""
+    note = ("Note: prior messages from the beginning of the conversation have been hidden "
+            "from view due to conversation memory constraints.\nThe following is a summary "
+            f"of the previous messages:\n {summary}")
+    packet = {"type": "system_alert", "message": note,
+              "time": moment.strftime("%Y-%m-%d %I:%M:%S %p UTC+0000")}
+    message_id = new_message_id()
+    origin = Origin(message_id, message_date(moment), None, None, None)
+    return Row.of(message_id, [chunks.user(origin, json.dumps(packet, indent=2))])
 
 
 def synthetic_rows(count: int, end: datetime) -> list[Row]:

@@ -132,7 +132,7 @@ def context_json(agent: AgentRecord, thread: Thread) -> dict[str, Any]:
     messages = max(0, thread.context_tokens - SYSTEM_TOKENS - TOOL_TOKENS - memory)
     return {"context_window_size_max": CONTEXT_WINDOW,
             "context_window_size_current": SYSTEM_TOKENS + TOOL_TOKENS + memory + messages,
-            "num_messages": len(thread.rows), "num_tokens_system": SYSTEM_TOKENS,
+            "num_messages": thread.in_context, "num_tokens_system": SYSTEM_TOKENS,
             "num_tokens_core_memory": memory, "num_tokens_functions_definitions": TOOL_TOKENS,
             "num_tokens_messages": messages, "num_tokens_summary_memory": 0,
             "num_tokens_external_memory_summary": 0}

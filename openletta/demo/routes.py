@@ -13,13 +13,18 @@ from typing import Any
 
 from openletta.demo import catalog, resources
 from openletta.demo.endpoints import Endpoints, conversation_not_found, invalid
-from openletta.demo.history import system_row
+from openletta.demo.history import compaction_row, system_row
 from openletta.demo.http import BadParameter, JSONResponse, Request, Response, Router
 from openletta.demo.ids import new_id
 from openletta.demo.run_routes import RunRoutes
-from openletta.demo.state import AgentRecord, Store, Thread
+from openletta.demo.state import BASE_CONTEXT_TOKENS, AgentRecord, Store, Thread
 from openletta.demo.turns import Engine
 
+#: Fewer user messages than this since the last compaction leave nothing to compact.
+MIN_MESSAGES_TO_COMPACT = 2
+NOTHING_TO_COMPACT = ("Summarization failed to reduce the number of messages. You may not have "
+                      "enough messages to compact or need to use a different "
+                      "CompactionSettings (e.g. using `all` mode).")
 #: Relationships a legacy (non-SDK) client gets when it names none.
 LEGACY_RELATIONSHIPS = {"agent.blocks", "agent.tools", "agent.tags"}
 _SDK_V1_AGENT = re.compile(r"^(@letta-ai/)?letta-client/1\.")
@@ -67,6 +72,7 @@ class Api(Endpoints):
              self.conversation_messages),
             ("POST", "/v1/conversations/{conversation_id}/messages", self.runs.conversation_send),
             ("POST", "/v1/conversations/{conversation_id}/cancel", self.runs.conversation_cancel),
+            ("POST", "/v1/conversations/{conversation_id}/compact", self.compact),
             ("GET", "/v1/messages/{message_id}", self.get_message),
             ("GET", "/v1/runs/", self.runs.list_runs),
             ("GET", "/v1/runs/{run_id}", self.runs.get_run),
@@ -171,6 +177,29 @@ class Api(Endpoints):
         if isinstance(found, JSONResponse):
             return found
         return JSONResponse(resources.context_json(*found))
+
+    async def compact(self, request: Request) -> Response:
+        """Summarise a thread's rows (the user's messages, named) into a stored note, as a
+        compaction does; too few rows are refused with the real server's words."""
+        found = self._thread(request.path_params["conversation_id"],
+                             request.json_object().get("agent_id") or request.param("agent_id"))
+        if isinstance(found, JSONResponse):
+            return found
+        thread = found[1]
+        said = [text for row in thread.rows[1 + thread.summarised_rows:]
+                for chunk in row.messages if chunk.get("message_type") == "user_message"
+                and not (text := str(chunk["content"])).lstrip().startswith("{")]  # notes
+        if len(said) < MIN_MESSAGES_TO_COMPACT:
+            return JSONResponse({"detail": NOTHING_TO_COMPACT}, status=400)
+        before = thread.in_context
+        summary = ("The user asked the demo agent: " + "; ".join(
+            " ".join(text.split())[:40] for text in said) + ".")
+        moment = self.engine.clock()
+        thread.summarised_rows = len(thread.rows) - 1  # every row after the system prompt
+        thread.extend([compaction_row(summary, moment)])
+        thread.context_tokens = BASE_CONTEXT_TOKENS + len(summary) // 4
+        return JSONResponse({"summary": summary, "num_messages_before": before,
+                             "num_messages_after": thread.in_context})
 
     # --- history --------------------------------------------------------------------------
 

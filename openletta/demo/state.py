@@ -59,6 +59,13 @@ class Thread:
     last_message_at: datetime | None = None
     #: The run currently producing messages here (the conversation lock).
     active_run: Run | None = None
+    #: How many rows after the system prompt a compaction took out of the context window.
+    summarised_rows: int = 0
+
+    @property
+    def in_context(self) -> int:
+        """How many rows the context window holds."""
+        return len(self.rows) - self.summarised_rows
 
     def extend(self, rows: Iterable[Row]) -> None:
         for row in rows:

@@ -150,6 +150,11 @@ class TranscriptBase:
             turn.fill(turn.footer)
             change.touch(turn.footer)
 
+    def _turn_looks_finished(self) -> bool:
+        """History gives no stop reasons: a turn that ends with a complete reply is over."""
+        last = self.items[-1] if self.items else None
+        return isinstance(last, AssistantItem) and last.done and not self.awaiting_approval
+
     def _end_live_turn(self, change: Change) -> None:
         if self._turn.live_started is not None:
             self._turn.live_seconds = self._clock() - self._turn.live_started

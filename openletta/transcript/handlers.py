@@ -13,6 +13,7 @@ from openletta.transcript.base import CALLS_STAY_PENDING, TranscriptBase, settle
 from openletta.transcript.change import Change
 from openletta.transcript.edits import read_edit_note
 from openletta.transcript.items import (
+    COMPACTION_SUMMARY,
     AssistantItem,
     ErrorItem,
     EventItem,
@@ -24,7 +25,7 @@ from openletta.transcript.items import (
     Usage,
     UserItem,
 )
-from openletta.transcript.packed import unpack_user_content
+from openletta.transcript.packed import compaction_summary, unpack_user_content
 from openletta.transcript.turns import TurnStats
 
 _DENIAL_PREFIX = "Error: request to call tool denied."
@@ -167,8 +168,14 @@ class MessageHandlers(TranscriptBase):
             self._end_turn(change)
             self._turn = TurnStats(started=message.date)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)
-        else:
-            item = SystemItem(key=key, date=message.date, text=text, subtype=subtype)
+        else:  # a note the server stored later: the turn before it is over
+            if self._loading and self._turn_looks_finished():
+                self._end_turn(change)
+            summary = compaction_summary(subtype, text)
+            item = (SystemItem(key=key, date=message.date, text=text, subtype=subtype)
+                    if summary is None else
+                    EventItem(key=key, date=message.date, event_type=COMPACTION_SUMMARY,
+                              text=summary))
         self._add(item, change)
 
     def _on_system(self, message: m.SystemMessage, change: Change) -> None:

@@ -9,7 +9,6 @@ from collections.abc import Iterable
 from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.handlers import MessageHandlers
-from openletta.transcript.items import AssistantItem
 from openletta.transcript.shown import part_key
 from openletta.transcript.turns import TurnStats
 
@@ -37,9 +36,10 @@ class HistoryPages(MessageHandlers):
         self._loading, self._prepend_at = True, 0 if prepend else None
         try:
             for message in messages:
-                if self._first_sight(message):
+                key = part_key(message)
+                if self._first_sight(message) and not self._shown_live(key):
                     self._feed_into(message, change)
-                    if (key := part_key(message)) is not None:
+                    if key is not None:
                         self._stored_parts.add(key)
             self._close_open(change)
             if prepend:
@@ -63,10 +63,11 @@ class HistoryPages(MessageHandlers):
         if page_head is not self._turn:
             self._head_turn = page_head
 
-    def _turn_looks_finished(self) -> bool:
-        """History gives no stop reasons: a turn that ends with a complete reply is over."""
-        last = self.items[-1] if self.items else None
-        return isinstance(last, AssistantItem) and last.done and not self.awaiting_approval
+    def _shown_live(self, key: str | None) -> bool:
+        """Whether the part ``key`` (see :func:`part_key`) was streamed into this transcript:
+        its stored message must not add the text again (e.g. the newest page read after a
+        turn)."""
+        return key is not None and key in self._by_key and key not in self._stored_parts
 
     def _first_sight(self, message: m.Message) -> bool:
         """True the first time a stored message is seen (pages may overlap)."""

@@ -256,6 +256,10 @@ class ErrorItem(Item):
                 "detail": self.detail}
 
 
+#: The ``event_type`` of the summary a compaction stored in the thread (read from history).
+COMPACTION_SUMMARY = "compaction_summary"
+
+
 @dataclass(eq=False)
 class EventItem(Item):
     """A compaction event or a summary: shown as a thin divider."""

@@ -1,5 +1,5 @@
 """The slash commands that act on the open chat (memory, context, runs, approval rules,
-the agent's model, clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`.
+the agent's model, compaction, clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`.
 Each says so when no chat is open, or does nothing where that is all there is to say."""
 
 from __future__ import annotations
@@ -124,6 +124,33 @@ class ChatCommands(App[None]):
         screen.status.info = dataclasses.replace(screen.status.info, model=agent.model_name,
                                                  context_window=agent.context_window)
         self.notify(f"{name} runs on {agent.model_name} from its next step on.", title="Model")
+
+    def action_compact(self) -> None:
+        """Have the server summarise the open thread's older messages (fewer stay in the
+        agent's context window)."""
+        if (screen := self.open_chat()) is None:
+            return
+        if screen.busy:
+            self.notify("The agent is busy: compact once the turn ends (or after Esc).",
+                        title="Compact", severity="warning")
+            return
+        self.compact(screen)
+
+    @work(group="compact", exclusive=True, exit_on_error=False)
+    async def compact(self, screen: ChatScreen) -> None:
+        """Compact the thread of ``screen``; its summary shows in the chat."""
+        self.notify("Summarising the older messages…", title="Compact")
+        try:
+            done = await screen.session.compact(screen.transcript_changed)
+        except LettaError as error:
+            self.notify(f"Could not compact: {error.message}", title="Compact",
+                        severity="error")
+            return
+        if done.num_messages_before is not None and done.num_messages_after is not None:
+            self.notify(f"Messages in context: {done.num_messages_before} → "
+                        f"{done.num_messages_after}.", title="Compacted")
+        else:
+            self.notify("The older messages are summarised.", title="Compacted")
 
     def action_clear(self) -> None:
         """Clear the chat screen (the conversation itself is kept)."""

@@ -57,6 +57,8 @@ SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
                  "model", takes_argument=True, argument_hint="handle"),
     SlashCommand("memory", "Show or hide the agent's memory blocks (F2)", "memory"),
     SlashCommand("context", "How the agent's context window is spent", "context"),
+    SlashCommand("compact", "Summarise the older messages so fewer fill the context window",
+                 "compact"),
     SlashCommand("run", "The last turn's runs and steps (Enter on a footer: that turn's)",
                  "inspect_run"),
     SlashCommand("theme", "Switch theme (the next one without a name)", "theme",

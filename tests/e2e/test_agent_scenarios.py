@@ -1,7 +1,7 @@
 """Agents made and changed through the real app on a real Letta 0.16.8: Ctrl+N in the chooser
 makes one (the server's models offered, its memory blocks set) whose chat opens and answers;
 ``/model`` switches an agent's model, named or chosen from the list, and refuses an unknown
-one."""
+one; ``/compact`` summarises a thread, and history shows the summary where it was made."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
 from openletta.settings import Settings
-from openletta.transcript import AssistantItem
+from openletta.transcript import AssistantItem, EventItem, Transcript, TurnFooterItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
@@ -76,13 +76,9 @@ async def test_model_switches_the_agents_model_on_the_server(letta_base_url: str
     app = OpenLettaApp(base_url=letta_base_url, agent=fresh_agent_id, settings=Settings(),
                        local=None)
     async with LettaClient(letta_base_url) as client, app.run_test(size=SIZE) as pilot:
-        await waited(pilot, lambda: isinstance(app.screen, ChatScreen)
-                     and app.focused is app.screen.prompt)
-        screen = app.screen
-        assert isinstance(screen, ChatScreen)
+        screen = await opened_chat(pilot)
         await pilot.press(*"/model nope/none", "enter")
-        await waited(pilot, lambda: any("Could not switch" in str(note.message)
-                                        for note in app._notifications))
+        await waited(pilot, lambda: notified(app, "Could not switch"))
         assert screen.status.info.model == "openai-proxy/fake-model"
         await pilot.press(*"/model letta/letta-free", "enter")
         await waited(pilot, lambda: screen.status.info.model == "letta/letta-free")
@@ -101,3 +97,52 @@ async def test_model_switches_the_agents_model_on_the_server(letta_base_url: str
         await pilot.press(*"hello", "enter")
         transcript = screen.session.transcript
         await waited(pilot, lambda: transcript.stop_reason == "end_turn" and not screen.busy)
+
+
+async def test_compact_summarises_the_thread_and_history_shows_it(letta_base_url: str,
+                                                                  fresh_agent_id: str) -> None:
+    def open_app() -> OpenLettaApp:
+        return OpenLettaApp(base_url=letta_base_url, agent=fresh_agent_id, settings=Settings(),
+                            local=None)
+
+    app = open_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await opened_chat(pilot)
+        transcript = screen.session.transcript
+        for count in range(1, 5):  # 0.16.8 refuses to compact 2 or 3 turns: nothing to drop
+            await pilot.press(*f"hello number {count}", "enter")
+            await waited(pilot, lambda c=count: len(footers(transcript)) == c
+                         and not screen.busy)
+        shown = len(transcript.items)
+        await pilot.press(*"/compact", "enter")
+        await waited(pilot, lambda: any(isinstance(item, EventItem) for item in transcript.items))
+        await waited(pilot, lambda: notified(app, "Messages in context:"))
+        assert len(transcript.items) == shown + 1
+        summary = transcript.items[-1]
+        assert isinstance(summary, EventItem) and summary.text
+        await pilot.press(*"/compact", "enter")
+        await waited(pilot, lambda: notified(app, "nothing to compact yet"))
+    again = open_app()
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await opened_chat(pilot)
+        items = screen.session.transcript.visible_items()
+        assert [item.kind for item in items][-3:] == ["assistant", "footer", "event"]
+        assert len(footers(screen.session.transcript)) == 4
+
+
+async def opened_chat(pilot) -> ChatScreen:
+    """The chat screen, once its prompt has the focus."""
+    app = pilot.app
+    await waited(pilot, lambda: isinstance(app.screen, ChatScreen)
+                 and app.focused is app.screen.prompt)
+    assert isinstance(app.screen, ChatScreen)
+    return app.screen
+
+
+def notified(app: OpenLettaApp, text: str) -> bool:
+    """Whether a notification holds ``text``."""
+    return any(text in str(note.message) for note in app._notifications)
+
+
+def footers(transcript: Transcript) -> list[TurnFooterItem]:
+    return [item for item in transcript.items if isinstance(item, TurnFooterItem)]

@@ -31,8 +31,8 @@ def test_registry_holds_the_commands_and_their_actions() -> None:
                        "conversations": "conversations", "new": "new_conversation",
                        "rename": "rename_conversation", "approvals": "approval_rules",
                        "model": "model", "memory": "memory", "context": "context",
-                       "run": "inspect_run", "theme": "theme", "clear": "clear",
-                       "export": "export", "quit": "quit"}
+                       "compact": "compact", "run": "inspect_run", "theme": "theme",
+                       "clear": "clear", "export": "export", "quit": "quit"}
     assert all(callable(getattr(OpenLettaApp, f"action_{action}", None))
                for action in actions.values())
     assert [name for name, c in SLASH_COMMANDS.items() if c.takes_argument] == [
@@ -73,7 +73,7 @@ def test_parse_slash_leaves_messages_alone(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "names"), [
     ("/", ["help", "agents", "conversations", "new", "rename", "approvals", "model", "memory",
-           "context", "run", "theme", "clear", "export", "quit"]),
+           "context", "compact", "run", "theme", "clear", "export", "quit"]),
     ("/re", ["rename"]),
     ("/h", ["help"]),
     ("/n", ["new"]),

@@ -1,0 +1,41 @@
+"""``/compact``: the server summarises the thread; the summary shows at its end."""
+
+from __future__ import annotations
+
+from chat_helpers import open_chat, send
+
+from openletta.transcript import EventItem
+from openletta.ui.widgets.event import EventDivider
+
+SIZE = (100, 30)
+
+
+def notes(app) -> list[str]:
+    return [str(note.message) for note in app._notifications]
+
+
+async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server, make_app,
+                                                                     wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        for text in ("hello", "hello again"):
+            await send(pilot, screen, text, wait_until)
+        items = screen.session.transcript.items
+        shown = len(items)
+        await pilot.press(*"/compact", "enter")
+        await wait_until(pilot, lambda: any(isinstance(item, EventItem) for item in items),
+                         what="the summary")
+        summary = items[-1]
+        assert isinstance(summary, EventItem) and summary.event_type == "compaction_summary"
+        assert "hello; hello again" in summary.text
+        assert len(items) == shown + 1  # nothing shown again
+        await wait_until(pilot, lambda: "Messages in context: 5 → 2." in notes(app),
+                         what="the figures")
+        await wait_until(pilot, lambda: isinstance(screen.view.widget_for(summary),
+                                                   EventDivider), what="the divider")
+        await pilot.press(*"/compact", "enter")
+        await wait_until(pilot, lambda: "Could not compact: The server found nothing to compact "
+                         "yet: too few older messages, or they are summarised already."
+                         in notes(app), what="the refusal")
+        assert len(items) == shown + 1
