@@ -268,6 +268,11 @@ class EventItem(Item):
     event_type: str = "compaction"
     text: str = ""
 
+    @property
+    def is_summary(self) -> bool:
+        """Whether the text is a summary of the conversation (not a note about the event)."""
+        return self.event_type in ("summary", COMPACTION_SUMMARY)
+
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "event_type": self.event_type, "text": self.text}
 

@@ -10,6 +10,12 @@ from openletta.ui.widgets.event import EventDivider
 SIZE = (100, 30)
 
 
+def rendered(widget, selector: str) -> str:
+    """The text of ``widget``'s child ``selector`` as the terminal shows it."""
+    return "".join(strip.text for strip in widget.query_one(selector).render_lines(
+        widget.query_one(selector).region.reset_offset))
+
+
 def notes(app) -> list[str]:
     return [str(note.message) for note in app._notifications]
 
@@ -34,6 +40,11 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
                          what="the figures")
         await wait_until(pilot, lambda: isinstance(screen.view.widget_for(summary),
                                                    EventDivider), what="the divider")
+        divider = screen.view.widget_for(summary)
+        assert divider is not None
+        await wait_until(pilot, lambda: "Compaction summary" in rendered(divider, ".event-line"),
+                         what="the divider's title")
+        assert "hello; hello again" in rendered(divider, ".event-text")  # short, but below
         await pilot.press(*"/compact", "enter")
         await wait_until(pilot, lambda: "Could not compact: The server found nothing to compact "
                          "yet: too few older messages, or they are summarised already."

@@ -15,7 +15,8 @@ LABEL_WIDTH = 60
 
 
 class EventDivider(ItemWidget):
-    """An :class:`EventItem`: ``──── Compacting context ────``, a long summary under it."""
+    """An :class:`EventItem`: ``──── Compacting context ────``; a summary (or any long
+    text) goes under the line, which names the event."""
 
     item: EventItem
 
@@ -36,7 +37,7 @@ class EventDivider(ItemWidget):
             return
         self._shown = text
         title = self.item.event_type.replace("_", " ").capitalize()
-        short = "\n" not in text and len(text) <= LABEL_WIDTH
+        short = not self.item.is_summary and "\n" not in text and len(text) <= LABEL_WIDTH
         label = (text if short else "") or title
         self._line.update(Rule(plain_text(label), style=""))
         self._text.update(plain_text("" if short else text))
