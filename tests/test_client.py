@@ -210,6 +210,13 @@ async def test_compact_falls_back_to_summarize_on_a_server_without_the_route(
 # --- conversations ----------------------------------------------------------------------
 
 
+async def test_delete_conversation(replay_server, replay_client) -> None:
+    replay_server.reply_json(None)
+    await replay_client.delete_conversation("conv-1")
+    request = only_request(replay_server)
+    assert (request.method, request.path) == ("DELETE", "/v1/conversations/conv-1")
+
+
 async def test_conversations(replay_server, replay_client) -> None:
     replay_server.reply_capture("conv_list.json")
     replay_server.reply_capture("conv_create.json")

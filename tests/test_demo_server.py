@@ -650,3 +650,15 @@ async def test_compacting_summarises_the_thread_as_a_stored_note(
     assert context["num_messages"] == 2
     again = await client.post(compact, json={"agent_id": agent_id})
     assert again.status_code == 400
+
+
+async def test_a_deleted_conversation_is_gone(client: httpx.AsyncClient) -> None:
+    agent_id = await first_agent_id(client)
+    made = (await client.post("/v1/conversations/", params={"agent_id": agent_id},
+                              json={"summary": "gone soon"})).json()
+    deleted = await client.delete(f"/v1/conversations/{made['id']}")
+    assert deleted.status_code == 200 and deleted.json() is None
+    assert (await client.get(f"/v1/conversations/{made['id']}")).status_code == 404
+    listed = (await client.get("/v1/conversations/", params={"agent_id": agent_id})).json()
+    assert made["id"] not in [conversation["id"] for conversation in listed]
+    assert (await client.delete(f"/v1/conversations/{made['id']}")).status_code == 404

@@ -19,12 +19,14 @@ from urllib.parse import quote
 import httpx
 
 from openletta.api.answers import Answer
+from openletta.api.conversations import ConversationCalls
 from openletta.api.errors import ConflictError, ConversationBusyError, LettaError, ValidationError
 from openletta.api.history import HistoryPage, history_page
 from openletta.api.http import (
     DEFAULT_TIMEOUT,
     LettaHTTP,
     as_list,
+    route_missing,
     validate,
     validate_list,
     without_none,
@@ -33,8 +35,6 @@ from openletta.api.messages import ApprovalRequestMessage, parse_message
 from openletta.api.resources import (
     Agent,
     Block,
-    Compaction,
-    Conversation,
     Health,
     Model,
     Tool,
@@ -54,8 +54,6 @@ BLOCKS_LIMIT = 100
 #: ``GET /v1/agents/{id}/tools`` returns 10 tools unless told otherwise.
 TOOLS_LIMIT = 1000
 RESUME_BATCH_SIZE = 1000
-#: How the server refuses a compaction that would leave as many messages as before.
-NOTHING_TO_COMPACT = "failed to reduce the number of messages"
 
 
 def parse_version(version: str) -> tuple[int, ...] | None:
@@ -64,7 +62,7 @@ def parse_version(version: str) -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.group(1).split(".")) if match else None
 
 
-class LettaClient(RunReads):
+class LettaClient(ConversationCalls, RunReads):
     """The Letta REST API over one ``httpx.AsyncClient`` (use ``async with`` or :meth:`aclose`).
 
     ``on_wait`` is called each time a request has gone out and the client starts waiting for
@@ -165,7 +163,7 @@ class LettaClient(RunReads):
         path = f"/v1/agents/{agent_id}/tools/approval/{quote(tool_name, safe='')}"
         await self._http.request("PATCH", path, json={"requires_approval": requires_approval})
 
-    # --- conversations and history ------------------------------------------------------
+    # --- memory and history -------------------------------------------------------------
 
     async def list_blocks(self, agent_id: str) -> list[Block]:
         """The agent's core memory blocks."""
@@ -178,51 +176,6 @@ class LettaClient(RunReads):
         path = f"/v1/agents/{agent_id}/core-memory/blocks/{quote(label, safe='')}"
         data = await self._http.request("PATCH", path, json={"value": value})
         return validate(Block, data)
-
-    async def list_conversations(self, agent_id: str, limit: int = 50,
-                                 after: str | None = None) -> list[Conversation]:
-        params = without_none(agent_id=agent_id, limit=limit, order="desc",
-                               order_by="last_message_at", after=after)
-        data = await self._http.request("GET", "/v1/conversations/", params=params)
-        return validate_list(Conversation, data)
-
-    async def create_conversation(self, agent_id: str, summary: str | None = None) -> Conversation:
-        data = await self._http.request("POST", "/v1/conversations/", params={"agent_id": agent_id},
-                                        json=without_none(summary=summary))
-        return validate(Conversation, data)
-
-    async def rename_conversation(self, conversation_id: str, summary: str) -> Conversation:
-        """Give a conversation a name (its ``summary``)."""
-        data = await self._http.request("PATCH", f"/v1/conversations/{conversation_id}",
-                                        json={"summary": summary})
-        return validate(Conversation, data)
-
-    async def compact(self, agent_id: str, conversation_id: str | None = None) -> Compaction:
-        """Summarise the older messages of a thread (``None``: the agent's default thread)
-        so that fewer stay in its context window (the user asked for this)."""
-        try:
-            return validate(Compaction, await self._post_compact(agent_id, conversation_id))
-        except ValidationError as error:
-            if NOTHING_TO_COMPACT not in (error.server_message or ""):
-                raise
-            raise ValidationError("The server found nothing to compact yet: too few older "
-                                  "messages, or they are summarised already.",
-                                  status_code=error.status_code,
-                                  server_message=error.server_message) from error
-
-    async def _post_compact(self, agent_id: str, conversation_id: str | None) -> Any:
-        path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/compact"
-        body = {"agent_id": agent_id} if conversation_id is None else {}
-        try:
-            return await self._http.request("POST", path, json=body)
-        except LettaError as error:
-            if conversation_id is not None or not _route_missing(error):
-                raise
-        return await self._http.request("POST", f"/v1/agents/{agent_id}/summarize", json={})
-
-    async def get_conversation(self, conversation_id: str) -> Conversation:
-        data = await self._http.request("GET", f"/v1/conversations/{conversation_id}")
-        return validate(Conversation, data)
 
     async def list_messages(self, agent_id: str, conversation_id: str | None = None,
                             before: str | None = None, limit: int = 50) -> HistoryPage:
@@ -323,7 +276,7 @@ class LettaClient(RunReads):
         try:
             return await self._http.request("POST", path, params=params)
         except LettaError as error:
-            if not _route_missing(error):
+            if not route_missing(error):
                 raise
         return await self._http.request("POST", agent_cancel)
 
@@ -349,7 +302,7 @@ class LettaClient(RunReads):
                 raise
             return await self._http.open_stream(*agent_stream)
         except LettaError as error:
-            if conversation_id is not None or not _route_missing(error):
+            if conversation_id is not None or not route_missing(error):
                 raise
         self._agent_stream_only = True
         return await self._http.open_stream(*agent_stream)
@@ -387,12 +340,3 @@ def turn_options(background: bool, stream_tokens: bool,
     if client_tools:
         options["client_tools"] = [dict(tool) for tool in client_tools]
     return options
-
-
-def _route_missing(error: LettaError) -> bool:
-    """True for FastAPI's answer to an unknown route or method (not a missing agent)."""
-    return error.status_code == 405 or (
-        error.status_code == 404 and error.server_message == "Not Found")
-
-
-

@@ -19,6 +19,7 @@ from openletta.api.errors import (
     APIConnectionError,
     ConfigurationError,
     ConnectError,
+    LettaError,
     RequestTimeout,
     ServerError,
     error_from_response,
@@ -207,3 +208,9 @@ def validate_list(model: type[ModelT], data: Any) -> list[ModelT]:
 def without_none(**params: Any) -> dict[str, Any]:
     """``params`` without the ones that are ``None`` (query parameters left out)."""
     return {name: value for name, value in params.items() if value is not None}
+
+
+def route_missing(error: LettaError) -> bool:
+    """True for FastAPI's answer to an unknown route or method (not a missing agent)."""
+    return error.status_code == 405 or (
+        error.status_code == 404 and error.server_message == "Not Found")

@@ -68,6 +68,7 @@ class Api(Endpoints):
             ("POST", "/v1/conversations/", self.create_conversation),
             ("GET", "/v1/conversations/{conversation_id}", self.get_conversation),
             ("PATCH", "/v1/conversations/{conversation_id}", self.update_conversation),
+            ("DELETE", "/v1/conversations/{conversation_id}", self.delete_conversation),
             ("GET", "/v1/conversations/{conversation_id}/messages",
              self.conversation_messages),
             ("POST", "/v1/conversations/{conversation_id}/messages", self.runs.conversation_send),
@@ -291,6 +292,12 @@ class Api(Endpoints):
         if isinstance(summary, str):
             conversation.summary = summary
         return JSONResponse(resources.conversation_json(conversation))
+
+    async def delete_conversation(self, request: Request) -> Response:
+        conversation_id = request.path_params["conversation_id"]
+        if self.store.conversations.pop(conversation_id, None) is None:
+            return conversation_not_found(conversation_id)
+        return JSONResponse(None)
 
 
 def _history(thread: Thread, request: Request, *, chronological: bool) -> JSONResponse:

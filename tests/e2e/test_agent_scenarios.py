@@ -1,7 +1,8 @@
 """Agents made and changed through the real app on a real Letta 0.16.8: Ctrl+N in the chooser
 makes one (the server's models offered, its memory blocks set) whose chat opens and answers;
 ``/model`` switches an agent's model, named or chosen from the list, and refuses an unknown
-one; ``/compact`` summarises a thread, and history shows the summary where it was made."""
+one; ``/compact`` summarises a thread, and history shows the summary where it was made;
+``/conversations`` deletes a conversation (``d`` twice)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from e2e_turns import waited
 from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
+from openletta.api.errors import NotFoundError
 from openletta.settings import Settings
 from openletta.transcript import AssistantItem, EventItem, Transcript, TurnFooterItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.model import ModelScreen
 from openletta.ui.screens.new_agent import STARTING_MEMORY, NewAgentScreen
 
@@ -128,6 +131,29 @@ async def test_compact_summarises_the_thread_and_history_shows_it(letta_base_url
         items = screen.session.transcript.visible_items()
         assert [item.kind for item in items][-3:] == ["assistant", "footer", "event"]
         assert len(footers(screen.session.transcript)) == 4
+
+
+async def test_a_conversation_deleted_from_the_list_is_gone_from_the_server(
+        letta_base_url: str, fresh_agent_id: str) -> None:
+    async with LettaClient(letta_base_url) as client:
+        kept = await client.create_conversation(fresh_agent_id, "kept")
+        doomed = await client.create_conversation(fresh_agent_id, "doomed")
+        app = OpenLettaApp(base_url=letta_base_url, agent=fresh_agent_id,
+                           conversation=kept.id, settings=Settings(), local=None)
+        async with app.run_test(size=SIZE) as pilot:
+            await opened_chat(pilot)
+            await pilot.press(*"/conversations", "enter")
+            await waited(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                         and len(app.screen.conversations) == 2)
+            listed = app.screen
+            assert isinstance(listed, ConversationsScreen)
+            row = 1 + [c.id for c in listed.conversations].index(doomed.id)
+            listed.query_one("#conversations-list", OptionList).highlighted = row
+            await pilot.press("d", "d")
+            await waited(pilot, lambda: [c.id for c in listed.conversations] == [kept.id])
+        assert [c.id for c in await client.list_conversations(fresh_agent_id)] == [kept.id]
+        with pytest.raises(NotFoundError):
+            await client.get_conversation(doomed.id)
 
 
 async def opened_chat(pilot) -> ChatScreen:

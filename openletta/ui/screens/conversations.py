@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -21,6 +21,8 @@ from openletta.display import plain_text
 from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
 DEFAULT_THREAD = "default"
+#: Conversations listed at a time (more load as the list's end is reached).
+PAGE_SIZE = 50
 #: The conversation chosen: an id, ``None`` for the default thread. What it returns (the
 #: app's worker that opens it) is not used.
 OnChoose = Callable[[str | None], object]
@@ -37,10 +39,12 @@ def conversation_row(conversation: Conversation, current: str | None, clock: Clo
 
 
 class ConversationsScreen(ModalScreen[None]):
-    """Pick a conversation of the agent (Enter), or start a new one (``n``)."""
+    """Pick a conversation of the agent (Enter), start a new one (``n``), or delete one
+    (``d``, twice)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "new", "New conversation"),
+        Binding("d", "delete", "Delete"),
         Binding("escape", "dismiss", "Close"),
     ]
 
@@ -55,13 +59,17 @@ class ConversationsScreen(ModalScreen[None]):
         self._on_choose = on_choose
         self._on_new = on_new
         self._clock = clock
+        #: The last page was full: the server may have more.
+        self._more = False
+        #: The conversation ``d`` was pressed on once: a second ``d`` deletes it.
+        self._deleting: Conversation | None = None
         self._list = OptionList(id="conversations-list")
         self._status = Static("Loading conversations…", id="conversations-status")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="conversations-box"):
             yield Static("Conversations", id="conversations-title")
-            yield Static("Enter opens · n starts a new one · Esc closes",
+            yield Static("Enter opens · n starts a new one · d deletes · Esc closes",
                          id="conversations-hint")
             yield self._list
             yield self._status
@@ -73,10 +81,12 @@ class ConversationsScreen(ModalScreen[None]):
     async def load(self) -> None:
         """List the default thread and the agent's conversations, newest first."""
         try:
-            self.conversations = await self.client.list_conversations(self.agent_id)
+            self.conversations = await self.client.list_conversations(self.agent_id,
+                                                                      limit=PAGE_SIZE)
         except LettaError as error:
             self._status.update(plain_text(f"Could not list conversations: {error.message}"))
             return
+        self._more = len(self.conversations) == PAGE_SIZE
         default = Text("● " if self.current is None else "  ", style="bold")
         default.append("Default thread", style="bold")
         default.append("  · the agent's main conversation", style="dim")
@@ -87,15 +97,86 @@ class ConversationsScreen(ModalScreen[None]):
         ])
         self._list.highlighted = 0
         self._list.focus()
+        self._count()
+
+    @work(exclusive=True, group="conversations", exit_on_error=False)
+    async def load_more(self) -> None:
+        """List the next page (the user reached the end of the list)."""
+        self._more = False
+        try:
+            page = await self.client.list_conversations(
+                self.agent_id, limit=PAGE_SIZE, after=self.conversations[-1].id)
+        except LettaError as error:
+            self._status.update(plain_text(f"Could not list more: {error.message}"))
+            return
+        self._more = len(page) == PAGE_SIZE
+        self.conversations.extend(page)
+        self._list.add_options(Option(conversation_row(conversation, self.current, self._clock),
+                                      id=conversation.id) for conversation in page)
+        self._count()
+
+    def _count(self) -> None:
         count = len(self.conversations)
-        self._status.update(f"{count} named conversation{'s' if count != 1 else ''}" if count
-                            else "No other conversation yet: n starts one")
+        more = " (more below)" if self._more else ""
+        self._status.update(f"{count} named conversation{'s' if count != 1 else ''}{more}"
+                            if count else "No other conversation yet: n starts one")
+
+    @on(OptionList.OptionHighlighted, "#conversations-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if self._deleting is not None and event.option_id != self._deleting.id:
+            self._deleting = None
+            self._count()
+        if self._more and event.option_index >= len(self.conversations):  # the last row
+            self.load_more()
 
     @on(OptionList.OptionSelected, "#conversations-list")
     def _selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.dismiss()
         self._on_choose(None if event.option_id == DEFAULT_THREAD else event.option_id)
+
+    def action_delete(self) -> None:
+        """Ask to delete the highlighted conversation; asked again, delete it."""
+        chosen = self._highlighted_conversation()
+        if chosen is None:
+            self._status.update("The default thread cannot be deleted.")
+        elif chosen.id == self.current:
+            self._status.update("This is the open conversation: open another one to delete "
+                                "it.")
+        elif self._deleting is not chosen:
+            self._deleting = chosen
+            self._status.update(plain_text(
+                f"Delete “{chosen.summary or chosen.id}” and its messages from the server? "
+                "d again deletes it; anything else keeps it."))
+        else:
+            self.delete(chosen)
+
+    def _highlighted_conversation(self) -> Conversation | None:
+        index = self._list.highlighted
+        if index is None or index == 0:  # the default thread
+            return None
+        return self.conversations[index - 1]
+
+    @work(exclusive=True, group="delete", exit_on_error=False)
+    async def delete(self, conversation: Conversation) -> None:
+        """Delete ``conversation`` on the server, then from the list."""
+        self._deleting = None
+        name = conversation.summary or conversation.id
+        try:
+            await self.client.delete_conversation(conversation.id)
+        except LettaError as error:
+            self._status.update(plain_text(f"Could not delete “{name}”: {error.message}"))
+            return
+        index = self.conversations.index(conversation)
+        self.conversations.remove(conversation)
+        self._list.remove_option_at_index(index + 1)
+        self._count()
+        self.notify(f"Deleted “{name}”.", title="Conversations")
+
+    def on_key(self, event: events.Key) -> None:
+        if self._deleting is not None and event.key != "d":
+            self._deleting = None
+            self._count()
 
     def action_new(self) -> None:
         """Start a new conversation with the agent."""

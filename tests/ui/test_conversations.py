@@ -1,0 +1,73 @@
+"""``/conversations``: a long list pages in from the server; ``d`` twice deletes one."""
+
+from __future__ import annotations
+
+from chat_helpers import open_chat
+
+from openletta.api.client import LettaClient
+from openletta.ui.screens.conversations import PAGE_SIZE, ConversationsScreen
+
+SIZE = (100, 30)
+
+
+def status(screen: ConversationsScreen) -> str:
+    return str(screen.query_one("#conversations-status").render())
+
+
+async def open_list(pilot, wait_until) -> ConversationsScreen:
+    app = pilot.app
+    await pilot.press(*"/conversations", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, ConversationsScreen)
+                     and app.screen.conversations, what="conversations listed")
+    return app.screen
+
+
+async def test_the_list_pages_in_as_its_end_is_reached(demo_server, make_app,
+                                                       wait_until) -> None:
+    async with LettaClient(demo_server.base_url) as client:
+        agent = next(a for a in await client.list_agents() if a.name == "demo-agent")
+        made = [await client.create_conversation(agent.id, f"topic {n}")
+                for n in range(PAGE_SIZE + 2)]
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        screen = await open_list(pilot, wait_until)
+        assert len(screen.conversations) == PAGE_SIZE
+        assert status(screen) == f"{PAGE_SIZE} named conversations (more below)"
+        await pilot.press("end")
+        await wait_until(pilot, lambda: len(screen.conversations) == PAGE_SIZE + 2,
+                         what="the next page")
+        assert {c.id for c in screen.conversations} == {c.id for c in made}
+        assert screen.query_one("#conversations-list").option_count == PAGE_SIZE + 3
+        assert status(screen) == f"{PAGE_SIZE + 2} named conversations"
+
+
+async def test_d_twice_deletes_a_conversation_but_not_the_open_one(demo_server, make_app,
+                                                                   wait_until) -> None:
+    async with LettaClient(demo_server.base_url) as client:
+        agent = next(a for a in await client.list_agents() if a.name == "demo-agent")
+        kept = await client.create_conversation(agent.id, "kept")
+        doomed = await client.create_conversation(agent.id, "doomed")
+    store = demo_server.server.store.conversations
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", conversation=kept.id)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        screen = await open_list(pilot, wait_until)
+        rows = {c.id: index + 1 for index, c in enumerate(screen.conversations)}
+        options = screen.query_one("#conversations-list")
+        await pilot.press("home", "d")
+        assert status(screen) == "The default thread cannot be deleted."
+        options.highlighted = rows[kept.id]
+        await pilot.press("d")
+        assert status(screen).startswith("This is the open conversation")
+        options.highlighted = rows[doomed.id]
+        await pilot.press("d")
+        assert status(screen).startswith("Delete “doomed” and its messages")
+        await pilot.press("x")  # anything else keeps it
+        assert status(screen) == "2 named conversations"
+        await pilot.press("d", "d")
+        await wait_until(pilot, lambda: doomed.id not in store, what="the deletion")
+        await wait_until(pilot, lambda: [c.id for c in screen.conversations] == [kept.id],
+                         what="the list without it")
+        assert options.option_count == 2 and kept.id in store
+        assert status(screen) == "1 named conversation"
