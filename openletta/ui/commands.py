@@ -46,7 +46,8 @@ def _registry(*commands: SlashCommand) -> dict[str, SlashCommand]:
 SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
     SlashCommand("help", "Show keys and commands", "help"),
     SlashCommand("agents", "Switch to another agent", "switch_agent"),
-    SlashCommand("conversations", "Switch conversation, or start a new one", "conversations"),
+    SlashCommand("conversations", "Switch conversation, start one or delete one",
+                 "conversations"),
     SlashCommand("new", "Start a new conversation with this agent", "new_conversation",
                  takes_argument=True, argument_hint="name"),
     SlashCommand("rename", "Name this conversation", "rename_conversation",
