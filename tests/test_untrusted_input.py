@@ -21,7 +21,7 @@ from openletta.api.errors import ConfigurationError, LettaError, ServerError
 from openletta.api.history import history_page
 from openletta.api.json_text import MAX_DEPTH, JSONTextError
 from openletta.api.messages import EventMessage, ToolReturnMessage, UsageStatistics, parse_message
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, Compaction, Model
 from openletta.api.sse import parse_sse_text
 from openletta.api.wire import utc_datetime
 from openletta.display import DisplayText
@@ -132,6 +132,17 @@ def test_usage_and_compaction_figures_of_any_type_never_raise(tokens: object) ->
     transcript.feed(usage)
     (item,) = transcript.items
     assert isinstance(item, EventItem) and item.text.startswith("Compacting context")
+
+
+@pytest.mark.parametrize("value", ["12k", [1], {"n": 1}, 1.5, None, True])
+def test_models_and_compactions_of_any_shape_never_raise(value: object) -> None:
+    model = Model.model_validate({"handle": value, "context_window": value, "x": value})
+    assert isinstance(model.handle, str)
+    assert model.context_window is None or isinstance(model.context_window, int)
+    done = Compaction.model_validate({"summary": value, "num_messages_before": value,
+                                      "num_messages_after": value})
+    assert isinstance(done.summary, str)
+    assert done.num_messages_after is None or isinstance(done.num_messages_after, int)
 
 
 def test_a_required_field_of_the_wrong_type_still_fails_typed() -> None:
