@@ -14,6 +14,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase
 from openletta.transcript.export import default_export_name
 from openletta.ui.screens.agents import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
@@ -91,9 +92,7 @@ class ChatCommands(App[None]):
         server's list."""
         if (screen := self.open_chat()) is None or self.client is None:
             return
-        if screen.busy:
-            self.notify("The agent is busy: switch models once the turn ends (or after Esc).",
-                        title="Model", severity="warning")
+        if not self._quiet(screen, "switch models", title="Model"):
             return
         agent = screen.session.agent
         if handle.strip():
@@ -130,11 +129,8 @@ class ChatCommands(App[None]):
         agent's context window)."""
         if (screen := self.open_chat()) is None:
             return
-        if screen.busy:
-            self.notify("The agent is busy: compact once the turn ends (or after Esc).",
-                        title="Compact", severity="warning")
-            return
-        self.compact(screen)
+        if self._quiet(screen, "compact", title="Compact", approvals_too=True):
+            self.compact(screen)
 
     @work(group="compact", exclusive=True, exit_on_error=False)
     async def compact(self, screen: ChatScreen) -> None:
@@ -151,6 +147,20 @@ class ChatCommands(App[None]):
                         f"{done.num_messages_after}.", title="Compacted")
         else:
             self.notify("The older messages are summarised.", title="Compacted")
+
+    def _quiet(self, screen: ChatScreen, doing: str, *, title: str,
+               approvals_too: bool = False) -> bool:
+        """Whether the chat of ``screen`` is between turns (and, with ``approvals_too``, no
+        call waits for an answer); if not, say when ``doing`` can be done."""
+        if screen.busy:
+            self.notify(f"The agent is busy: {doing} once the turn ends (or after Esc).",
+                        title=title, severity="warning")
+            return False
+        if approvals_too and screen.controller.state.phase is Phase.AWAITING_APPROVAL:
+            self.notify(f"The agent waits for your approval: answer it first, then {doing}.",
+                        title=title, severity="warning")
+            return False
+        return True
 
     def action_clear(self) -> None:
         """Clear the chat screen (the conversation itself is kept)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from chat_helpers import open_chat, send
 
+from openletta.chat.turn_state import Phase
+from openletta.demo import DemoServer
 from openletta.transcript import EventItem
 from openletta.ui.widgets.event import EventDivider
 
@@ -50,3 +52,21 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
                          "yet: too few older messages, or they are summarised already."
                          in notes(app), what="the refusal")
         assert len(items) == shown + 1
+
+
+async def test_compact_waits_for_a_pending_approval(make_app, wait_until) -> None:
+    server = DemoServer(speed=0, pending_approval=True)
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.controller.state.phase
+                             is Phase.AWAITING_APPROVAL, what="the approval")
+            await app.run_action("compact")
+            await wait_until(pilot, lambda: any("waits for your approval" in note
+                                                for note in notes(app)), what="the refusal")
+            assert not any(isinstance(item, EventItem) for item in screen.session.transcript.items)
+            assert server.store.agents[screen.session.agent.id].thread.summarised_rows == 0
+    finally:
+        await server.stop()
