@@ -24,7 +24,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
-from openletta.chat.early import EarlyOpening
+from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.opening import (
     Opening,
@@ -182,11 +182,12 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         except LettaError as error:
             found, problem = None, error.message
         else:
-            problem = f"No agent {opening.ref!r} on this server; choose one."
+            problem = f"No agent {opening.ref!r} on this server: choose one, or Ctrl+N makes it."
         if found is None:
             await opening.cancel()
             self.notify(problem, title="Agent", severity="warning")
-            self._replace_screens(self._chooser())
+            name = "" if opening.ref.startswith(AGENT_ID_PREFIX) else opening.ref
+            self._replace_screens(self._chooser(search=name))
             return
         await self._open(found.agent, self._conversation, complete=found.complete,
                          requested_page=opening.newest_page_of(found.agent))
@@ -248,11 +249,11 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         await self._open(agent, conversation.id)
         self.notify("New conversation started.", title="Conversations")
 
-    def _chooser(self, *, can_go_back: bool = False) -> AgentChooserScreen:
+    def _chooser(self, *, can_go_back: bool = False, search: str = "") -> AgentChooserScreen:
         assert self.client is not None
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
                                   server=DEMO_LABEL if self.demo else self.client.base_url,
-                                  demo=self.demo, can_go_back=can_go_back)
+                                  demo=self.demo, search=search, can_go_back=can_go_back)
 
     def _replace_screens(self, screen: Screen[None]) -> None:
         """Show ``screen`` instead of everything above the default screen."""

@@ -11,7 +11,7 @@ import pytest
 from chat_helpers import laid_out, mounted_items, open_chat, send, start_new_conversation
 from fault_proxy import FaultProxy
 from textual.color import Color
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from openletta.api import http
 from openletta.api.client import LettaClient
@@ -37,6 +37,7 @@ from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import TRYING_AGAIN, ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
+from openletta.ui.screens.new_agent import NewAgentScreen
 from openletta.ui.status_bar import context_gauge, status_text
 
 SIZE = (100, 30)
@@ -503,6 +504,16 @@ async def test_unknown_agent_flag_falls_back_to_the_chooser(demo_server, make_ap
         await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
                          and any(ref in str(n.message) for n in app._notifications),
                          what="the chooser, and why")
+        chooser = app.screen
+        assert isinstance(chooser, AgentChooserScreen)
+        searched = "" if ref.startswith("agent-") else ref  # a name, not an id, is searched
+        assert chooser.query_one("#agent-filter", Input).value == searched
+        await wait_until(pilot, lambda: bool(chooser.agents) == (not searched),
+                         what="the search's result")
+        await pilot.press("ctrl+n")  # and a missing name is the new agent's
+        await wait_until(pilot, lambda: isinstance(app.screen, NewAgentScreen),
+                         what="the new agent's form")
+        assert app.screen.query_one("#new-agent-name", Input).value == searched
 
 
 async def test_screens_take_the_theme_colours(demo_server, make_app, wait_until) -> None:

@@ -86,10 +86,11 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
     ]
 
     def __init__(self, client: LettaClient, on_choose: Callable[[Agent], object], *,
-                 server: str = "", demo: bool = False, clock: Clock = utc_now,
-                 can_go_back: bool = False) -> None:
+                 server: str = "", demo: bool = False, search: str = "",
+                 clock: Clock = utc_now, can_go_back: bool = False) -> None:
         """``server``: where the agents are, for the title; ``demo``: it is the embedded
-        demo server (the title says how to use a real one)."""
+        demo server (the title says how to use a real one); ``search``: the name searched
+        for at first."""
         super().__init__()
         self.client = client
         self.server = server
@@ -99,7 +100,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._clock = clock
         self._can_go_back = can_go_back
         self._debounce: Timer | None = None
-        self._query = ""
+        self._query = search
         #: The last page was full: the server may have more agents for this query.
         self._more = False
 
@@ -107,7 +108,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         yield Static(self._title(), id="agents-title")
         yield Static("Type to search · ↑↓ to move · Enter to open · Ctrl+N makes a new agent",
                      id="agents-hint")
-        yield Input(placeholder="Type to search agents by name…", id="agent-filter")
+        yield Input(self._query, placeholder="Type to search agents by name…",
+                    id="agent-filter")
         yield OptionList(id="agent-list")
         yield Static(id="agents-empty")
         yield KeyBar()
@@ -124,7 +126,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     def on_mount(self) -> None:
         self.query_one("#agent-filter", Input).focus()
-        self.search("")
+        self.search(self._query)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
