@@ -151,6 +151,30 @@ async def test_a_long_message_folds_until_enter_opens_it() -> None:
         assert shown_text(app.widget_of(short)).split("\n")[-1] == "▌ line 12"
 
 
+async def test_a_long_summary_folds_under_its_divider_until_enter_opens_it() -> None:
+    long = EventItem(key="v", event_type="compaction_summary",
+                     text="\n".join(f"point {n}" for n in range(1, 31)))
+    short = EventItem(key="w", event_type="compaction_summary", text="one line [b]kept[/b]")
+    app = ItemsApp([long, short])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = app.widget_of(long)
+        lines = shown_text(widget).split("\n")
+        assert "Compaction summary" in lines[0] and lines[1].strip() == "point 1"
+        assert [line.strip() for line in lines[-2:]] == [
+            "point 8", "… 22 more lines — Enter to expand"]
+        widget.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [line.strip() for line in shown_text(widget).split("\n")[-2:]] == [
+            "point 30", "Enter folds it"]
+        quiet = app.widget_of(short)
+        assert shown_text(quiet).split("\n")[-1].strip() == "one line [b]kept[/b]"
+        quiet.focus()
+        await pilot.press("enter")  # nothing folded: nothing to open
+        assert isinstance(quiet, EventDivider) and not quiet.expanded
+
+
 async def test_assistant_streams_then_renders_the_final_text() -> None:
     item = AssistantItem(key="a")
     app = ItemsApp([item])

@@ -1,29 +1,42 @@
-"""Events (compaction, interruption, summaries): a thin divider line with the text."""
+"""Events (compaction, interruption, summaries): a thin divider line with the text; a long
+summary folds to its first lines until Enter or a click opens it."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.rule import Rule
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.reactive import var
 from textual.widgets import Static
 
 from openletta.display import DisplayText, plain_text
 from openletta.transcript import EventItem
 from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.folding import folded, folds
 
 #: Longest text that goes on the divider itself; longer text (a summary) goes below it.
 LABEL_WIDTH = 60
 
 
-class EventDivider(ItemWidget):
+class EventDivider(ItemWidget, can_focus=True):
     """An :class:`EventItem`: ``──── Compacting context ────``; a summary (or any long
     text) goes under the line, which names the event."""
 
     item: EventItem
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_expanded", "Expand", show=False, id="event.toggle"),
+    ]
+
+    expanded = var(False)
+    """Whether a long summary is shown in full."""
 
     def __init__(self, item: EventItem) -> None:
         super().__init__()
         self.item = item
-        self._shown: str | None = None
+        self._shown: tuple[str, bool] | None = None
         self._line = Static(classes="event-line")
         self._text = Static(classes="event-text")
 
@@ -33,12 +46,23 @@ class EventDivider(ItemWidget):
 
     def sync(self) -> None:
         text = DisplayText(self.item.text).strip()
-        if text == self._shown:
+        if (text, self.expanded) == self._shown:
             return
-        self._shown = text
+        self._shown = text, self.expanded
         title = self.item.event_type.replace("_", " ").capitalize()
         short = not self.item.is_summary and "\n" not in text and len(text) <= LABEL_WIDTH
         label = (text if short else "") or title
         self._line.update(Rule(plain_text(label), style=""))
-        self._text.update(plain_text("" if short else text))
+        self._text.update(folded([] if short else text.split("\n"), expanded=self.expanded))
         self._text.display = not short
+
+    def watch_expanded(self) -> None:
+        self.sync()
+
+    def on_click(self, event: events.Click) -> None:
+        self.action_toggle_expanded()
+
+    def action_toggle_expanded(self) -> None:
+        """Show a folded summary in full, or fold it again."""
+        if folds(DisplayText(self.item.text).strip().split("\n")):
+            self.expanded = not self.expanded

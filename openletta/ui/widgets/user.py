@@ -12,13 +12,8 @@ from textual.reactive import var
 
 from openletta.display import DisplayText
 from openletta.transcript import UserItem
-from openletta.ui.renderers.base import MUTED
 from openletta.ui.widgets.base import TextItemWidget
-
-#: A message of more lines than this folds.
-FOLD_AFTER_LINES = 12
-#: The lines a folded message shows.
-FOLDED_LINES = 8
+from openletta.ui.widgets.folding import folded, folds
 
 
 class UserMessage(TextItemWidget, can_focus=True):
@@ -36,14 +31,7 @@ class UserMessage(TextItemWidget, can_focus=True):
         return self.item.text, self.expanded
 
     def draw(self) -> Content:
-        lines = self._lines()
-        if len(lines) <= FOLD_AFTER_LINES:
-            return Content("\n".join(lines))
-        if self.expanded:
-            return Content.assemble("\n".join(lines), ("\nEnter folds it", MUTED))
-        hidden = len(lines) - FOLDED_LINES
-        return Content.assemble("\n".join(lines[:FOLDED_LINES]),
-                                (f"\n… {hidden:,} more lines — Enter to expand", MUTED))
+        return folded(self._lines(), expanded=self.expanded)
 
     def watch_expanded(self) -> None:
         self.sync()
@@ -53,7 +41,7 @@ class UserMessage(TextItemWidget, can_focus=True):
 
     def action_toggle_expanded(self) -> None:
         """Show a folded message in full, or fold it again."""
-        if len(self._lines()) > FOLD_AFTER_LINES:
+        if folds(self._lines()):
             self.expanded = not self.expanded
 
     def _lines(self) -> list[str]:
