@@ -23,6 +23,7 @@ from textual.widgets import Input, Static
 from openletta.transcript import Item
 from openletta.transcript.search import find_items
 from openletta.ui.chat_view import ChatView
+from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.base import Folds
 
 #: Earlier pages loaded by one step before the search says it found nothing older.
@@ -30,7 +31,7 @@ PAGES_PER_STEP = 10
 MATCH_CLASS = "-match"
 
 
-class SearchInput(Input):
+class SearchInput(SteadyInput):
     """The find field: ↑ and ↓ step between matches instead of scrolling."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -1,4 +1,5 @@
-"""Repaint a widget whose content changed without laying the screen out when its size holds.
+"""Repaint a widget whose content changed without laying the screen out when its size holds;
+text fields that do not repaint at all while nothing happens.
 
 Textual lays out the whole screen (every mounted widget) when any widget asks for a layout,
 and a widget whose content changes asks by default. Streaming changes the same few widgets
@@ -7,7 +8,10 @@ many times a second, and most changes (words added to a line) leave their height
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widget import Widget
+from textual.widgets import Input
 
 
 def refresh_content(widget: Widget) -> None:
@@ -30,3 +34,12 @@ def layout_needed(widget: Widget) -> bool:
     if widget.styles.width is not None and widget.styles.width.is_auto:
         return True
     return widget.get_content_height(widget.container_size, widget.app.size, width) != height
+
+
+class SteadyInput(Input):
+    """A text field whose cursor does not blink: a blinking cursor repaints the screen twice
+    a second, which would be all the CPU an idle screen uses (the prompt does the same)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cursor_blink = False

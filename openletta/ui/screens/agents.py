@@ -22,6 +22,7 @@ from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.new_agent import NewAgentScreen
+from openletta.ui.steady import SteadyInput
 
 SEARCH_DEBOUNCE = 0.25
 LIST_LIMIT = 50
@@ -108,7 +109,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         yield Static(self._title(), id="agents-title")
         yield Static("Type to search · ↑↓ to move · Enter to open · Ctrl+N makes a new agent",
                      id="agents-hint")
-        yield Input(self._query, placeholder="Type to search agents by name…",
+        yield SteadyInput(self._query, placeholder="Type to search agents by name…",
                     id="agent-filter")
         yield OptionList(id="agent-list")
         yield Static(id="agents-empty")

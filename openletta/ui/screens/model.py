@@ -14,6 +14,7 @@ from textual.widgets import Input, OptionList, Static
 from openletta.api.client import LettaClient
 from openletta.display import plain_text
 from openletta.ui.model_list import ModelPicker
+from openletta.ui.steady import SteadyInput
 
 HINT = ("Type to filter · ↑↓ to move · Enter switches the agent to the model (on the server, "
         "for every chat) · Esc cancels")
@@ -38,7 +39,7 @@ class ModelScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="model-box"):
             yield Static(plain_text(f"Model of {self.agent_name}"), classes="model-box-title")
-            yield Input(placeholder="Type to filter models…", id="model-filter")
+            yield SteadyInput(placeholder="Type to filter models…", id="model-filter")
             yield self.picker
 
     def on_mount(self) -> None:

@@ -16,6 +16,7 @@ from openletta.api.errors import LettaError
 from openletta.api.resources import Agent
 from openletta.ui.model_list import ModelPicker
 from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.steady import SteadyInput
 
 #: The core memory a new agent starts with (the user edits it later with F2).
 STARTING_MEMORY = {
@@ -51,7 +52,8 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         with Vertical(id="new-agent-box", classes="model-box"):
             yield Static("New agent", classes="model-box-title")
             yield Static("Name", classes="model-box-label")
-            yield Input(self._start_name, placeholder="e.g. coding-helper", id="new-agent-name")
+            yield SteadyInput(self._start_name, placeholder="e.g. coding-helper",
+                              id="new-agent-name")
             yield Static("Model", classes="model-box-label")
             yield self.picker
 

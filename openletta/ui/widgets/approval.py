@@ -30,6 +30,7 @@ from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
 from openletta.ui.renderers.base import has_hidden_characters_in_call
+from openletta.ui.steady import SteadyInput
 
 #: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
 CHOICES: tuple[tuple[Choice, str, str], ...] = (
@@ -111,9 +112,9 @@ class ApprovalPrompt(Vertical):
         self._options = OptionList(*(Option(choice_row(keys, label), id=choice.value)
                                      for choice, keys, label in self._choices),
                                    classes="approval-options")
-        self._reason = Input(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
+        self._reason = SteadyInput(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
-        self._edit = Input(editable or "", classes="approval-edit", select_on_focus=False,
+        self._edit = SteadyInput(editable or "", classes="approval-edit", select_on_focus=False,
                            placeholder="The command to run · Enter runs it · Esc goes back")
         self._error = Static(classes="approval-error")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
