@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.api.client import LettaClient
@@ -15,6 +18,7 @@ from openletta.api.errors import LettaError
 from openletta.api.resources import Model
 from openletta.display import plain_text
 from openletta.ui.formatting import format_tokens
+from openletta.ui.steady import SteadyInput
 
 
 def model_row(model: Model, *, current: bool = False) -> Text:
@@ -95,21 +99,46 @@ class StatusLine(Static):
 
 
 class ModelPicker(Vertical):
-    """A :class:`ModelList` over a :class:`StatusLine` that says the list is loading, then
-    ``hint``, or why the models could not be listed."""
+    """A filter field over a :class:`ModelList` over a :class:`StatusLine`.
+
+    Typing in the field shows the models whose handle holds the text; ↑↓ move in the list
+    meanwhile, and Enter (in the field or on a row) posts :class:`Chosen`. The status line
+    says the list is loading, then ``hint``, or why the models could not be listed, or that
+    none matches.
+    """
 
     DEFAULT_CLASSES = "model-picker"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "move(1)", "Next", show=False, priority=True),
+        Binding("up", "move(-1)", "Previous", show=False, priority=True),
+    ]
+
+    class Chosen(Message):
+        """The user chose the model ``handle``."""
+
+        def __init__(self, handle: str) -> None:
+            super().__init__()
+            self.handle = handle
 
     def __init__(self, client: LettaClient, *, hint: str, preferred: str | None = None,
-                 current: str | None = None, list_id: str | None = None) -> None:
+                 current: str | None = None) -> None:
         super().__init__()
         self.hint = hint
-        self.model_list = ModelList(client, preferred=preferred, current=current, id=list_id)
+        self.filter = SteadyInput(placeholder="Type to filter models…", classes="model-filter")
+        self.model_list = ModelList(client, preferred=preferred, current=current)
         self.status = StatusLine("Loading the server's models…", classes="model-box-status")
 
     def compose(self) -> ComposeResult:
+        yield self.filter
         yield self.model_list
         yield self.status
+
+    def action_move(self, step: int) -> None:
+        """Move the highlight in the list (while typing in the filter too)."""
+        if step > 0:
+            self.model_list.action_cursor_down()
+        else:
+            self.model_list.action_cursor_up()
 
     @on(ModelList.Loaded)
     def _loaded(self) -> None:
@@ -118,3 +147,25 @@ class ModelPicker(Vertical):
     @on(ModelList.Failed)
     def _failed(self, event: ModelList.Failed) -> None:
         self.status.say(event.reason, error=True)
+
+    @on(Input.Changed, ".model-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if not self.model_list.all_models:
+            return
+        if self.model_list.show_matching(event.value):
+            self.status.say(self.hint)
+        else:
+            self.status.say(f"No model's handle contains {event.value.strip()!r}.", error=True)
+
+    @on(Input.Submitted, ".model-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        index = self.model_list.highlighted
+        if index is not None and index < len(self.model_list.models):
+            self.post_message(self.Chosen(self.model_list.models[index].handle))
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.post_message(self.Chosen(self.model_list.models[event.option_index].handle))

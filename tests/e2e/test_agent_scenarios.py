@@ -53,7 +53,7 @@ async def test_an_agent_made_in_the_app_opens_and_answers(letta_base_url: str,
         handles = [model.handle for model in form.model_list.models]
         assert "openai-proxy/fake-model" in handles
         await pilot.press("enter")  # the name (typed in the search) is done
-        models = form.query_one("#new-agent-models", OptionList)
+        models = form.model_list
         models.highlighted = handles.index("openai-proxy/fake-model")
         await pilot.press("enter")
         await waited(pilot, lambda: isinstance(app.screen, ChatScreen))

@@ -6,7 +6,7 @@ from typing import Any
 
 from chat_helpers import open_chat
 from textual.app import App
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent, Model
@@ -40,10 +40,10 @@ async def test_ctrl_n_makes_an_agent_and_opens_its_chat(demo_server, make_app,
         form = await open_form(pilot, wait_until, *"helper")
         name = form.query_one("#new-agent-name", Input)
         assert name.value == "helper" and app.focused is name  # the search names it
-        models = form.query_one("#new-agent-models", OptionList)
+        models = form.model_list
         assert models.highlighted == 0 and models.option_count == 1
-        await pilot.press("enter")  # the name is done: on to the models
-        assert app.focused is models
+        await pilot.press("enter")  # the name is done: on to the models' filter
+        assert app.focused is form.picker.filter
         await pilot.press("enter")
         screen = await open_chat(pilot, wait_until)
         assert screen.session.agent.name == "helper"
@@ -100,9 +100,8 @@ async def test_a_refused_agent_keeps_the_form_and_says_why(wait_until) -> None:
     async with App[None]().run_test(size=SIZE) as pilot:
         pilot.app.push_screen(form, results.append)
         await wait_until(pilot, lambda: form.model_list.models, what="models")
-        models = form.query_one("#new-agent-models", OptionList)
-        assert models.highlighted == 1  # the agent's model, not the first
-        await pilot.press("tab", "up", "enter")
+        assert form.model_list.highlighted == 1  # the agent's model, not the first
+        await pilot.press("tab", "up", "enter")  # the filter has the focus; ↑ moves the list
         await wait_until(pilot, lambda: "Could not make" in status(form), what="the refusal")
         assert "letta/letta-free not found" in status(form) and pilot.app.screen is form
         assert form.query_one("#new-agent-name", Input).value == "kept"
@@ -125,3 +124,27 @@ async def test_models_that_cannot_be_listed_are_said(wait_until) -> None:
         await wait_until(pilot, lambda: "Could not list" in status(form), what="the error")
         await pilot.press("enter")  # nothing to choose: the form stays
         assert pilot.app.screen is form
+
+
+class AcceptingClient(RefusingClient):
+    """Lists two models and makes every agent asked for."""
+
+    async def create_agent(self, name: str, model: str, memory: Any) -> Agent:
+        self.attempts.append((name, model, memory))
+        return self.agent
+
+
+async def test_typing_after_the_name_filters_the_models(wait_until) -> None:
+    client = AcceptingClient(Agent(id="agent-2", name="filtered"))
+    results: list[Agent | None] = []
+    form = NewAgentScreen(client, name="filtered")  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(form, results.append)
+        await wait_until(pilot, lambda: form.model_list.models, what="models")
+        await pilot.press("enter", *"FAKE")
+        assert [model.handle for model in form.model_list.models] == ["openai-proxy/fake-model"]
+        assert form.query_one("#new-agent-name", Input).value == "filtered"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: results, what="the agent")
+    assert [(name, model) for name, model, _ in client.attempts] == [
+        ("filtered", "openai-proxy/fake-model")]

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
@@ -24,8 +24,8 @@ STARTING_MEMORY = {
                "in my memory, and I say so when I do not know something.",
     "human": "Nothing is known about the user yet.",
 }
-HINT = ("Enter on a model makes the agent, with a persona and a human memory block "
-        "(F2 in the chat shows and edits them) · Esc cancels")
+HINT = ("Type to filter · ↑↓ to move · Enter makes the agent on the model, with a persona "
+        "and a human memory block (F2 in the chat shows and edits them) · Esc cancels")
 
 
 class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
@@ -43,7 +43,7 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
                  ) -> None:
         super().__init__()
         self.client = client
-        self.picker = ModelPicker(client, hint=HINT, preferred=model, list_id="new-agent-models")
+        self.picker = ModelPicker(client, hint=HINT, preferred=model)
         self.model_list, self.status = self.picker.model_list, self.picker.status
         self._start_name = name
         self._creating = False
@@ -72,12 +72,11 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
     @on(Input.Submitted, "#new-agent-name")
     def _name_submitted(self) -> None:
         if self.models_listed:
-            self.model_list.focus()
+            self.picker.filter.focus()
 
-    @on(OptionList.OptionSelected, "#new-agent-models")
-    def _model_chosen(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.create(self.model_list.models[event.option_index].handle)
+    @on(ModelPicker.Chosen)
+    def _model_chosen(self, event: ModelPicker.Chosen) -> None:
+        self.create(event.handle)
 
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, model: str) -> None:
