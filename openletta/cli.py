@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from openletta import __version__
 from openletta.chat.early import EarlyOpening
@@ -73,9 +74,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"openletta: {server}", file=sys.stderr)
         return 2
     early = early_opening(args, server)  # its requests leave while the app is imported
-    from openletta.ui.launch import run
+    with keys_not_echoed():
+        from openletta.ui.launch import run
 
-    return run(args, settings, server, early)
+        return run(args, settings, server, early)
 
 
 def choose_chat(args: argparse.Namespace, settings: Settings) -> Server | str:
@@ -93,6 +95,30 @@ def choose_chat(args: argparse.Namespace, settings: Settings) -> Server | str:
         return (f"the last chat was on {last_server}, not {server.key}. Leave out --base-url "
                 "and --demo to go back to it.")
     return server
+
+
+@contextlib.contextmanager
+def keys_not_echoed() -> Iterator[None]:
+    """Keys typed while the app starts wait for it unechoed (the app puts them in its first
+    text field), instead of being echoed onto the shell's line, where what the app prints as
+    it exits would follow them. The terminal's modes are as they were afterwards."""
+    if sys.platform == "win32":
+        yield
+        return
+    import termios
+
+    try:
+        saved = termios.tcgetattr(sys.stdin)
+    except (termios.error, OSError):  # not a terminal after all
+        yield
+        return
+    quiet = [*saved]
+    quiet[3] &= ~termios.ECHO
+    termios.tcsetattr(sys.stdin, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(sys.stdin, termios.TCSANOW, saved)
 
 
 def at_a_terminal() -> bool:

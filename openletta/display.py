@@ -83,6 +83,8 @@ _COMPLETE_SEQUENCE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 
+#: Characters of one line shown before the rest is left out (:func:`capped_lines`).
+MAX_LINE_LENGTH = 10_000
 REDACTED = "***"
 #: What :func:`literal_text` shows for a registered secret.
 SECRET = "⟨secret⟩"
@@ -131,6 +133,21 @@ def has_hidden_characters(text: str) -> bool:
 def single_line(text: str) -> DisplayText:
     """:class:`DisplayText` for a place that has one line: line breaks and tabs are spaces."""
     return str.__new__(DisplayText, _LINE_BREAKS.sub(" ", DisplayText(text)))
+
+
+def capped_lines(text: str, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` lines of ``text`` (split at newlines only: a carriage return stays
+    in its line), each cut at :data:`MAX_LINE_LENGTH`, and how many lines were left out."""
+    lines = text.split("\n")
+    if not lines[-1]:  # a final newline ends the last line
+        lines.pop()
+    return [_capped_line(line) for line in lines[:limit]], max(0, len(lines) - limit)
+
+
+def _capped_line(line: str) -> str:
+    if len(line) <= MAX_LINE_LENGTH:
+        return line
+    return f"{line[:MAX_LINE_LENGTH]} … ({len(line) - MAX_LINE_LENGTH:,} more characters)"
 
 
 def plain_text(text: str, style: str = "") -> Text:

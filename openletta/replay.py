@@ -21,7 +21,13 @@ from rich.text import Text
 from openletta.api import json_text
 from openletta.api.messages import Message, parse_message
 from openletta.api.sse import parse_sse_text
-from openletta.display import DisplayText, json_for_terminal, literal_text, plain_text
+from openletta.display import (
+    DisplayText,
+    capped_lines,
+    json_for_terminal,
+    literal_text,
+    plain_text,
+)
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -109,9 +115,10 @@ _STATUS_STYLE = {
 }
 
 
-def render_item(item: Item) -> RenderableType:
+def render_item(item: Item, *, max_lines: int | None = None) -> RenderableType:
     """A Rich renderable for one item; every piece of server text goes through
-    :class:`DisplayText` (tool names and arguments through :func:`literal_text`)."""
+    :class:`DisplayText` (tool names and arguments through :func:`literal_text`).
+    ``max_lines``: lines of a tool's result or errors shown before the rest is left out."""
     if isinstance(item, UserItem):
         return Text.assemble(("› ", "bold cyan"), DisplayText(item.text))
     if isinstance(item, ReasoningItem):
@@ -119,7 +126,7 @@ def render_item(item: Item) -> RenderableType:
     if isinstance(item, AssistantItem):
         return Markdown(DisplayText(item.text), hyperlinks=False)
     if isinstance(item, ToolCallItem):
-        return _render_call(item)
+        return _render_call(item, max_lines)
     if isinstance(item, ErrorItem):
         body = plain_text(item.message, style="bold red")
         if item.detail:
@@ -132,20 +139,32 @@ def render_item(item: Item) -> RenderableType:
     return Text(item.kind)
 
 
-def _render_call(item: ToolCallItem) -> RenderableType:
+def _render_call(item: ToolCallItem, max_lines: int | None) -> RenderableType:
     arguments = (json.dumps(item.arguments, indent=2, ensure_ascii=False)
                  if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
     if item.result is not None:
-        parts.append(plain_text("→ " + item.result))
+        parts.append(_at_most(max_lines, "→ " + item.result))
     if item.stderr:
-        parts.append(plain_text("".join(item.stderr), style="red"))
+        parts.append(_at_most(max_lines, "".join(item.stderr), style="red"))
     if item.reason:
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                           (str(item.status), _STATUS_STYLE.get(item.status, "cyan")))
     return Panel(Group(*parts), title=title, title_align="left",
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
+
+
+def _at_most(max_lines: int | None, text: str, style: str = "") -> Text:
+    """``text`` shown literally, cut to its first ``max_lines`` lines (if given) with a note
+    of how many were left out."""
+    if max_lines is None:
+        return plain_text(text, style)
+    lines, left_out = capped_lines(text, max_lines)
+    shown = plain_text("\n".join(lines), style)
+    if left_out:
+        shown.append(f"\n… {left_out} more lines not shown", style="dim italic")
+    return shown
 
 
 def print_transcript(transcript: Transcript, console: Console, include_internal: bool) -> None:

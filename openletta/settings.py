@@ -1,4 +1,5 @@
-"""What openletta remembers between runs: theme, server, last agent and conversation.
+"""What openletta remembers between runs (theme, server, last agent and conversation) and
+the user's preferences (``print_chat_on_exit``).
 
 Settings live in ``settings.toml`` in the user's config directory (``OPENLETTA_CONFIG_DIR``
 overrides it). Reading never fails: a missing file gives the defaults, a broken one the
@@ -39,6 +40,8 @@ class Settings:
     last_conversation: str | None = None
     #: Where the last chat was opened: the server's URL, or ``demo``.
     last_server: str | None = None
+    #: Print what was said in this run into the terminal as the app exits.
+    print_chat_on_exit: bool = True
 
     def last_chat(self) -> tuple[str, str, str | None] | None:
         """The server, agent and conversation of the chat last opened, if one was."""
@@ -48,6 +51,8 @@ class Settings:
 
 
 _FIELDS = tuple(field.name for field in dataclasses.fields(Settings))
+#: The type of each setting's value in the file: a boolean for those whose default is one.
+_TYPES = {name: bool if isinstance(getattr(Settings, name), bool) else str for name in _FIELDS}
 
 
 def config_dir() -> Path:
@@ -73,13 +78,16 @@ def load_settings(path: Path | None = None) -> Settings:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         warnings.warn(f"Ignoring settings file {path}: {error}", SettingsWarning, stacklevel=2)
         return Settings()
-    values = {}
-    for name in _FIELDS:
+    values: dict[str, Any] = {}
+    for name, kind in _TYPES.items():
         value = data.get(name)
-        if value is None or isinstance(value, str):
+        if value is None:
+            continue
+        if isinstance(value, kind):
             values[name] = value
         else:
-            warnings.warn(f"Ignoring {name} in {path}: expected a string, got {value!r}",
+            expected = "true or false" if kind is bool else "a string"
+            warnings.warn(f"Ignoring {name} in {path}: expected {expected}, got {value!r}",
                           SettingsWarning, stacklevel=2)
     return Settings(**values)
 
@@ -96,7 +104,10 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
         current = {}
     known = {name: getattr(settings, name) for name in _FIELDS}
     others = {key: value for key, value in current.items() if key not in known}
-    data = {key: value for key, value in known.items() if value is not None} | others
+    # A preference at its default is left out, unless the file already says it.
+    data = {key: value for key, value in known.items()
+            if value is not None and (value != getattr(Settings, key) or key in current)}
+    data |= others
     path.parent.mkdir(parents=True, exist_ok=True)
     write_private_file(path, tomli_w.dumps(data))
 

@@ -25,7 +25,7 @@ from openletta.settings import (
 
 FULL = Settings(theme="openletta-light", base_url="http://localhost:8283",
                 last_agent="agent-123", last_conversation="conv-456",
-                last_server="http://localhost:8283")
+                last_server="http://localhost:8283", print_chat_on_exit=False)
 
 
 @pytest.fixture
@@ -88,10 +88,23 @@ def test_undecodable_file_gives_defaults_and_a_warning(settings_file: Path) -> N
 
 def test_wrong_types_are_dropped_with_a_warning(settings_file: Path) -> None:
     settings_file.parent.mkdir(parents=True)
-    settings_file.write_text('theme = 3\nbase_url = "http://x"\n')
-    with pytest.warns(SettingsWarning, match="theme"):
+    settings_file.write_text('theme = 3\nbase_url = "http://x"\nprint_chat_on_exit = "no"\n')
+    with pytest.warns(SettingsWarning) as warned:
         settings = load_settings(settings_file)
     assert settings == Settings(base_url="http://x")
+    assert ["expected a string, got 3" in str(w.message) for w in warned] == [True, False]
+    assert "print_chat_on_exit" in str(warned[1].message)
+    assert "expected true or false" in str(warned[1].message)
+
+
+def test_a_preference_is_read_and_written_only_when_it_is_not_the_default(
+        settings_file: Path) -> None:
+    save_settings(Settings(print_chat_on_exit=False), settings_file)
+    assert tomllib.loads(settings_file.read_text()) == {"print_chat_on_exit": False}
+    assert load_settings(settings_file).print_chat_on_exit is False
+    settings_file.write_text("print_chat_on_exit = true\n")  # said by the user: kept
+    save_settings(Settings(theme="t"), settings_file)
+    assert tomllib.loads(settings_file.read_text()) == {"theme": "t", "print_chat_on_exit": True}
 
 
 def test_unknown_keys_are_ignored_on_load_and_kept_on_save(settings_file: Path) -> None:
@@ -110,7 +123,9 @@ def test_unknown_keys_are_ignored_on_load_and_kept_on_save(settings_file: Path) 
 def test_clearing_a_value_removes_it(settings_file: Path) -> None:
     save_settings(FULL, settings_file)
     save_settings(Settings(theme=FULL.theme), settings_file)
-    assert tomllib.loads(settings_file.read_text()) == {"theme": FULL.theme}
+    # A preference the file holds stays in it, at its new value.
+    assert tomllib.loads(settings_file.read_text()) == {"theme": FULL.theme,
+                                                        "print_chat_on_exit": True}
 
 
 def test_save_replaces_a_broken_file(settings_file: Path) -> None:
@@ -152,7 +167,9 @@ HOSTILE = [
 ]
 
 
-@given(st.builds(Settings, *(st.none() | TEXT for _ in Settings.__dataclass_fields__)))
+@given(st.builds(Settings, **{
+    name: st.booleans() if isinstance(getattr(Settings, name), bool) else st.none() | TEXT
+    for name in Settings.__dataclass_fields__}))
 def test_any_settings_survive_a_round_trip(settings: Settings) -> None:
     with TemporaryDirectory() as directory:
         path = Path(directory) / "settings.toml"

@@ -78,7 +78,9 @@ class Transcript(HistoryPages):
         self._end_turn(change)
         self._turn = TurnStats(live_started=self._clock())
         key = f"user:{otid}" if otid else self._fresh_key("user")
-        self._add(UserItem(key=key, text=text, otid=otid), change)
+        item = UserItem(key=key, text=text, otid=otid)
+        self.first_sent = self.first_sent or item
+        self._add(item, change)
         return change
 
     def follow_run(self, run_id: str, note: str) -> Change:

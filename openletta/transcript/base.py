@@ -43,6 +43,9 @@ class TranscriptBase:
         #: that was stopped.
         self.context_tokens: int | None = None
         self.run_id: str | None = None
+        #: The first message the user sent while this transcript was open (not read from
+        #: history): where "what was said here" starts.
+        self.first_sent: Item | None = None
         #: Chunks that were ignored: unknown message types and malformed lines.
         self.ignored = 0
         self._clock = clock
@@ -89,6 +92,14 @@ class TranscriptBase:
 
     def visible_items(self, include_internal: bool = False) -> list[Item]:
         return [item for item in self.items if include_internal or not item.internal]
+
+    def said_here(self) -> list[Item]:
+        """The visible items from :attr:`first_sent` on (none if nothing was sent)."""
+        items = self.visible_items()
+        for index, item in enumerate(items):
+            if item is self.first_sent:
+                return items[index:]
+        return []
 
     # --- bookkeeping ----------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import time
 from pathlib import PurePath
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -39,6 +39,7 @@ from openletta.settings import Settings, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
+from openletta.ui.printout import ChatsOfThisRun
 from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
@@ -92,6 +93,8 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         self.settings = settings if settings is not None else load_settings()
         #: How to come back to the same agent, printed on exit.
         self.resume_hint: str | None = None
+        #: The chats opened, for what was said in them to be printed on exit.
+        self.chats = ChatsOfThisRun()
         self._agent_ref = agent
         self._conversation = conversation
         self._demo_speed = demo_speed
@@ -223,8 +226,9 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
             page = start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page,
                               conversation_name=found.summary if found else None)
+        self.chats.opened(session)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
-                                         local=self.local))
+                                         local=self.local, typed=self._typed_ahead()))
         self.resume_hint = resume_command(None if self.demo else self.base_url,
                                           self.settings.base_url, full.name or full.id,
                                           conversation)
@@ -253,7 +257,13 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         assert self.client is not None
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
                                   server=DEMO_LABEL if self.demo else self.client.base_url,
-                                  demo=self.demo, search=search, can_go_back=can_go_back)
+                                  demo=self.demo, search=self._typed_ahead() or search,
+                                  can_go_back=can_go_back)
+
+    def _typed_ahead(self) -> str:
+        """What the user typed while the connect screen showed (for the screen after it)."""
+        screen = self.screen
+        return screen.typed_ahead if isinstance(screen, ConnectScreen) else ""
 
     def _replace_screens(self, screen: Screen[None]) -> None:
         """Show ``screen`` instead of everything above the default screen."""
@@ -345,7 +355,7 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         index = names.index(self.theme) + 1 if self.theme in names else 0
         return names[index % len(names)]
 
-    async def _save_settings(self, **changes: str | None) -> None:
+    async def _save_settings(self, **changes: Any) -> None:
         self.settings = dataclasses.replace(self.settings, **changes)
         try:
             await asyncio.to_thread(save_settings, self.settings)

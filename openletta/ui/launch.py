@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rich.console import Console
+
 from openletta.chat.early import EarlyOpening
 from openletta.chat.local_calls import LocalCalls
 from openletta.config import Server
@@ -13,6 +15,7 @@ from openletta.settings import Settings
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions
 from openletta.ui.app import OpenLettaApp
+from openletta.ui.printout import print_chats
 
 
 def run(args: argparse.Namespace, settings: Settings, server: Server,
@@ -23,6 +26,8 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
                        agent=args.agent, conversation=args.conversation, theme=args.theme,
                        settings=settings, tune_gc=True, local=local_calls(args), early=early)
     app.run()
+    if app.settings.print_chat_on_exit:
+        print_chats(app.chats.said(), Console())
     if app.resume_hint:
         print(DisplayText(f"Resume this chat with: {app.resume_hint}"))
     return app.return_code or 0

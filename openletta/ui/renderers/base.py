@@ -21,13 +21,17 @@ from textual.content import Content
 from textual.highlight import highlight
 
 from openletta.api import json_text
-from openletta.display import DisplayText, has_hidden_characters, literal_text, terminal_text
+from openletta.display import (
+    DisplayText,
+    capped_lines,
+    has_hidden_characters,
+    literal_text,
+    terminal_text,
+)
 from openletta.transcript import ToolCallItem, ToolStatus
 
 #: Lines of one text block beyond which the rest is left out (keeps rendering cheap).
 MAX_LINES = 400
-#: Characters of one line beyond which the rest is left out.
-MAX_LINE_LENGTH = 10_000
 #: Width of a summary line before it is cut with "…".
 SUMMARY_WIDTH = 80
 
@@ -160,21 +164,6 @@ def language_for(path: str | None) -> str:
 
 
 # --- building blocks ----------------------------------------------------------------------
-
-
-def capped_lines(text: str, limit: int = MAX_LINES) -> tuple[list[str], int]:
-    """The first ``limit`` lines of ``text`` (split at newlines only: a carriage return stays
-    in its line), each cut at :data:`MAX_LINE_LENGTH`, and how many lines were left out."""
-    lines = text.split("\n")
-    if not lines[-1]:  # a final newline ends the last line
-        lines.pop()
-    return [_capped_line(line) for line in lines[:limit]], max(0, len(lines) - limit)
-
-
-def _capped_line(line: str) -> str:
-    if len(line) <= MAX_LINE_LENGTH:
-        return line
-    return f"{line[:MAX_LINE_LENGTH]} … ({len(line) - MAX_LINE_LENGTH:,} more characters)"
 
 
 def more_note(count: int, what: str = "lines") -> Content:

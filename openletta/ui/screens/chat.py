@@ -73,10 +73,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     a ``var``: a change repaints nothing, where a reactive would repaint the whole screen)."""
 
     def __init__(self, session: ChatSession, *, demo: bool = False,
-                 slash: SlashHandler | None = None, local: LocalCalls | None = None) -> None:
-        """``local``: the tools run on this machine (``None``: none are declared)."""
+                 slash: SlashHandler | None = None, local: LocalCalls | None = None,
+                 typed: str = "") -> None:
+        """``local``: tools run here (``None``: none); ``typed``: typed before it opened."""
         super().__init__()
-        self.session = session
+        self.session, self._typed = session, typed
         self._demo = demo
         self._slash = slash
         self.controller = ChatController(session, self, local)
@@ -119,6 +120,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         if self.controller.state.permission_mode is PermissionMode.YOLO:
             self.notify(YOLO_WARNING, title="YOLO", severity="warning", timeout=15)
         self.app.sub_title = agent.name or agent.id
+        self.prompt.insert(self._typed)
         self.load_history()
 
     # --- history ----------------------------------------------------------------------------

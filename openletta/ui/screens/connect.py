@@ -1,5 +1,11 @@
 """The connect screen: a health check in a worker, and a clear explanation when it fails
-(tried again by itself, now and then, while the server cannot be reached)."""
+(tried again by itself, now and then, while the server cannot be reached).
+
+What the user types while it connects is kept for the screen that follows (the chat's
+prompt, or the agent chooser's search): a terminal user types ahead, and the keys of a
+message started as the app launches must not be lost, nor taken as commands (``q`` quits
+and ``r`` retries only once an attempt has failed).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -55,7 +61,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "retry", "Retry", id="connect.retry"),
-        Binding("q", "app.quit", "Quit", id="connect.quit"),
+        Binding("q", "quit", "Quit", id="connect.quit"),
     ]
 
     failed = reactive(False, bindings=True)
@@ -67,6 +73,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self._connect = connect
         self._pauses: Iterator[float] | None = None
         self._again: Timer | None = None
+        #: What was typed while it connected (not after a failure).
+        self.typed_ahead = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect-box"):
@@ -77,13 +85,33 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self.attempt()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "retry":
+        if action in ("retry", "quit"):
             return self.failed
         return True
 
     def action_retry(self) -> None:
         """Try to connect again, now."""
         self.attempt()
+
+    def action_quit(self) -> None:
+        """Quit (offered once an attempt failed)."""
+        self.app.exit()
+
+    def on_key(self, event: events.Key) -> None:
+        if self.failed:
+            return
+        if event.key == "backspace":
+            self.typed_ahead = self.typed_ahead[:-1]
+        elif event.is_printable and event.character:
+            self.typed_ahead += event.character
+        else:
+            return
+        event.stop()
+
+    def on_paste(self, event: events.Paste) -> None:
+        if not self.failed:
+            self.typed_ahead += event.text
+            event.stop()
 
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def attempt(self, *, quietly: bool = False) -> None:

@@ -1,0 +1,68 @@
+"""What was said in this run, left in the terminal's scrollback as openletta exits.
+
+A full-screen app leaves nothing behind when it quits: the terminal shows again what was
+there before it started. So that a chat can still be read, searched and copied with the
+terminal's own tools after quitting, each conversation the user wrote in during the run is
+printed as the app exits: from the first message sent in it this time (not what was read
+from its history), with the renderings of ``openletta replay``, a long tool result cut to
+its first :data:`RESULT_LINES` lines (``/export`` saves everything).
+``print_chat_on_exit = false`` in ``settings.toml`` turns it off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Console, RenderableType
+
+from openletta.chat.session import ChatSession
+from openletta.display import plain_text
+from openletta.transcript import Item, TurnFooterItem
+from openletta.ui.widgets.footer import footer_text
+
+#: Lines of a tool's result or errors printed before the rest is left out.
+RESULT_LINES = 20
+
+
+class ChatsOfThisRun:
+    """The chats opened during a run, kept while something was said in them."""
+
+    def __init__(self) -> None:
+        self._sessions: list[ChatSession] = []
+
+    def opened(self, session: ChatSession) -> None:
+        """Note ``session``, and forget the earlier ones in which nothing was sent."""
+        self._sessions = [kept for kept in self._sessions if kept.transcript.first_sent]
+        self._sessions.append(session)
+
+    def said(self) -> list[tuple[str, list[Item]]]:
+        """Each chat's title and what was said in it this run, for the chats where anything
+        was."""
+        chats = [(chat_title(session), session.transcript.said_here())
+                 for session in self._sessions]
+        return [(title, items) for title, items in chats if items]
+
+
+def chat_title(session: ChatSession) -> str:
+    """``agent · conversation`` (its name, else its id; the default thread says so)."""
+    conversation = session.conversation_name or session.conversation_id or "default thread"
+    return f"{session.agent.name or session.agent.id} · {conversation}"
+
+
+def print_chats(chats: Sequence[tuple[str, Iterable[Item]]], console: Console) -> None:
+    """Print each chat under a rule with its title."""
+    for title, items in chats:
+        console.rule(plain_text(title), style="dim")
+        for item in items:
+            console.print(printed(item))
+        console.print()
+
+
+def printed(item: Item) -> RenderableType:
+    """How ``item`` is printed: a turn's footer as its quiet line, the rest as
+    ``openletta replay`` prints them."""
+    from openletta.replay import render_item  # at exit only: no Rich Markdown at launch
+
+    if isinstance(item, TurnFooterItem):
+        return plain_text(footer_text(item), "dim")
+    return render_item(item, max_lines=RESULT_LINES)

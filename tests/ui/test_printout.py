@@ -1,0 +1,113 @@
+"""What was said in a run, printed into the terminal as openletta exits."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from openletta.api.client import LettaClient
+from openletta.api.messages import AssistantMessage, ToolReturnMessage, parse_message
+from openletta.api.resources import Agent
+from openletta.api.sse import parse_sse_text
+from openletta.chat.session import ChatSession
+from openletta.config import Server
+from openletta.settings import Settings
+from openletta.transcript import UserItem
+from openletta.ui import launch
+from openletta.ui.app import OpenLettaApp
+from openletta.ui.printout import RESULT_LINES, ChatsOfThisRun, print_chats
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+
+
+def session(name: str = "helper", conversation: str | None = None, *,
+            history: bool = True) -> ChatSession:
+    """A chat whose history (the captured default page) is loaded; nothing is sent."""
+    chat = ChatSession(LettaClient("http://127.0.0.1:9"), Agent(id="agent-1", name=name),
+                       conversation)
+    if history:
+        page = json.loads((FIXTURES / "agent_messages_default.json").read_text())
+        chat.transcript.load_history([parse_message(entry) for entry in page])
+    return chat
+
+
+def say(chat: ChatSession, text: str, capture: str = "hello_tokens.sse") -> None:
+    """Send ``text`` and feed the captured reply."""
+    chat.transcript.add_user(text)
+    chat.transcript.feed_all(parse_sse_text((FIXTURES / capture).read_text()).messages)
+
+
+def printed(chats: ChatsOfThisRun) -> str:
+    out = io.StringIO()
+    print_chats(chats.said(), Console(file=out, width=100, force_terminal=True))
+    return out.getvalue()
+
+
+def test_only_what_was_said_in_this_run_is_printed_under_the_chats_title() -> None:
+    chats, chat = ChatsOfThisRun(), session()
+    chats.opened(chat)
+    history = [item.text for item in chat.transcript.items if isinstance(item, UserItem)]
+    assert history and chats.said() == []  # history alone is not printed
+    say(chat, "first of this run")
+    say(chat, "second of this run")
+    (title, items), = chats.said()
+    assert title == "helper · default thread"
+    assert items[0] is chat.transcript.first_sent
+    texts = [item.text for item in items if isinstance(item, UserItem)]
+    assert texts == ["first of this run", "second of this run"]
+    shown = printed(chats)
+    assert "helper · default thread" in shown and "first of this run" in shown
+    assert not any(text in shown for text in history)
+    assert shown.count("tokens") == 2  # each turn's footer line
+
+
+def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
+    chats = ChatsOfThisRun()
+    browsed, talked, last = session("browsed"), session("talked", "conv-9"), session("last")
+    chats.opened(browsed)
+    chats.opened(talked)
+    say(talked, "hello")
+    chats.opened(last)
+    assert chats._sessions == [talked, last]  # what was only browsed is let go
+    assert [title for title, _ in chats.said()] == ["talked · conv-9"]
+
+
+def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "run it", "approval_request_tokens.sse")
+    call = next(iter(chat.transcript._calls))
+    output = "\n".join(f"line {number}" for number in range(1, 51))
+    chat.transcript.feed(ToolReturnMessage.model_validate({
+        "id": "message-r", "message_type": "tool_return_message",
+        "tool_returns": [{"tool_call_id": call, "status": "success", "tool_return": output}]}))
+    chat.transcript.feed(AssistantMessage(id="message-a", content="\x1b]0;pwned\x07done \x1b[2J"))
+    shown = printed(chats)
+    assert f"line {RESULT_LINES}" in shown and f"line {RESULT_LINES + 1}" not in shown
+    assert f"… {50 - RESULT_LINES} more lines not shown" in shown
+    assert "done" in shown and "\x1b]0;" not in shown and "\x1b[2J" not in shown
+
+
+@pytest.mark.parametrize("wanted", [True, False])
+def test_the_chat_is_printed_on_exit_unless_turned_off(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        wanted: bool) -> None:
+    def run(app: OpenLettaApp) -> None:  # the user says something, then quits
+        chat = session()
+        app.chats.opened(chat)
+        say(chat, "remember this")
+        app.resume_hint = "openletta --agent helper"
+
+    monkeypatch.setattr(OpenLettaApp, "run", run)
+    args = argparse.Namespace(agent="helper", conversation=None, theme=None,
+                              no_local_tools=True)
+    launch.run(args, Settings(print_chat_on_exit=wanted), Server(demo=False, base_url="http://127.0.0.1:9"),
+               None)
+    out = capsys.readouterr().out
+    assert ("remember this" in out) is wanted
+    assert out.rstrip().endswith("Resume this chat with: openletta --agent helper")

@@ -1,0 +1,89 @@
+"""Keys typed while the app connects wait for the screen that follows."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pty
+import termios
+
+import pytest
+from chat_helpers import open_chat
+from textual import events
+from textual.widgets import Input
+
+from openletta.api.client import LettaClient
+from openletta.cli import keys_not_echoed
+from openletta.ui.screens.agents import AgentChooserScreen
+from openletta.ui.screens.connect import ConnectScreen
+
+SIZE = (100, 30)
+
+
+@pytest.fixture
+def held_health(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The health check waits until the event returned is set."""
+    release = asyncio.Event()
+    health = LettaClient.health
+
+    async def held(client: LettaClient) -> object:
+        await release.wait()
+        return await health(client)
+
+    monkeypatch.setattr(LettaClient, "health", held)
+    return release
+
+
+async def test_what_is_typed_while_connecting_lands_in_the_prompt(
+        demo_server, make_app, wait_until, held_health: asyncio.Event) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), what="connecting")
+        await pilot.press(*"quick", "x", "backspace", "space")
+        app.screen.post_message(events.Paste("question?"))
+        await pilot.pause()
+        assert app.is_running  # "q" is not Quit while connecting
+        held_health.set()
+        screen = await open_chat(pilot, wait_until)
+        assert screen.prompt.text == "quick question?"
+        assert screen.session.transcript.first_sent is None  # nothing was sent
+
+
+async def test_what_is_typed_while_connecting_searches_the_chooser(
+        demo_server, make_app, wait_until, held_health: asyncio.Event) -> None:
+    app = make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), what="connecting")
+        await pilot.press(*"demo")
+        held_health.set()
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="the chooser")
+        assert app.screen.query_one(Input).value == "demo"
+
+
+async def test_q_quits_once_connecting_failed(make_app, wait_until) -> None:
+    app = make_app(base_url="http://127.0.0.1:9")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
+                         and app.screen.failed, what="failure shown")
+        await pilot.press("x")
+        assert app.screen.typed_ahead == ""  # its keys are commands now
+        await pilot.press("q")
+        await wait_until(pilot, lambda: app._exit, what="the app to quit")
+
+
+def test_keys_typed_at_start_are_not_echoed_and_the_terminal_is_restored(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    leader, follower = pty.openpty()
+    try:
+        with os.fdopen(follower, "r", closefd=False) as terminal:
+            monkeypatch.setattr("sys.stdin", terminal)
+            before = termios.tcgetattr(follower)
+            assert before[3] & termios.ECHO
+            with keys_not_echoed():
+                assert not termios.tcgetattr(follower)[3] & termios.ECHO
+                assert termios.tcgetattr(follower)[3] & termios.ICANON  # still line-edited
+            assert termios.tcgetattr(follower) == before
+    finally:
+        os.close(leader)
+        os.close(follower)
