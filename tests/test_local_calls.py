@@ -333,7 +333,17 @@ async def test_a_command_edited_on_the_prompt_is_what_runs_and_the_agent_is_told
     assert call.result == "Run ran" and call.status is ToolStatus.SUCCESS
 
 
-@pytest.mark.parametrize("command", ["ls\u200b -la", "cat <<EOF\nx\nEOF", "ls\rrm -rf ~"])
+async def test_a_command_of_several_lines_can_be_edited(chat: LocalChat) -> None:
+    chat.run_tool.editable_argument = "command"  # type: ignore[misc]
+    await chat.send(("call-1", "Run", {"command": "cat <<EOF\nx\nEOF"}))
+    call = chat.controller.state.asking
+    assert call is not None and chat.local.editable(call) == "cat <<EOF\nx\nEOF"
+    chat.controller.decide(call, Choice.EDIT, edited="cat <<EOF\ny\nEOF")
+    await chat.settled()
+    assert chat.run_tool.runs == [{"command": "cat <<EOF\ny\nEOF"}]
+
+
+@pytest.mark.parametrize("command", ["ls\u200b -la", "ls\rrm -rf ~"])
 async def test_a_command_that_does_not_show_as_it_is_cannot_be_edited(
         chat: LocalChat, command: str) -> None:
     chat.run_tool.editable_argument = "command"  # type: ignore[misc]

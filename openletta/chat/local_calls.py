@@ -80,12 +80,12 @@ class LocalCalls:
             return None
 
     def editable(self, call: ToolCallItem) -> str | None:
-        """The text of ``call`` the user may edit before it runs (a shell's command): one
-        line, holding no character that does not show (what is edited is what is seen)."""
+        """The text of ``call`` the user may edit before it runs (a shell's command), if it
+        holds no character that does not show (what is edited is what is seen)."""
         tool, args = self.tool_of(call), call.arguments
         name = tool.editable_argument if tool is not None else None
         value = args.get(name) if args is not None and name is not None else None
-        if not isinstance(value, str) or "\n" in value or has_hidden_characters(value):
+        if not isinstance(value, str) or has_hidden_characters(value):
             return None
         return value
 

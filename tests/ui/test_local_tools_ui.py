@@ -11,14 +11,16 @@ from chat_helpers import open_chat
 from test_app import SIZE
 from test_approvals import answered, calls, prompt_focused
 from textual.app import App, ComposeResult
-from textual.widgets import Input, OptionList, SelectionList, Static
+from textual.widgets import OptionList, SelectionList, Static
 
+from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
-from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
+from openletta.ui.widgets import WIDGETS_CSS_PATH
+from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor, approval_prompt
 from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
 
 
@@ -106,8 +108,8 @@ async def test_a_command_edited_on_its_card_is_what_runs(
         prompt = await prompt_focused(pilot, screen, wait_until)
         assert prompt.call.name == "Bash"
         await pilot.press("e")
-        field = prompt.query_one(".approval-edit", Input)
-        assert app.focused is field and field.value == "du -sh ."
+        field = prompt.query_one(CommandEditor)
+        assert app.focused is field and field.text == "du -sh ."
         await pilot.press("escape")  # back to the choices, nothing ran
         assert not field.display and prompt.call.status is ToolStatus.AWAITING_APPROVAL
         await pilot.press("e", *" && echo edited", "enter")  # typed after the command
@@ -128,7 +130,7 @@ async def test_a_server_tool_cannot_be_edited(demo_server, make_app, wait_until,
         await pilot.press(*"approve", "enter")
         prompt = await prompt_focused(pilot, screen, wait_until)
         await pilot.press("e")
-        assert not prompt.query_one(".approval-edit", Input).display
+        assert not prompt.query_one(CommandEditor).display
         assert "Edit the command" not in " ".join(
             str(option.prompt) for option in prompt.query_one(OptionList)._options)
 
@@ -142,6 +144,38 @@ class PromptApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield self.prompt
+
+
+class AnswersApp(PromptApp):
+    """Shows one approval prompt, styled as in the chat, and keeps its answers."""
+
+    CSS_PATH = WIDGETS_CSS_PATH
+
+    def __init__(self, prompt: ApprovalPrompt) -> None:
+        super().__init__(prompt)
+        self.answers: list[ApprovalPrompt.Answered] = []
+
+    def on_approval_prompt_answered(self, answer: ApprovalPrompt.Answered) -> None:
+        self.answers.append(answer)
+
+
+async def test_a_command_of_several_lines_is_edited_over_as_many_lines() -> None:
+    command = "cat <<EOF\nyes\nEOF"
+    call = ToolCallItem(key="call:1", name="Bash", runs_here=True,
+                        arguments_text=json.dumps({"command": command}))
+    prompt = ApprovalPrompt(call, here="~/project", editable=command, clock=lambda: 10.0)
+    app = AnswersApp(prompt)
+    async with app.run_test(size=(100, 20)) as pilot:
+        prompt.focus_choices()
+        await pilot.press("e")
+        editor = prompt.query_one(CommandEditor)
+        await pilot.pause()
+        assert app.focused is editor and editor.content_size.height == 3  # a row per line
+        assert editor.cursor_location == (2, 3)  # typing goes after the command
+        await pilot.press("ctrl+j", *"echo y", "enter")  # "y" is typed, not Approve
+        await pilot.pause()
+    (answer,) = app.answers
+    assert answer.choice is Choice.EDIT and answer.edited == f"{command}\necho y"
 
 
 async def title_of(prompt: ApprovalPrompt) -> str:

@@ -3,8 +3,9 @@
 Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, ``A``/``5`` for
 "approve all" when several calls wait, and ``e``/``6`` to edit a command run here first) and
 can also be picked with the arrows and Enter. Denying opens a reason field: Enter sends (an
-empty reason is fine), Esc returns to the choices. Editing opens the command in a field:
-Enter runs it as it stands, Esc returns to the choices. Keys pressed within
+empty reason is fine), Esc returns to the choices. Editing opens the command in an editor
+of as many lines as it has (:class:`CommandEditor`): Enter runs it as it stands, Ctrl+J
+starts a new line, Esc returns to the choices. Keys pressed within
 :attr:`ApprovalPrompt.GUARD_SECONDS` of the prompt appearing are ignored: the user was still
 typing.
 """
@@ -16,12 +17,12 @@ from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from openletta.chat.approvals import Choice
@@ -29,6 +30,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
+from openletta.ui.prompt import NEWLINE_KEYS
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput
 
@@ -55,6 +57,43 @@ def choice_row(keys: str, label: str) -> Text:
     text.append(" ")
     text.append(label)
     return text
+
+
+class CommandEditor(TextArea):
+    """A command to edit before it runs: Enter posts :class:`Submitted`, Shift+Enter or
+    Ctrl+J start a new line (as in the prompt), Esc is left to the approval prompt."""
+
+    class Submitted(Message):
+        """The user pressed Enter: ``text`` is the command to run."""
+
+        def __init__(self, editor: CommandEditor, text: str) -> None:
+            super().__init__()
+            self.editor = editor
+            self.text = text
+
+        @property
+        def control(self) -> CommandEditor:
+            return self.editor
+
+    def __init__(self, command: str, *, classes: str = "") -> None:
+        super().__init__(command, soft_wrap=True, tab_behavior="focus", compact=True,
+                         classes=classes,
+                         placeholder="The command to run · Enter runs it · Esc goes back")
+        self.cursor_blink = False
+
+    def on_focus(self) -> None:
+        self.move_cursor(self.document.end)
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            self.post_message(self.Submitted(self, self.text))
+        elif event.key in NEWLINE_KEYS:
+            self.insert("\n")
+        else:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
 
 
 class ApprovalPrompt(Vertical):
@@ -114,8 +153,7 @@ class ApprovalPrompt(Vertical):
                                    classes="approval-options")
         self._reason = SteadyInput(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
-        self._edit = SteadyInput(editable or "", classes="approval-edit", select_on_focus=False,
-                           placeholder="The command to run · Enter runs it · Esc goes back")
+        self._edit = CommandEditor(editable or "", classes="approval-edit")
         self._error = Static(classes="approval-error")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
         self.error: str | None = None
@@ -190,11 +228,11 @@ class ApprovalPrompt(Vertical):
         event.stop()
         self.post_message(self.Answered(self, Choice.DENY, event.value.strip()))
 
-    @on(Input.Submitted, ".approval-edit")
-    def _edit_submitted(self, event: Input.Submitted) -> None:
+    @on(CommandEditor.Submitted)
+    def _edit_submitted(self, event: CommandEditor.Submitted) -> None:
         event.stop()
-        if event.value.strip():
-            self.post_message(self.Answered(self, Choice.EDIT, edited=event.value))
+        if event.text.strip():
+            self.post_message(self.Answered(self, Choice.EDIT, edited=event.text))
 
 
 def approval_prompt(call: ToolCallItem, waiting: int, local: LocalCalls | None) -> ApprovalPrompt:
