@@ -24,7 +24,7 @@ from openletta.ui.screens.agents import AgentChooserScreen, Clock
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.new_agent import NewAgentScreen
-from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor
 
 SIZE = (100, 30)
 #: Nothing listens on port 1, so connecting fails at once.
@@ -157,6 +157,6 @@ def test_editing_a_local_command_on_its_prompt(snap_compare, fixed_clock: Clock,
                      and app.focused is not None
                      and isinstance(app.focused.parent, ApprovalPrompt))
         await pilot.press("e")
-        await settle(pilot, lambda: isinstance(app.focused, Input))
+        await settle(pilot, lambda: isinstance(app.focused, CommandEditor))
 
     assert snap_compare(app, terminal_size=(100, 36), run_before=ready)

@@ -78,7 +78,8 @@ class CommandEditor(TextArea):
     def __init__(self, command: str, *, classes: str = "") -> None:
         super().__init__(command, soft_wrap=True, tab_behavior="focus", compact=True,
                          classes=classes,
-                         placeholder="The command to run · Enter runs it · Esc goes back")
+                         placeholder="The command to run")
+        self.border_title = "Enter runs it · Ctrl+J adds a line · Esc goes back"
         self.cursor_blink = False
 
     def on_focus(self) -> None:
