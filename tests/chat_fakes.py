@@ -92,6 +92,10 @@ class FakeClient:
         #: Runs the server knows, and what each stored.
         self.runs: dict[str, Run] = {}
         self.run_messages: dict[str, list[Message]] = {}
+        #: Runs that stored another message than the one sent last (their user message keeps
+        #: its own otid); and the thread's newest runs, going or not, newest first.
+        self.foreign_runs: set[str] = set()
+        self.recent: list[Run] = []
         #: Runs going on in the conversation, newest first, and its stored history.
         self.active: list[Run] = []
         self.history: list[Message] = []
@@ -147,10 +151,16 @@ class FakeClient:
         return HistoryPage(list(self.history), None, False)
 
     async def list_run_messages(self, run_id: str) -> list[Message]:
-        """What the run stored; the user's message has the otid it was sent with."""
+        """What the run stored; the user's message has the otid it was sent with (unless the
+        run is one of :attr:`foreign_runs`)."""
         return [message.model_copy(update={"otid": self._last_otid})
-                if message.message_type == "user_message" else message
+                if message.message_type == "user_message" and run_id not in self.foreign_runs
+                else message
                 for message in self.run_messages.get(run_id, [])]
+
+    async def recent_runs(self, agent_id: str, conversation_id: str | None = None
+                          ) -> list[Run]:
+        return self.recent
 
     def resume_stream(self, run_id: str, starting_after: int) -> FakeStream:
         self.resumed.append((run_id, starting_after))

@@ -656,6 +656,37 @@ async def test_a_reply_dropped_before_naming_its_run_is_found_and_resumed(
     assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
 
 
+def dropped_after_runs_ended(chat: Chat, runs: list[tuple[str, bool]]) -> None:
+    """The next reply drops before naming its run, and no run is going: ``runs`` are the
+    thread's newest (``(id, stored the message sent)``), each having stored a user message."""
+    stored = [parse_message(entry) for entry in
+              json.loads((FIXTURES / "run_messages.json").read_text())]
+    chat.client.turns.append(FakeStream([], drop=StreamDroppedError(None, None)))
+    chat.client.recent = [Run(id=run_id, status="completed") for run_id, _ in runs]
+    chat.client.foreign_runs = {run_id for run_id, ours in runs if not ours}
+    chat.client.run_messages = {run_id: stored[:1] for run_id, _ in runs}
+
+
+async def test_a_reply_dropped_before_naming_its_run_is_found_after_the_run_ended(
+        chat: Chat, quick_resumes: None) -> None:
+    """The run ended before the client asked: it is the newest of the thread's runs that
+    stored the message sent (by its otid), not merely the newest."""
+    dropped_after_runs_ended(chat, [("run-someone-else", False), (REPLAY_RUN, True)])
+    chat.client.resumes.append(FakeStream(recorded(REPLAY)))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.client.resumed == [(REPLAY_RUN, 0)]
+    assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+
+
+async def test_a_reply_dropped_before_naming_its_run_stays_dropped_if_no_run_has_it(
+        chat: Chat, quick_resumes: None) -> None:
+    dropped_after_runs_ended(chat, [("run-earlier", False)])
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.client.resumed == [] and chat.state.stop_reason == "dropped"
+
+
 async def test_a_call_that_ran_before_esc_shows_its_stored_result(chat: Chat) -> None:
     await chat.ask()
     approved = recorded(APPROVED)

@@ -11,7 +11,7 @@ from openletta.api.resources import ContextWindow, Run, RunUsage, Step, StepMetr
 DEFAULT_THREAD = "default"
 FINISHED_RUN_STATES = frozenset({"completed", "failed", "cancelled"})
 RUN_MESSAGES_LIMIT = 1000
-#: Active runs read when looking for the one to follow (a thread runs one at a time).
+#: Runs read when looking for the one to follow (a thread runs one at a time).
 ACTIVE_RUNS_LIMIT = 20
 
 
@@ -26,12 +26,20 @@ class RunReads:
     async def active_runs(self, agent_id: str, conversation_id: str | None = None) -> list[Run]:
         """The agent's runs still going (created or running) in one thread, newest first;
         ``conversation_id`` ``None`` is the default thread."""
-        data = await self._http.request("GET", "/v1/runs/", params={
-            "agent_id": agent_id, "active": "true", "order": "desc",
-            "limit": ACTIVE_RUNS_LIMIT})
+        return [run for run in await self._runs(agent_id, conversation_id, active=True)
+                if run.status not in FINISHED_RUN_STATES]
+
+    async def recent_runs(self, agent_id: str, conversation_id: str | None = None) -> list[Run]:
+        """The agent's newest runs in one thread, going or not, newest first."""
+        return await self._runs(agent_id, conversation_id, active=False)
+
+    async def _runs(self, agent_id: str, conversation_id: str | None, *,
+                    active: bool) -> list[Run]:
+        data = await self._http.request("GET", "/v1/runs/", params=without_none(
+            agent_id=agent_id, active="true" if active else None, order="desc",
+            limit=ACTIVE_RUNS_LIMIT))
         return [run for run in validate_list(Run, as_list(data))
-                if run.status not in FINISHED_RUN_STATES
-                and _in_thread(run, agent_id, conversation_id)]
+                if _in_thread(run, agent_id, conversation_id)]
 
     async def list_run_steps(self, run_id: str) -> list[Step]:
         """The LLM calls of a run, in order."""

@@ -23,6 +23,7 @@ from openletta.api.errors import (
     RunStillGoingError,
     StreamDroppedError,
 )
+from openletta.api.messages import UserMessage
 from openletta.api.resources import Agent, Run
 from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.transcript import Change, Transcript
@@ -42,6 +43,8 @@ RESUME_PAUSES = (0.5, 1.0, 2.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0)
 #: How long a reply that cannot be resumed is waited for, to be read from its run.
 RUN_WAIT_SECONDS = 120.0
 RUN_POLL_SECONDS = 1.0
+#: Runs that ended read for the message of a reply that dropped before naming its run.
+ENDED_RUNS_SEARCHED = 3
 
 
 def unheard(_state: str) -> None:
@@ -129,15 +132,17 @@ class ReplyStreams:
             return await self._take_up(dropped, on_change, on_connection)
 
     async def _follow(self, stream: MessageStream, opened: Callable[[], Change],
-                      on_change: OnChange, on_connection: OnConnection) -> TurnOutcome:
-        """Show ``opened()`` and feed the accepted ``stream``. A reply whose connection
-        breaks is resumed where it stopped (:meth:`_resume`), else completed from its run."""
+                      on_change: OnChange, on_connection: OnConnection,
+                      otid: str | None = None) -> TurnOutcome:
+        """Show ``opened()`` and feed the accepted ``stream`` (of the message sent as
+        ``otid``, if one was). A reply whose connection breaks is resumed where it stopped
+        (:meth:`_resume`), else completed from its run."""
         async with self._open_turn(stream):
             try:
                 on_change(opened())
                 await self._feed(stream, on_change)
             except StreamDroppedError as dropped:
-                return await self._take_up(dropped, on_change, on_connection)
+                return await self._take_up(dropped, on_change, on_connection, otid)
             return TurnOutcome(sent=True, stop_reason=self.transcript.stop_reason)
 
     @contextlib.asynccontextmanager
@@ -155,11 +160,11 @@ class ReplyStreams:
                 self._turn = self._stream_open = None
 
     async def _take_up(self, dropped: StreamDroppedError, on_change: OnChange,
-                       on_connection: OnConnection) -> TurnOutcome:
+                       on_connection: OnConnection, otid: str | None = None) -> TurnOutcome:
         """A reply whose connection broke: resumed where it stopped (:meth:`_resume`), else
         completed from its run. If neither works, what arrived is kept, marked dropped (and
         taken up later when the server could not be reached)."""
-        run_id = dropped.run_id or await self._run_of_dropped_reply()
+        run_id = dropped.run_id or await self._run_of_dropped_reply(otid)
         error, cursor = await self._resume(run_id, dropped, on_change, on_connection)
         if error is not None and run_id is not None:
             error = await self._complete_from_run(run_id, error, on_change)
@@ -218,14 +223,28 @@ class ReplyStreams:
         async for message in stream:
             on_change(self.transcript.feed(message))
 
-    async def _run_of_dropped_reply(self) -> str | None:
+    async def _run_of_dropped_reply(self, otid: str | None) -> str | None:
         """The run of a reply that dropped before naming it: the conversation's active run
-        (a conversation runs one request at a time, and it had accepted this one)."""
+        (a conversation runs one request at a time, and it had accepted this one); if none
+        is active, the run ended meanwhile: the newest one that stored the message sent
+        (``otid``), if it was one."""
         try:
             run = await self.active_run()
+            if run is None and otid is not None:
+                run = await self._ended_run_of(otid)
         except LettaError:
             return None
         return run.id if run is not None else None
+
+    async def _ended_run_of(self, otid: str) -> Run | None:
+        """Of the thread's newest few runs, the one whose stored user message is ``otid``."""
+        runs = await self.client.recent_runs(self.agent.id, self.conversation_id)
+        for run in runs[:ENDED_RUNS_SEARCHED]:
+            messages = await self.client.list_run_messages(run.id)
+            if any(isinstance(message, UserMessage) and message.otid == otid
+                   for message in messages):
+                return run
+        return None
 
     async def _resume(self, run_id: str | None, dropped: StreamDroppedError,
                       on_change: OnChange, on_connection: OnConnection

@@ -172,7 +172,7 @@ class ChatSession(ReplyStreams):
 
         stream = await self._accepted(send, on_connection)
         return await self._follow(stream, lambda: self.transcript.add_user(text, otid=otid),
-                                  on_change, on_connection)
+                                  on_change, on_connection, otid)
 
     async def pending_round(self, on_change: OnChange,
                             auto_approve: Collection[str] = ()) -> ApprovalRound | None:
