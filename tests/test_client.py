@@ -14,6 +14,7 @@ from openletta import __version__
 from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
 from openletta.api.client import LettaClient, parse_version
 from openletta.api.errors import (
+    APIConnectionError,
     ConnectError,
     ConversationBusyError,
     LettaError,
@@ -661,3 +662,31 @@ async def test_requests_tell_whether_they_reach_the_server() -> None:
         with pytest.raises(ConnectError):
             await client.health()
     assert heard == [False, True]
+
+
+async def test_a_get_whose_pooled_connection_was_closed_is_sent_once_more() -> None:
+    """The server closed an idle connection just as it was reused: a GET goes again, once;
+    anything else is not sent twice."""
+    broken: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if len(broken) < failures:
+            broken.append(request.method)
+            raise httpx.RemoteProtocolError("Server disconnected without sending a response.",
+                                            request=request)
+        return httpx.Response(200, json={"version": "0.16.8", "status": "ok"})
+
+    async with LettaClient("http://letta.test", transport=httpx.MockTransport(answer)) as client:
+        failures = 1
+        assert (await client.health()).version == "0.16.8"
+        assert broken == ["GET"]
+        broken.clear()
+        failures = 2
+        with pytest.raises(APIConnectionError, match="RemoteProtocolError"):
+            await client.health()
+        assert broken == ["GET", "GET"]
+        broken.clear()
+        failures = 1
+        with pytest.raises(APIConnectionError):
+            await client.compact(AGENT)
+        assert broken == ["POST"]

@@ -28,6 +28,9 @@ from openletta.display import redact
 from openletta.tls import tls_context
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
+#: Idle connections are dropped after 4 s, before the 5 s after which uvicorn (Letta's
+#: server) closes them: one it has just closed is seldom reused.
+LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=4.0)
 ModelT = TypeVar("ModelT", bound=pydantic.BaseModel)
 
 
@@ -93,12 +96,21 @@ class LettaHTTP:
 
     async def request(self, method: str, path: str, *, params: Any = None,
                       json: Any = None) -> Any:
-        """Send a request and return its decoded JSON body (``None`` when empty)."""
-        try:
-            response = await self._client.request(method, path, params=params, json=json,
-                                                  extensions=self._extensions)
-        except httpx.TransportError as error:
-            raise self._network_error(error) from error
+        """Send a request and return its decoded JSON body (``None`` when empty).
+
+        A GET whose connection closed before any answer is sent once more: that is how a
+        pooled connection fails when the server closed it, idle, just as it was reused.
+        """
+        for attempts_left in (1, 0) if method == "GET" else (0,):
+            try:
+                response = await self._client.request(method, path, params=params, json=json,
+                                                      extensions=self._extensions)
+                break
+            except httpx.RemoteProtocolError as error:
+                if not attempts_left:
+                    raise self._network_error(error) from error
+            except httpx.TransportError as error:
+                raise self._network_error(error) from error
         self._reached(True)
         if response.status_code >= 300:
             raise error_from_response(response.status_code, response.content)
@@ -160,7 +172,7 @@ def _http_client(base_url: str, api_key: str | None,
         try:
             return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
                                      transport=transport, follow_redirects=False,
-                                     verify=tls_context())
+                                     verify=tls_context(), limits=LIMITS)
         except httpx.InvalidURL as error:
             problem = str(error)
     raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "
