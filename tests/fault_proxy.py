@@ -8,8 +8,8 @@ when negative), the proxy
 * ``cut``: closes both connections cleanly (the client sees the body end early);
 * ``reset``: aborts them (the client sees a connection reset);
 * ``stall``: forwards nothing more but keeps the connection open;
-* ``down``: aborts them and refuses every connection for :attr:`FaultProxy.down_seconds`
-  (the server restarting, as a client sees it).
+* ``down``: aborts them and every other open connection, and refuses every connection for
+  :attr:`FaultProxy.down_seconds` (the server restarting, as a client sees it).
 
 Run it on its own to break a live session by hand (``python tests/fault_proxy.py --help``):
 each line typed on its standard input arms a fault, e.g. ``cut messages 20``.
@@ -49,6 +49,7 @@ class FaultProxy:
         self.on_fire: Callable[[Fault], object] = lambda _fault: None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self._connections: set[_Connection] = set()
         #: How long ``down`` refuses connections.
         self.down_seconds = 3.0
         self._down_until = 0.0
@@ -88,6 +89,7 @@ class FaultProxy:
             self._tasks.discard(task)
             return
         connection = _Connection(self, client_writer, server_writer)
+        self._connections.add(connection)
         try:
             await asyncio.gather(connection.requests(client_reader),
                                  connection.responses(server_reader))
@@ -95,11 +97,14 @@ class FaultProxy:
             pass  # a broken or stopped connection is this proxy's business
         finally:
             connection.close()
+            self._connections.discard(connection)
             self._tasks.discard(task)
 
     def go_down(self) -> None:
-        """Refuse connections for :attr:`down_seconds` from now."""
+        """Abort every open connection and refuse new ones for :attr:`down_seconds`."""
         self._down_until = asyncio.get_running_loop().time() + self.down_seconds
+        for connection in self._connections:
+            connection.abort()
 
     def _take(self, request_line: bytes) -> Fault | None:
         for fault in self._faults:
@@ -172,14 +177,18 @@ class _Connection:
         self.fault = None
         if fault.how == "stall":
             self._stalled = True
-        elif fault.how in ("reset", "down"):
-            self.client.transport.abort()
-            self.server.transport.abort()
-            if fault.how == "down":
-                self.proxy.go_down()
+        elif fault.how == "reset":
+            self.abort()
+        elif fault.how == "down":
+            self.proxy.go_down()
         else:
             self.client.close()
             self.server.close()
+
+    def abort(self) -> None:
+        """Reset both connections."""
+        self.client.transport.abort()
+        self.server.transport.abort()
 
     def close(self) -> None:
         for writer in (self.client, self.server):
