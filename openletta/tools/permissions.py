@@ -45,6 +45,18 @@ class PermissionMode(StrEnum):
         return {PermissionMode.ASK: "ask", PermissionMode.ACCEPT_EDITS: "accept edits",
                 PermissionMode.READ_ONLY: "read-only", PermissionMode.YOLO: "YOLO"}[self]
 
+    @property
+    def explained(self) -> str:
+        """What the mode does, in a sentence or two for the user."""
+        return {
+            PermissionMode.ASK: "Every local call asks first.",
+            PermissionMode.ACCEPT_EDITS: ("Reads, writes and edits inside the working directory "
+                                          "run without asking; commands still ask."),
+            PermissionMode.READ_ONLY: ("Only Read, Glob, Grep and LS run; other calls are "
+                                       "denied and the agent is told why."),
+            PermissionMode.YOLO: "Every local call runs without asking.",
+        }[self]
+
 
 #: The modes the switching key goes through (yolo only by its flag).
 SWITCHABLE = (PermissionMode.ASK, PermissionMode.ACCEPT_EDITS, PermissionMode.READ_ONLY)

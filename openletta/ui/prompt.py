@@ -77,6 +77,18 @@ class Prompt(TextArea):
         else:
             await super()._on_key(event)
 
+    def take_typed(self, key: str, character: str | None) -> None:
+        """A key of the message that was typed while another widget had the focus: a
+        character, Backspace or Enter (which sends, as here)."""
+        if self.read_only:
+            return
+        if key == "enter":
+            self._submit()
+        elif key == "backspace":
+            self.action_delete_left()
+        elif character:
+            self.insert(character)
+
     def restore(self, text: str) -> None:
         """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""
         current = self.text.strip()

@@ -253,19 +253,29 @@ async def test_send_failure_keeps_the_prompt_open(demo_server, make_app, wait_un
         assert call.approved is None and asking(screen) is not None
 
 
-async def test_typing_guard_ignores_keys_right_after_the_prompt_appears(
+async def test_typing_guard_hands_a_message_typed_through_the_prompt_to_the_message(
         demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         prompt = await ask(pilot, screen, "approve", wait_until)
-        prompt._shown_at = prompt._clock()  # as if it had just appeared
-        await pilot.press("y")
+        prompt._quiet_since = prompt._clock()  # as if it had just appeared
+        # A sentence typed on, full of answer keys, with a typo fixed, then sent.
+        await pilot.press(*"yes, a 4", "backspace", *"1n e", "enter")
+        await wait_until(pilot, lambda: screen.prompt.text == "yes, a 1n e",
+                         what="the message kept")
         await pilot.pause()
         assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
-        assert calls(screen)[0].approved is None and asking(screen) is not None
-        prompt._shown_at -= ApprovalPrompt.GUARD_SECONDS
+        assert calls(screen)[0].approved is None and asking(screen) is prompt
+        assert app_focus_is_on(pilot, prompt)
+        prompt._quiet_since -= ApprovalPrompt.GUARD_SECONDS  # the keyboard went quiet
         await pilot.press("y")
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
+        assert screen.prompt.text == "yes, a 1n e"
+
+
+def app_focus_is_on(pilot: Pilot[None], prompt: ApprovalPrompt) -> bool:
+    focused = pilot.app.focused
+    return focused is not None and focused.parent is prompt
 
 
 async def test_approvals_command_toggles_rules_on_the_server(demo_server, make_app, wait_until):

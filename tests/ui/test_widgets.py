@@ -119,6 +119,9 @@ def test_denial_reason_from_the_decision_or_the_result() -> None:
     assert denial_reason(call("x", result="Error: request to call tool denied. "
                                           "User reason: not now")) == "not now"
     assert denial_reason(call("x", result="Error: request to call tool denied.")) is None
+    for none in ("None", "", " "):  # a denial without a reason, as the server words it
+        assert denial_reason(call("x", result="Error: request to call tool denied. "
+                                              f"User reason: {none}")) is None
 
 
 async def test_user_text_is_never_markup() -> None:

@@ -255,6 +255,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         event.stop()
         self.controller.decide(event.call, event.choice, event.reason, event.edited)
 
+    @on(ApprovalPrompt.TypedThrough)
+    def _typed_through(self, event: ApprovalPrompt.TypedThrough) -> None:
+        event.stop()
+        self.prompt.take_typed(event.key, event.character)
+
     @on(ApprovalPrompt.Dismissed)
     def _approval_dismissed(self, event: ApprovalPrompt.Dismissed) -> None:
         event.stop()
@@ -325,7 +330,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         """Go to the next permission mode for local calls."""
         mode = self.controller.switch_mode()
         if mode is not None:
-            self.notify(MODE_NOTES[mode], title=f"Local tools: {mode.label}",
+            self.notify(mode.explained, title=f"Local tools: {mode.label}",
                         severity="information")
 
     def action_interrupt(self) -> None:
@@ -369,14 +374,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
 YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
                 "on this machine, with your rights. Shift+Tab switches to asking.")
-MODE_NOTES = {
-    PermissionMode.ASK: "Every local call asks first.",
-    PermissionMode.ACCEPT_EDITS: ("Reads, writes and edits inside the working directory run "
-                                  "without asking; commands still ask."),
-    PermissionMode.READ_ONLY: ("Only Read, Glob, Grep and LS run; other calls are denied and "
-                               "the agent is told why."),
-    PermissionMode.YOLO: "Every local call runs without asking.",
-}
 
 
 def _mode_fields(mode: PermissionMode | None, local: LocalCalls | None) -> dict[str, Any]:

@@ -5,9 +5,13 @@ Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, ``A``
 can also be picked with the arrows and Enter. Denying opens a reason field: Enter sends (an
 empty reason is fine), Esc returns to the choices. Editing opens the command in an editor
 of as many lines as it has (:class:`CommandEditor`): Enter runs it as it stands, Ctrl+J
-starts a new line, Esc returns to the choices. Keys pressed within
-:attr:`ApprovalPrompt.GUARD_SECONDS` of the prompt appearing are ignored: the user was still
-typing.
+starts a new line, Esc returns to the choices.
+
+The prompt takes the focus when it appears, maybe while the user is typing a message. So
+it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.GUARD_SECONDS`
+since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
+is handed on (:class:`ApprovalPrompt.TypedThrough`), and each such key restarts the wait. A
+sentence typed through it neither answers it nor is lost.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
 
+#: Keys besides characters that a prompt not yet armed hands on to the message.
+TYPED_THROUGH_KEYS = frozenset({"backspace", "enter"})
 #: The keys the footer shows while a prompt has the focus.
 FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
 
@@ -100,7 +106,7 @@ class CommandEditor(TextArea):
 class ApprovalPrompt(Vertical):
     """Asks whether ``call`` may run; posts :class:`Answered` or :class:`Dismissed`."""
 
-    GUARD_SECONDS: ClassVar[float] = 0.5
+    GUARD_SECONDS: ClassVar[float] = 0.75
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"choose('{choice.value}')", FOOTER_LABELS.get(key, ""),
                   show=key in FOOTER_LABELS)
@@ -120,6 +126,15 @@ class ApprovalPrompt(Vertical):
             self.choice = choice
             self.reason = reason
             self.edited = edited
+
+    class TypedThrough(Message):
+        """A key typed before the prompt took answers: it belongs to the message being
+        typed (``character`` is ``None`` for Backspace and Enter)."""
+
+        def __init__(self, key: str, character: str | None) -> None:
+            super().__init__()
+            self.key = key
+            self.character = character
 
     class Dismissed(Message):
         """The user pressed Esc on the choices (wants to leave the prompt)."""
@@ -141,7 +156,7 @@ class ApprovalPrompt(Vertical):
         self.here = here
         self.outside = tuple(outside)
         self._clock = clock
-        self._shown_at = clock()
+        self._quiet_since = clock()
         tool = literal_text(call.name) or "this tool"
         self._choices = [
             (choice, keys, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
@@ -179,7 +194,7 @@ class ApprovalPrompt(Vertical):
         yield self._error
 
     def on_mount(self) -> None:
-        self._shown_at = self._clock()
+        self._quiet_since = self._clock()
         self._options.highlighted = 0
 
     def focus_choices(self) -> None:
@@ -191,12 +206,23 @@ class ApprovalPrompt(Vertical):
         self.error = message
         self._error.update(plain_text(f"✗ {message}"))
         self._error.display = True
-        self._shown_at = self._clock()
+        self._quiet_since = self._clock()
 
     @property
     def armed(self) -> bool:
-        """Whether enough time has passed since the prompt appeared to take answers."""
-        return self._clock() - self._shown_at >= self.GUARD_SECONDS
+        """Whether the keyboard has been quiet long enough since the prompt appeared (or
+        showed an error) to take answers."""
+        return self._clock() - self._quiet_since >= self.GUARD_SECONDS
+
+    def on_key(self, event: events.Key) -> None:
+        """Before the prompt is armed, hand typing on to the message (see the module)."""
+        if self.armed or not (event.is_printable or event.key in TYPED_THROUGH_KEYS):
+            return
+        event.stop()
+        event.prevent_default()
+        self._quiet_since = self._clock()
+        self.post_message(self.TypedThrough(event.key, event.character
+                                            if event.is_printable else None))
 
     def action_choose(self, value: str) -> None:
         """Answer with the choice ``value`` (Deny first asks for a reason)."""

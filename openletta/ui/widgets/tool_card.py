@@ -51,11 +51,13 @@ _DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
 
 
 def denial_reason(item: ToolCallItem) -> str | None:
-    """Why the call was denied: the user's reason, or the one quoted in the result."""
+    """Why the call was denied: the user's reason, or the one quoted in the result (where
+    the server writes ``None`` for a denial without one)."""
     if item.reason:
         return item.reason
     match = _DENIAL_REASON.search(item.result or "")
-    return match[1].strip() if match else None
+    quoted = match[1].strip() if match else ""
+    return quoted if quoted not in ("", "None") else None
 
 
 class CardHeader(Widget):
