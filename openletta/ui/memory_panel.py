@@ -26,6 +26,7 @@ from openletta.api.errors import LettaError
 from openletta.api.resources import Block
 from openletta.display import DisplayText, plain_text
 from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
+from openletta.ui.steady import SteadyTextArea
 
 GAUGE_CELLS = 8
 #: Below this width the panel takes the whole screen.
@@ -133,7 +134,7 @@ class BlockView(Vertical, can_focus=True):
         error.display = True
 
 
-class BlockEditor(TextArea):
+class BlockEditor(SteadyTextArea):
     """The value of a block being edited."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -7,12 +7,12 @@ import time
 
 from textual import events, work
 from textual.message import Message
-from textual.widgets import TextArea
 
 from openletta.tools.base import Workspace
 from openletta.tools.mentions import matching_paths, mention_query, project_paths
 from openletta.ui.commands import SlashCommand, matching_commands
 from openletta.ui.completion_menu import CompletionMenu
+from openletta.ui.steady import SteadyTextArea
 
 #: A mention begun this long after the paths were listed lists them again.
 RELIST_SECONDS = 5.0
@@ -20,7 +20,7 @@ RELIST_SECONDS = 5.0
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
 
-class Prompt(TextArea):
+class Prompt(SteadyTextArea):
     """Multi-line message input.
 
     Enter posts :class:`Prompt.Submitted`; Shift+Enter or Ctrl+J insert a new line; ↑ on the
@@ -59,7 +59,6 @@ class Prompt(TextArea):
         self.prompt_history: list[str] = []
         self._recall_index: int | None = None
         self._draft = ""
-        self.cursor_blink = False
 
     async def _on_key(self, event: events.Key) -> None:
         if self.read_only:

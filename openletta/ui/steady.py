@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 
 def refresh_content(widget: Widget) -> None:
@@ -43,3 +44,18 @@ class SteadyInput(Input):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cursor_blink = False
+
+
+class SteadyTextArea(TextArea):
+    """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), and
+    that draws blank lines while it has no width: Textual's text area fails wrapping its
+    placeholder at width 0 (the chat's prompt when the memory panel takes the whole screen)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.cursor_blink = False
+
+    def render_line(self, y: int) -> Strip:
+        if self.content_size.width <= 0:
+            return Strip.blank(self.size.width)
+        return super().render_line(y)

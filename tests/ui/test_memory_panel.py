@@ -139,11 +139,11 @@ def test_the_gauge_counts_characters_against_the_limit() -> None:
 
 
 @contextlib.asynccontextmanager
-async def panel_focused(demo_server, make_app, wait_until
+async def panel_focused(demo_server, make_app, wait_until, size: tuple[int, int] = SIZE
                         ) -> AsyncIterator[tuple[Pilot[None], ChatScreen]]:
     """The demo chat with the memory panel open and a block focused."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=size) as pilot:
         screen = await open_chat(pilot, wait_until)
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(app.focused, BlockView))
@@ -155,6 +155,16 @@ async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
     async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
         await pilot.press("escape")
         assert pilot.app.focused is screen.prompt and screen.memory.display
+
+
+async def test_on_a_narrow_terminal_the_panel_takes_the_screen_and_esc_closes_it(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until, (80, 24)) as (pilot, screen):
+        assert screen.memory.has_class("-full") and screen.prompt.text == ""
+        await pilot.pause()  # drawn with the empty prompt squeezed to no width
+        await pilot.press("escape")
+        assert not screen.memory.display and pilot.app.focused is screen.prompt
+        assert pilot.app.is_running
 
 
 async def test_page_and_end_keys_stay_with_a_block_being_edited(

@@ -315,6 +315,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @on(SearchBar.Closed)
     def _back_to_prompt(self, event: BlockView.Left | SearchBar.Closed) -> None:
         event.stop()
+        if self.memory.has_class("-full"):  # the panel hides the prompt
+            self.memory.display = False
         self.prompt.focus()
 
     def action_toggle_memory(self) -> None:

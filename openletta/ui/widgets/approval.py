@@ -26,7 +26,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Input, OptionList, Static, TextArea
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.chat.approvals import Choice
@@ -36,7 +36,7 @@ from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
 from openletta.ui.prompt import NEWLINE_KEYS
 from openletta.ui.renderers.base import has_hidden_characters_in_call
-from openletta.ui.steady import SteadyInput
+from openletta.ui.steady import SteadyInput, SteadyTextArea
 
 #: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
 CHOICES: tuple[tuple[Choice, str, str], ...] = (
@@ -65,7 +65,7 @@ def choice_row(keys: str, label: str) -> Text:
     return text
 
 
-class CommandEditor(TextArea):
+class CommandEditor(SteadyTextArea):
     """A command to edit before it runs: Enter posts :class:`Submitted`, Shift+Enter or
     Ctrl+J start a new line (as in the prompt), Esc is left to the approval prompt."""
 
@@ -86,7 +86,6 @@ class CommandEditor(TextArea):
                          classes=classes,
                          placeholder="The command to run")
         self.border_title = "Enter runs it · Ctrl+J adds a line · Esc goes back"
-        self.cursor_blink = False
 
     def on_focus(self) -> None:
         self.move_cursor(self.document.end)
