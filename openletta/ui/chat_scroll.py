@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Sequence
 from contextlib import ExitStack, suppress
 
 from rich.text import Text
+from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
@@ -24,6 +25,7 @@ from textual.widgets import Static
 from openletta.display import plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
+from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.screenful import screenful
 from openletta.ui.textual_internals import anchor_holds, size_without_relayout
 from openletta.ui.widgets.base import ItemWidget
@@ -124,6 +126,18 @@ class ChatScroll(VerticalScroll):
             super().__init__()
             self.at_bottom = at_bottom
             self.at_top = at_top
+
+    def on_key(self, event: events.Key) -> None:
+        """On a message or card, a character that no key of theirs takes starts a message in
+        the prompt, and Esc goes back to it (when it stops nothing)."""
+        binding = self.screen.active_bindings.get(event.key)
+        if binding is not None and binding.enabled:
+            return
+        if event.is_printable or event.key == "escape":
+            event.stop()
+            event.prevent_default()
+            self.post_message(TypedElsewhere(event.key, event.character if event.is_printable
+                                             else None, focus=True))
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

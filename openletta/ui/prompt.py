@@ -20,6 +20,18 @@ RELIST_SECONDS = 5.0
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
 
+class TypedElsewhere(Message):
+    """Keys of the message typed while another widget had the focus: a character,
+    Backspace or Enter (``character`` ``None`` but for a character), or Esc (nothing to
+    type). The chat screen gives them to its prompt; ``focus``: with the focus."""
+
+    def __init__(self, key: str, character: str | None, *, focus: bool) -> None:
+        super().__init__()
+        self.key = key
+        self.character = character
+        self.focus = focus
+
+
 class Prompt(SteadyTextArea):
     """Multi-line message input.
 
@@ -76,17 +88,19 @@ class Prompt(SteadyTextArea):
         else:
             await super()._on_key(event)
 
-    def take_typed(self, key: str, character: str | None) -> None:
-        """A key of the message that was typed while another widget had the focus: a
-        character, Backspace or Enter (which sends, as here)."""
+    def take_typed(self, typed: TypedElsewhere) -> None:
+        """Keys of the message typed while another widget had the focus (Enter sends, as
+        here), and the focus if they ask for it."""
+        if typed.focus:
+            self.focus()
         if self.read_only:
             return
-        if key == "enter":
+        if typed.key == "enter":
             self._submit()
-        elif key == "backspace":
+        elif typed.key == "backspace":
             self.action_delete_left()
-        elif character:
-            self.insert(character)
+        elif typed.character:
+            self.insert(typed.character)
 
     def restore(self, text: str) -> None:
         """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""

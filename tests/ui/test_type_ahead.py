@@ -1,4 +1,5 @@
-"""Keys typed while the app connects wait for the screen that follows."""
+"""Keys typed while the app connects wait for the screen that follows; keys typed on a
+focused message go to the prompt."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pty
 import termios
 
 import pytest
-from chat_helpers import open_chat
+from chat_helpers import open_chat, send
 from textual import events
 from textual.widgets import Input
 
@@ -16,6 +17,7 @@ from openletta.api.client import LettaClient
 from openletta.cli import keys_not_echoed
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.connect import ConnectScreen
+from openletta.ui.widgets.base import ItemWidget
 
 SIZE = (100, 30)
 
@@ -87,3 +89,30 @@ def test_keys_typed_at_start_are_not_echoed_and_the_terminal_is_restored(
     finally:
         os.close(leader)
         os.close(follower)
+
+
+async def test_typing_on_a_focused_message_starts_a_message_and_esc_goes_back(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        copied: list[str] = []
+        app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
+        await tab_to_a_message(pilot)
+        await pilot.press("c")  # the message's own key: copies it
+        assert copied and app.focused is not screen.prompt
+        await pilot.press(*"abc")
+        assert app.focused is screen.prompt and screen.prompt.text == "abc"
+        await tab_to_a_message(pilot)
+        await pilot.press("escape")
+        assert app.focused is screen.prompt and screen.prompt.text == "abc"
+        assert len(copied) == 1
+
+
+async def tab_to_a_message(pilot) -> None:
+    for _ in range(5):
+        await pilot.press("tab")
+        if isinstance(pilot.app.focused, ItemWidget):
+            return
+    raise AssertionError(f"Tab reached no message, but {pilot.app.focused}")

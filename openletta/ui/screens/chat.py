@@ -26,7 +26,7 @@ from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
-from openletta.ui.prompt import Prompt
+from openletta.ui.prompt import Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
@@ -255,10 +255,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         event.stop()
         self.controller.decide(event.call, event.choice, event.reason, event.edited)
 
-    @on(ApprovalPrompt.TypedThrough)
-    def _typed_through(self, event: ApprovalPrompt.TypedThrough) -> None:
+    @on(TypedElsewhere)
+    def _typed_elsewhere(self, event: TypedElsewhere) -> None:
         event.stop()
-        self.prompt.take_typed(event.key, event.character)
+        self.prompt.take_typed(event)
 
     @on(ApprovalPrompt.Dismissed)
     def _approval_dismissed(self, event: ApprovalPrompt.Dismissed) -> None:

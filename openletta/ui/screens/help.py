@@ -27,7 +27,8 @@ KEYS = (
     ("Ctrl+End", "jump to the newest message and follow again (End in the chat)"),
     ("Alt+↑ / Alt+↓", "jump to the previous / next prompt you sent"),
     ("Ctrl+F", "find in the conversation (Enter/↑ older, ↓ newer)"),
-    ("Tab", "focus the next message, card or code block"),
+    ("Tab", "focus the next message, card or code block (typing there, or Esc, goes back "
+            "to the prompt)"),
     ("Enter", "on a card, a thought or a long message: open or fold it; on a turn's "
               "footer: its runs"),
     ("c", "copy the focused message, code block or tool output"),

@@ -10,7 +10,7 @@ starts a new line, Esc returns to the choices.
 The prompt takes the focus when it appears, maybe while the user is typing a message. So
 it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.GUARD_SECONDS`
 since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
-is handed on (:class:`ApprovalPrompt.TypedThrough`), and each such key restarts the wait. A
+is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the wait. A
 sentence typed through it neither answers it nor is lost.
 """
 
@@ -34,7 +34,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
-from openletta.ui.prompt import NEWLINE_KEYS
+from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput, SteadyTextArea
 
@@ -126,15 +126,6 @@ class ApprovalPrompt(Vertical):
             self.reason = reason
             self.edited = edited
 
-    class TypedThrough(Message):
-        """A key typed before the prompt took answers: it belongs to the message being
-        typed (``character`` is ``None`` for Backspace and Enter)."""
-
-        def __init__(self, key: str, character: str | None) -> None:
-            super().__init__()
-            self.key = key
-            self.character = character
-
     class Dismissed(Message):
         """The user pressed Esc on the choices (wants to leave the prompt)."""
 
@@ -220,8 +211,8 @@ class ApprovalPrompt(Vertical):
         event.stop()
         event.prevent_default()
         self._quiet_since = self._clock()
-        self.post_message(self.TypedThrough(event.key, event.character
-                                            if event.is_printable else None))
+        self.post_message(TypedElsewhere(event.key, event.character if event.is_printable
+                                         else None, focus=False))
 
     def action_choose(self, value: str) -> None:
         """Answer with the choice ``value`` (Deny first asks for a reason)."""
