@@ -284,8 +284,10 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         name, argument = parsed
         command = SLASH_COMMANDS.get(name)
         if command is None:
-            self.notify(f"Unknown command /{name}. Type /help for the list.",
-                        severity="warning")
+            if isinstance(self.screen, ChatScreen):
+                self.screen.restore_prompt(text)
+            self.notify(f"Unknown command /{name}; your text is still in the prompt. Type "
+                        "/help for the list.", severity="warning")
             return True
         action = f"{command.action}({argument!r})" if argument else command.action
         self.call_later(self.run_action, action)

@@ -1,5 +1,5 @@
 """Keys typed while the app connects wait for the screen that follows; keys typed on a
-focused message go to the prompt."""
+focused message go to the prompt; a message sent while scrolled up is followed."""
 
 from __future__ import annotations
 
@@ -116,3 +116,15 @@ async def tab_to_a_message(pilot) -> None:
         if isinstance(pilot.app.focused, ItemWidget):
             return
     raise AssertionError(f"Tab reached no message, but {pilot.app.focused}")
+
+
+async def test_sending_while_scrolled_up_follows_the_message(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "help", wait_until)
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: not screen.view.following, what="scrolled up")
+        await send(pilot, screen, "hello", wait_until)
+        assert screen.view.following

@@ -177,6 +177,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @on(Prompt.Submitted)
     def _submitted(self, event: Prompt.Submitted) -> None:
         if self._slash is None or not self._slash(event.text):
+            self.view.action_jump_to_bottom()  # to follow the message and its answer
             self.controller.submit(event.text)
 
     def transcript_changed(self, change: Change) -> None:
