@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import waiting
 from textual.pilot import Pilot
 
@@ -22,6 +25,15 @@ def mounted_items(view: ChatView) -> list[object]:
     """Items whose widgets are in the view (not the unmounted ones waiting to be removed)."""
     return [child.item for child in view.scroll.children
             if isinstance(child, ItemWidget) and view.widget_for(child.item) is child]
+
+
+@contextlib.asynccontextmanager
+async def demo_chat(make_app, base_url: str, wait_until, size: tuple[int, int] = (100, 30)
+                    ) -> AsyncIterator[tuple[OpenLettaApp, Pilot[None], ChatScreen]]:
+    """The app running on the demo agent's chat screen."""
+    app = make_app(base_url=base_url, agent="demo-agent")
+    async with app.run_test(size=size) as pilot:
+        yield app, pilot, await open_chat(pilot, wait_until)
 
 
 async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
 import pytest
-from chat_helpers import chat, open_chat, send
-from test_app import SIZE
+from chat_helpers import chat, demo_chat, send
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
@@ -16,7 +12,6 @@ from openletta.chat.controller import APPROVAL_FIRST
 from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
-from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import APPROVAL_STATE, ChatScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen
@@ -28,15 +23,6 @@ def no_typing_guard(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequ
     """Answer prompts at once (the guard has its own test)."""
     if "typing_guard" not in request.node.name:
         monkeypatch.setattr(ApprovalPrompt, "GUARD_SECONDS", 0.0)
-
-
-@contextlib.asynccontextmanager
-async def demo_chat(make_app, base_url: str, wait_until
-                    ) -> AsyncIterator[tuple[OpenLettaApp, Pilot[None], ChatScreen]]:
-    """The app running on the demo agent's chat screen."""
-    app = make_app(base_url=base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
-        yield app, pilot, await open_chat(pilot, wait_until)
 
 
 def calls(screen: ChatScreen) -> list[ToolCallItem]:

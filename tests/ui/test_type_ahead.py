@@ -9,7 +9,7 @@ import pty
 import termios
 
 import pytest
-from chat_helpers import open_chat, send
+from chat_helpers import demo_chat, open_chat, send
 from textual import events
 from textual.widgets import Input
 
@@ -93,9 +93,7 @@ def test_keys_typed_at_start_are_not_echoed_and_the_terminal_is_restored(
 
 async def test_typing_on_a_focused_message_starts_a_message_and_esc_goes_back(
         demo_server, make_app, wait_until) -> None:
-    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
         await send(pilot, screen, "hello", wait_until)
         copied: list[str] = []
         app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
@@ -120,9 +118,7 @@ async def tab_to_a_message(pilot) -> None:
 
 async def test_sending_while_scrolled_up_follows_the_message(
         demo_server, make_app, wait_until) -> None:
-    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await send(pilot, screen, "help", wait_until)
         await pilot.press("pageup")
         await wait_until(pilot, lambda: not screen.view.following, what="scrolled up")
