@@ -7,7 +7,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
@@ -45,7 +45,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self._required: dict[str, bool] = {}
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rules-box"):
+        with VerticalScroll(id="rules-box"):
             yield Static(plain_text(f"Approval rules of {self.agent_name}"), id="rules-title")
             yield Static(HINT, id="rules-hint")
             yield self._tools
@@ -111,7 +111,9 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self._required = {tool.name: tool.name in required for tool in agent.tools if tool.name}
         self._tools.add_options(Selection(plain_text(name), name, needed)
                                 for name, needed in sorted(self._required.items()))
-        self._status.update(f"{len(self._required)} tools · {len(required)} need approval")
+        needing = len(required)
+        self._status.update(f"{len(self._required)} tools · {needing} "
+                            f"{'needs' if needing == 1 else 'need'} approval")
         self._tools.highlighted = 0 if self._required else None
         self._tools.focus()
 
