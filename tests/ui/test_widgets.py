@@ -459,6 +459,24 @@ async def test_auto_approved_badge_and_no_open_prompt() -> None:
         assert "auto-approved" in shown_text(card).split("\n")[0]
 
 
+async def test_a_narrow_card_keeps_its_tool_and_path_and_drops_badges_first(
+        clock: FakeClock) -> None:
+    item = call("edit_file", {"path": "/home/demo/project/src/greeting.py", "old": "x",
+                              "new": "y"}, status=ToolStatus.RUNNING, approved=True,
+                auto_approved=True)
+    app = ItemsApp([item])
+    async with app.run_test(size=(120, 10)) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        wide = shown_text(card).split("\n")[0]
+        assert "greeting.py" in wide and "auto-approved" in wide and "running" in wide
+        await pilot.resize_terminal(44, 10)
+        await pilot.pause()
+        narrow = shown_text(card).split("\n")[0]
+        assert narrow.startswith("▌ edit_file  /home/demo") and "running" in narrow
+        assert "0s" not in narrow
+
+
 async def test_edit_card_goes_side_by_side_when_wide() -> None:
     item = call("edit_file", {"path": "a.py", "old": "x = 1", "new": "x = 2"},
                 status=ToolStatus.SUCCESS, result="edited a.py")

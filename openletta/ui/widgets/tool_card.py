@@ -60,6 +60,11 @@ def denial_reason(item: ToolCallItem) -> str | None:
     return quoted if quoted not in ("", "None") else None
 
 
+#: The cells a card's title keeps on a narrow line before badges are dropped (or the
+#: title's own length, or half the line, if more).
+TITLE_ROOM = 16
+
+
 class CardHeader(Widget):
     """The card's title line: tool name and summary (cut with "…"), then the badges.
 
@@ -84,15 +89,31 @@ class CardHeader(Widget):
         super().__init__(classes="card-header")
 
     def render(self) -> Content:
-        style = self.get_visual_style
-        right = Content.assemble(
-            *((" ", (self.place, style("card-header--place"))) if self.place else ()),
-            *((" ", (f" {self.note} ", style("card-header--auto"))) if self.note else ()),
-            " ", (f" {self.badge} ", style("card-header--badge")),
-            *((" ", (self.elapsed, style("card-header--elapsed"))) if self.elapsed else ()),
-        )
-        room = max(0, self.content_region.width - right.cell_length)
+        width = self.content_region.width
+        badges = self._badges()
+        # On a narrow line the badges give way to the title (tool and path) first: the time,
+        # then where it runs, the note, and the status last.
+        wanted = min(self.title.cell_length, max(TITLE_ROOM, width // 2))
+        for least_needed in ("elapsed", "place", "note", "badge"):
+            if width - sum(badge.cell_length for badge in badges.values()) >= wanted:
+                break
+            badges.pop(least_needed, None)
+        right = Content.assemble(*badges.values())
+        room = max(0, width - right.cell_length)
         return self.title.truncate(room, ellipsis=True, pad=True) + right
+
+    def _badges(self) -> dict[str, Content]:
+        """The badges shown right of the title, in their order, by name."""
+        style = self.get_visual_style
+        shown = {
+            "place": Content.assemble(" ", (self.place, style("card-header--place"))),
+            "note": Content.assemble(" ", (f" {self.note} ", style("card-header--auto"))),
+            "badge": Content.assemble(" ", (f" {self.badge} ", style("card-header--badge"))),
+            "elapsed": Content.assemble(" ", (self.elapsed, style("card-header--elapsed"))),
+        }
+        present = {"place": self.place, "note": self.note, "badge": True,
+                   "elapsed": self.elapsed}
+        return {name: badge for name, badge in shown.items() if present[name]}
 
 
 class ToolCallCard(ItemWidget, can_focus=True):
