@@ -60,7 +60,12 @@ async def test_an_empty_name_is_refused_until_one_is_typed(demo_server, make_app
     app = make_app(base_url=demo_server.base_url)
     async with app.run_test(size=SIZE) as pilot:
         form = await open_form(pilot, wait_until)
-        await pilot.press("tab", "enter")
+        await pilot.press("enter")  # in the empty name field: not on to the models
+        await wait_until(pilot, lambda: "needs a name" in status(form), what="the refusal")
+        assert app.focused is form.query_one("#new-agent-name")
+        await pilot.press("x", "backspace")
+        assert status(form) == HINT
+        await pilot.press("tab", "enter")  # a model chosen without a name
         await wait_until(pilot, lambda: "needs a name" in status(form), what="the refusal")
         assert app.screen is form and app.focused is form.query_one("#new-agent-name")
         assert form.status.has_class("-error")

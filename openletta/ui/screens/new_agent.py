@@ -24,6 +24,7 @@ STARTING_MEMORY = {
                "in my memory, and I say so when I do not know something.",
     "human": "Nothing is known about the user yet.",
 }
+NAME_NEEDED = "The agent needs a name."
 HINT = ("Type to filter · ↑↓ to move · Enter makes the agent on the model, with a persona "
         "and a human memory block (F2 in the chat shows and edits them) · Esc cancels")
 
@@ -70,8 +71,10 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
             self.status.say(HINT)
 
     @on(Input.Submitted, "#new-agent-name")
-    def _name_submitted(self) -> None:
-        if self.models_listed:
+    def _name_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            self.status.say(NAME_NEEDED, error=True)
+        elif self.models_listed:
             self.picker.filter.focus()
 
     @on(ModelPicker.Chosen)
@@ -84,7 +87,7 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         name_input = self.query_one("#new-agent-name", Input)
         name = name_input.value.strip()
         if not name:
-            self.status.say("The agent needs a name.", error=True)
+            self.status.say(NAME_NEEDED, error=True)
             name_input.focus()
             return
         if self._creating:
