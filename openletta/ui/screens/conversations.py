@@ -118,12 +118,13 @@ class ConversationsScreen(ModalScreen[None]):
     def _count(self) -> None:
         count = len(self.conversations)
         more = " (more below)" if self._more else ""
-        self._status.update(f"{count} named conversation{'s' if count != 1 else ''}{more}"
+        self._status.update(f"{count} other conversation{'s' if count != 1 else ''}{more}"
                             if count else "No other conversation yet: n starts one")
 
     @on(OptionList.OptionHighlighted, "#conversations-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if self._deleting is not None and event.option_id != self._deleting.id:
+        # The highlight now, not the event's: events of keys pressed before "d" come after.
+        if self._deleting is not None and self._highlighted_conversation() is not self._deleting:
             self._deleting = None
             self._count()
         if self._more and event.option_index >= len(self.conversations):  # the last row
