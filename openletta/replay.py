@@ -75,7 +75,8 @@ def _load_json(path: Path, text: str) -> Recording:
         raise ReplayError(f"{path} is not valid JSON: {error}") from None
     if isinstance(data, dict) and isinstance(data.get("messages"), list):
         data = data["messages"]  # a non-streaming LettaResponse
-    if not isinstance(data, list):
+    if not isinstance(data, list) or (data and not any(
+            isinstance(entry, dict) and "message_type" in entry for entry in data)):
         raise ReplayError(f"{path} holds no list of messages")
     return Recording([parse_message(entry) for entry in data], history=True)
 

@@ -25,8 +25,11 @@ from openletta.api.resources import Agent, Compaction, Model
 from openletta.api.sse import parse_sse_text
 from openletta.api.wire import utc_datetime
 from openletta.display import DisplayText
+from openletta.replay import ReplayError, load_recording
 from openletta.transcript import EventItem, ToolCallItem, Transcript, UserItem
 from openletta.transcript.packed import unpack_user_content
+
+FIXTURES = Path(__file__).parent / "fixtures"
 
 DEEP = "[" * 1000 + "]" * 1000
 #: An escape that is not an SGR colour (Rich's own colours are fine).
@@ -264,3 +267,17 @@ def test_replay_of_hostile_input_prints_no_escape_and_survives_surrogates(
             assert NOT_A_COLOUR.search(text) is None, text
             assert "\x07" not in text and "\x9b" not in text
         assert "\\u001b]0;t" in done.stdout.decode()  # shown, not obeyed
+
+
+@pytest.mark.parametrize("fixture", ["agents_list.json", "models_list.json", "run_steps.json",
+                                     "agent_get.json"])
+def test_replay_refuses_json_that_holds_no_messages(fixture: str) -> None:
+    with pytest.raises(ReplayError, match="holds no list of messages"):
+        load_recording(FIXTURES / fixture)
+
+
+def test_replay_reads_a_history_page_and_an_empty_one(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]")
+    assert load_recording(empty).messages == []
+    assert load_recording(FIXTURES / "agent_messages_default.json").messages
