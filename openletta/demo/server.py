@@ -113,6 +113,12 @@ class DemoServer:
         await Turn(engine, run, agent, agent.thread, send).execute()
 
 
+def demo_chat_lasts(agent_id: str, conversation: str | None) -> bool:
+    """Whether a chat is there again when a demo server starts anew (the server keeps nothing):
+    the default thread of one of its own agents, whose ids do not change."""
+    return conversation is None and agent_id in {spec.id for spec in DEMO_AGENTS}
+
+
 class DemoServerThread:
     """A :class:`DemoServer` on its own event loop in a daemon thread.
 

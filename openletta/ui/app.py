@@ -229,6 +229,12 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         self.chats.opened(session)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=self._typed_ahead()))
+        if self.demo:
+            from openletta.demo.server import demo_chat_lasts
+
+            if not demo_chat_lasts(full.id, conversation):
+                self.resume_hint = None  # gone with the demo server: nothing to resume
+                return
         self.resume_hint = resume_command(None if self.demo else self.base_url,
                                           self.settings.base_url, full.name or full.id,
                                           conversation)

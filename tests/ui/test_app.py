@@ -446,6 +446,11 @@ async def test_demo_flag_runs_the_embedded_server(wait_until) -> None:
         assert screen.status.info.demo
         assert "demo" in screen_lines(app)[-2]
         assert not any(isinstance(item, ErrorItem) for item in screen.session.transcript.items)
+        assert app.resume_hint == "openletta --demo --agent demo-agent"  # made anew each run
+        await pilot.press(*"/new scratch", "enter")
+        await wait_until(pilot, lambda: app.screen is not screen
+                         and isinstance(app.screen, ChatScreen), what="the new conversation")
+        assert app.resume_hint is None  # the demo server forgets it on exit
 
 
 async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait_until,
