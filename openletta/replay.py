@@ -151,7 +151,7 @@ def _render_call(item: ToolCallItem, max_lines: int | None) -> RenderableType:
     if item.reason:
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
-                          (str(item.status), _STATUS_STYLE.get(item.status, "cyan")))
+                          (item.status.label, _STATUS_STYLE.get(item.status, "cyan")))
     return Panel(Group(*parts), title=title, title_align="left",
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 

@@ -33,7 +33,22 @@ class ToolStatus(StrEnum):
     def is_final(self) -> bool:
         return self in _FINAL_STATUSES
 
+    @property
+    def label(self) -> str:
+        """The status in words, as a card's badge shows it."""
+        return _STATUS_LABELS[self]
 
+
+_STATUS_LABELS = {
+    ToolStatus.STREAMING: "streaming…",
+    ToolStatus.AWAITING_APPROVAL: "awaiting approval",
+    ToolStatus.RUNNING: "running",
+    ToolStatus.SUCCESS: "✓ success",
+    ToolStatus.ERROR: "✗ error",
+    ToolStatus.DENIED: "⊘ denied",
+    ToolStatus.CANCELLED: "cancelled",
+    ToolStatus.NOT_RUN: "not run",
+}
 _FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED,
                    ToolStatus.NOT_RUN}
 

@@ -93,6 +93,14 @@ def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -
     assert "done" in shown and "\x1b]0;" not in shown and "\x1b[2J" not in shown
 
 
+def test_a_call_is_printed_with_its_status_in_words() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "run it", "approval_request_tokens.sse")
+    shown = printed(chats)
+    assert "awaiting approval" in shown and "awaiting_approval" not in shown
+
+
 @pytest.mark.parametrize("wanted", [True, False])
 def test_the_chat_is_printed_on_exit_unless_turned_off(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],

@@ -32,16 +32,6 @@ from openletta.ui.widgets.base import ItemWidget
 
 #: Lines of body shown while a long card is folded.
 FOLD_LINES = 8
-STATUS_LABELS = {
-    ToolStatus.STREAMING: "streaming…",
-    ToolStatus.AWAITING_APPROVAL: "awaiting approval",
-    ToolStatus.RUNNING: "running",
-    ToolStatus.SUCCESS: "✓ success",
-    ToolStatus.ERROR: "✗ error",
-    ToolStatus.DENIED: "⊘ denied",
-    ToolStatus.CANCELLED: "cancelled",
-    ToolStatus.NOT_RUN: "not run",
-}
 HIDDEN_CHARACTERS_WARNING = (
     "⚠ This call holds control or invisible characters, shown as ␍ ␛ ⟨U+…⟩. "
     "It is exactly what is shown: read it closely.")
@@ -191,7 +181,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
             self.remove_class(_status_class(self._status))
         self._status = status
         self.add_class(_status_class(status))
-        self._header.badge = STATUS_LABELS[status]
+        self._header.badge = status.label
         if status is ToolStatus.RUNNING and self._started is None:
             self._started = clock()
             self._ticker = self.set_interval(1.0, self._show_elapsed)
