@@ -9,11 +9,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Iterable
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
@@ -304,6 +305,12 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         if not self.is_headless:
             title = single_line(f"{self.title} · {sub_title}" if sub_title else self.title)
             write_to_terminal(self, f"\x1b]2;{title}\x07")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its theme picker (``/theme`` picks among
+        openletta's themes and keeps the choice) and its keys panel (F1 is the help)."""
+        return (command for command in super().get_system_commands(screen)
+                if command.title not in ("Theme", "Keys"))
 
     def action_help_quit(self) -> None:
         """Ctrl+C: stop the running turn, as Esc does; else say how to quit, and quit when it

@@ -238,3 +238,10 @@ async def test_a_new_mention_lists_the_paths_again(
         await pilot.press("space", "@")
         await wait_until(pilot, lambda: shown_paths(menu) == ["new.txt", "old.txt"],
                          what="listed again")
+
+
+async def test_the_palette_offers_neither_textuals_theme_picker_nor_its_keys_panel() -> None:
+    app = OpenLettaApp(base_url="http://127.0.0.1:9")
+    async with app.run_test(size=(100, 30)):
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+    assert "Quit" in titles and not titles & {"Theme", "Keys"}
