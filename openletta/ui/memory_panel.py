@@ -88,7 +88,7 @@ class BlockView(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         block = self.block
-        badge = "  changed (Enter: what)" if self.previous is not None else ""
+        badge = "  ● changed" if self.previous is not None else ""
         yield Static(Content.assemble((DisplayText(block.label), "bold"),
                                       (f"  {usage_gauge(len(block.value), block.limit)}", MUTED),
                                       (badge, "bold")), classes="memory-title")
@@ -97,6 +97,15 @@ class BlockView(Vertical, can_focus=True):
                          classes="memory-description")
         yield self._value
         yield Static("", classes="memory-error")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Show only the keys that do something now (none of the block's while it is edited:
+        Enter then starts a new line)."""
+        if action == "toggle_diff":
+            return self.previous is not None and self._editor is None
+        if action == "edit":
+            return self._editor is None and not self.block.read_only
+        return True
 
     def action_toggle_diff(self) -> None:
         """Show the change since the previous read as a word diff, or the value again."""
@@ -118,6 +127,7 @@ class BlockView(Vertical, can_focus=True):
         self._value.display = False
         self.mount(self._editor, after=self._value)
         self._editor.focus()
+        self.refresh_bindings()
 
     def close_editor(self) -> None:
         """Back to the value (after a save, or a cancel)."""
@@ -126,6 +136,7 @@ class BlockView(Vertical, can_focus=True):
             self._editor = None
         self._value.display = True
         self.focus()
+        self.refresh_bindings()
 
     def show_error(self, message: str) -> None:
         """Say why a save did not happen, under the block."""

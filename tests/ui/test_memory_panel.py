@@ -202,3 +202,18 @@ async def test_a_read_that_could_not_reach_the_server_is_made_again_once_it_can(
         finally:
             await back.stop()
         assert not screen.controller.state.offline
+
+
+async def test_the_key_bar_shows_the_block_keys_that_work_now(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        def actions() -> dict[str, str]:
+            return {key: active.binding.action
+                    for key, active in screen.active_bindings.items() if active.enabled}
+
+        assert actions()["e"] == "edit" and "toggle_diff" not in actions().values()  # unchanged
+        await pilot.press("e")
+        assert isinstance(pilot.app.focused, BlockEditor)
+        assert not {"edit", "toggle_diff"} & set(actions().values())  # Enter: a new line
+        await pilot.press("escape")
+        assert actions()["e"] == "edit"
