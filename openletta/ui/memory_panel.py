@@ -70,6 +70,9 @@ class BlockView(Vertical, can_focus=True):
     class Left(Message):
         """The user leaves the panel for the prompt (it stays open)."""
 
+    class EditClosed(Message):
+        """The block's editor closed (saved or cancelled)."""
+
     class SaveRequested(Message):
         """The user saves ``value`` over the block that read ``original`` when opened."""
 
@@ -129,11 +132,17 @@ class BlockView(Vertical, can_focus=True):
         self._editor.focus()
         self.refresh_bindings()
 
+    @property
+    def editing(self) -> bool:
+        """Whether the block's value is open in its editor."""
+        return self._editor is not None
+
     def close_editor(self) -> None:
         """Back to the value (after a save, or a cancel)."""
         if self._editor is not None:
             self._editor.remove()
             self._editor = None
+            self.post_message(self.EditClosed())
         self._value.display = True
         self.focus()
         self.refresh_bindings()
@@ -177,7 +186,8 @@ class MemoryPanel(Vertical):
         #: Label → value before the latest turn changed it: marked until the next turn ends.
         self._marks: dict[str, str] = {}
         self._marks_outdated = False
-        #: Whether the last read failed (read again once requests reach the server).
+        #: Whether the last read failed (read again once requests reach the server), or
+        #: waits for the block being edited to close (a read would replace its editor).
         self._unread = False
         self._unwatch: Callable[[], None] = lambda: None
         self.display = False
@@ -221,7 +231,13 @@ class MemoryPanel(Vertical):
     @work(exclusive=True, group="memory", exit_on_error=False)
     async def reload(self, *, focus: bool = False) -> None:
         """Read the blocks again; the ones whose value changed since the last read are marked
-        (``focus``: then put the focus on the first changed block, or the first block)."""
+        (``focus``: then put the focus on the first changed block, or the first block,
+        unless the user moved it meanwhile). Not while a block is edited: then once it is not.
+        """
+        asked_from = self.app.focused
+        if any(view.editing for view in self._blocks.query(BlockView)):
+            self._unread = True
+            return
         try:
             blocks = await self.client.list_blocks(self.agent_id)
         except LettaError as error:
@@ -230,7 +246,7 @@ class MemoryPanel(Vertical):
             return
         self._unread = False
         views = await self._show(blocks)
-        if focus and views:
+        if focus and views and self.app.focused is asked_from:
             next((view for view in views if view.previous is not None), views[0]).focus()
 
     async def _show(self, blocks: list[Block]) -> list[BlockView]:
@@ -259,6 +275,11 @@ class MemoryPanel(Vertical):
             if self._marks.get(block.label) == block.value:
                 del self._marks[block.label]
         self._values = {block.label: block.value for block in blocks}
+
+    @on(BlockView.EditClosed)
+    def _edit_closed(self) -> None:
+        if self._unread and self.display:
+            self.reload()
 
     @on(BlockView.SaveRequested)
     def _save_requested(self, event: BlockView.SaveRequested) -> None:

@@ -4,6 +4,7 @@ block the server changed meanwhile."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
@@ -14,6 +15,7 @@ from test_app import SIZE
 from textual.pilot import Pilot
 
 from openletta.api import http
+from openletta.api.resources import Block
 from openletta.demo import DemoServer
 from openletta.ui.memory_panel import (
     BlockEditor,
@@ -217,3 +219,47 @@ async def test_the_key_bar_shows_the_block_keys_that_work_now(
         assert not {"edit", "toggle_diff"} & set(actions().values())  # Enter: a new line
         await pilot.press("escape")
         assert actions()["e"] == "edit"
+
+
+async def test_a_turn_that_ends_while_a_block_is_edited_keeps_the_edit(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        reads: list[str] = []
+        list_blocks = screen.memory.client.list_blocks
+
+        async def counted(agent_id: str) -> list[Block]:
+            reads.append(agent_id)
+            return await list_blocks(agent_id)
+
+        monkeypatch.setattr(screen.memory.client, "list_blocks", counted)
+        await pilot.press("e", *"half typed")
+        editor = pilot.app.focused
+        assert isinstance(editor, BlockEditor)
+        screen.memory.turn_ended()  # the agent's turn ended: the blocks are read again…
+        await pilot.pause()
+        assert editor.is_attached and "half typed" in editor.text  # …but not over the edit
+        assert pilot.app.focused is editor and not reads
+        await pilot.press("escape")  # the edit closed: now they are
+        await wait_until(pilot, lambda: len(reads) == 1, what="read again")
+
+
+async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        release = asyncio.Event()
+        list_blocks = screen.memory.client.list_blocks
+
+        async def slow(agent_id: str) -> list[Block]:
+            await release.wait()
+            return await list_blocks(agent_id)
+
+        monkeypatch.setattr(screen.memory.client, "list_blocks", slow)
+        await pilot.press("f2")
+        await pilot.press("tab")  # the user goes on before the blocks arrive
+        moved_to = app.focused
+        release.set()
+        await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
+        await pilot.pause()
+        assert app.focused is moved_to and not isinstance(moved_to, BlockView)
