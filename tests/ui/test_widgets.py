@@ -510,6 +510,10 @@ async def test_error_block_has_title_message_and_folded_detail() -> None:
         text = shown_text(app.widget_of(item))
         assert text.split("\n")[:2] == ["▌ ✗ LLM error", "▌ The model [b]failed[/b]"]
         assert "Traceback" not in text
+        app.widget_of(item).focus()
+        await pilot.press("enter")  # on the focused error: its detail
+        await pilot.pause()
+        assert "Traceback: line 1" in shown_text(app.widget_of(item))
 
 
 async def test_event_is_a_divider_and_a_long_summary_goes_below() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.widgets import Collapsible, Static
 
 from openletta.display import plain_text
@@ -25,6 +28,9 @@ class ErrorBlock(ItemWidget, can_focus=True):
     """An :class:`ErrorItem`; the detail (often a traceback) is collapsed."""
 
     item: ErrorItem
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "toggle_detail", "Details", show=False, id="error.detail"),
+    ]
 
     def __init__(self, item: ErrorItem) -> None:
         super().__init__()
@@ -37,3 +43,8 @@ class ErrorBlock(ItemWidget, can_focus=True):
         if item.detail:
             with Collapsible(title="Details", classes="error-detail"):
                 yield Static(plain_text(item.detail))
+
+    def action_toggle_detail(self) -> None:
+        """Enter: show or hide the detail (when there is one)."""
+        for detail in self.query(Collapsible):
+            detail.collapsed = not detail.collapsed
