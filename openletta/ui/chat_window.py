@@ -247,7 +247,7 @@ class ChatWindow(Generic[T]):
     def earlier_label(self, *, more_on_server: bool | None) -> tuple[str, str]:
         """What the "earlier" row says about what is above, and its class (or ``""``)."""
         if self._start:
-            return f"↑ {self._start} earlier items (click to show)", ""
+            return f"↑ {self._start} earlier items (PageUp or a click shows them)", ""
         if self.loading_earlier:
             return "loading earlier messages…", ""
         if self.earlier_failed:

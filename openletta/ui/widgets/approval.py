@@ -176,7 +176,7 @@ class ApprovalPrompt(Vertical):
         if self.waiting > 1:
             title.append(f" · {self.waiting} requests waiting", style="dim")
         if has_hidden_characters_in_call(self.call):
-            title.append(" · holds hidden characters, shown pictured above", style="bold")
+            title.append(" · holds hidden characters, shown as symbols above", style="bold")
         yield Static(title, classes="approval-title")
         yield self._options
         yield self._reason
