@@ -135,3 +135,10 @@ async def test_context_counts_the_open_conversation_not_the_default_thread(
         assert f"{ours.context_window_size_current:,} of 32,000" in str(body.render())
         title = str(app.screen.query_one(".inspect-title").render())
         assert title == f"Context window of demo-agent in {short_id(conversation)}"
+        await pilot.press("escape", *"/rename scratch", "enter")
+        await wait_until(pilot, lambda: screen.session.conversation_name == "scratch",
+                         what="renamed")
+        await pilot.press(*"/context", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
+        title = str(app.screen.query_one(".inspect-title").render())
+        assert title == "Context window of demo-agent in scratch"  # as the status bar says

@@ -308,9 +308,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def inspect_context(self) -> None:
         """Open the view of how the context window is spent."""
-        agent = self.session.agent
-        self.app.push_screen(ContextScreen(self.session.client, agent.id, agent.name or agent.id,
-                                           self.session.conversation_id))
+        self.app.push_screen(ContextScreen.of(self.session))
 
     @on(BlockView.Left)
     @on(SearchBar.Closed)

@@ -20,6 +20,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMessage
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
+from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 
@@ -169,10 +170,21 @@ class ContextScreen(InspectScreen):
     """``/context``: how the agent's context window is spent in the open conversation."""
 
     def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
-                 conversation_id: str | None = None) -> None:
-        where = f" in {short_id(conversation_id)}" if conversation_id else ""
+                 conversation_id: str | None = None, conversation_name: str | None = None
+                 ) -> None:
+        """``conversation_name``: how the conversation is called (else its id is shown)."""
+        conversation = conversation_name or (short_id(conversation_id) if conversation_id
+                                             else None)
+        where = f" in {conversation}" if conversation else ""
         super().__init__(f"Context window of {agent_name}{where}")
         self.client, self.agent_id, self.conversation_id = client, agent_id, conversation_id
+
+    @classmethod
+    def of(cls, session: ChatSession) -> ContextScreen:
+        """The context window of the conversation ``session`` has open."""
+        agent = session.agent
+        return cls(session.client, agent.id, agent.name or agent.id, session.conversation_id,
+                   session.conversation_name)
 
     def on_mount(self) -> None:
         self.load()
