@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from rich.console import Console, RenderableType
+from rich.segment import Segment, Segments
 
 from openletta.chat.session import ChatSession
 from openletta.display import plain_text
@@ -54,8 +55,20 @@ def print_chats(chats: Sequence[tuple[str, Iterable[Item]]], console: Console) -
     for title, items in chats:
         console.rule(plain_text(title), style="dim")
         for item in items:
-            console.print(printed(item))
+            for line in console.render_lines(printed(item), pad=False, new_lines=True):
+                console.print(Segments(_without_trailing_blanks(line)), end="")
         console.print()
+
+
+def _without_trailing_blanks(line: list[Segment]) -> list[Segment]:
+    """``line`` without the spaces Rich pads it with to the console's width (a code block's
+    background too), so that text copied from the terminal has none."""
+    *body, end = line  # the new line
+    while body and not body[-1].control and not body[-1].text.strip():
+        body.pop()
+    if body and not body[-1].control:
+        body[-1] = Segment(body[-1].text.rstrip(), body[-1].style)
+    return [*body, end]
 
 
 def printed(item: Item) -> RenderableType:

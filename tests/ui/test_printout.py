@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -91,6 +92,17 @@ def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -
     assert f"line {RESULT_LINES}" in shown and f"line {RESULT_LINES + 1}" not in shown
     assert f"… {50 - RESULT_LINES} more lines not shown" in shown
     assert "done" in shown and "\x1b]0;" not in shown and "\x1b[2J" not in shown
+
+
+def test_printed_lines_end_with_their_text_not_with_padding() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "hello")
+    say(chat, "long one", "long_markdown_tokens.sse")
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", printed(chats)).splitlines()
+    assert any(line.startswith("› hello") for line in lines)
+    padded = [line for line in lines if line != line.rstrip()]
+    assert not padded
 
 
 def test_a_call_is_printed_with_its_status_in_words() -> None:
