@@ -166,6 +166,16 @@ def test_read_file_error_shows_the_message() -> None:
     assert text_of(ReadFileRenderer().body(item, NARROW)) == "[Errno 2] No such file"
 
 
+def test_a_failed_call_shows_its_traceback_after_the_error() -> None:
+    item = call("read_file", {"path": "/nope"}, ToolStatus.ERROR,
+                "Error executing function read_file: FileNotFoundError: [Errno 2] No such file")
+    item.stderr = ["Traceback (most recent call last):\n", '  File "x.py", line 1\n']
+    for renderer in (ReadFileRenderer(), GenericRenderer()):
+        shown = text_of(renderer.body(item, NARROW))
+        assert shown.endswith('[Errno 2] No such file\nstderr\nTraceback (most recent call '
+                              'last):\n  File "x.py", line 1')
+
+
 # --- edit_file -----------------------------------------------------------------------------
 
 

@@ -71,7 +71,7 @@ class ResultRenderer(ToolRenderer):
         if output is None:
             return []
         if item.status is ToolStatus.ERROR:
-            return [error_block(without_error_prefix(output))]
+            return failure_blocks(item, output)
         return self.result(item, output, width)
 
     def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
@@ -205,6 +205,15 @@ def labelled(label: str, value: str, style: str = "") -> Content:
 def error_block(message: str) -> Content:
     """An error message from the tool, in the error colour."""
     return Content.styled(DisplayText(message).rstrip(), BAD)
+
+
+def failure_blocks(item: ToolCallItem, output: str) -> list[Content]:
+    """A failed call's error, then what it wrote to stderr (often the traceback), dim."""
+    blocks = [error_block(without_error_prefix(output))]
+    stderr = "".join(item.stderr).strip("\n")
+    if stderr.strip() and stderr.strip() != output.strip():
+        blocks.extend([Content.styled("stderr", MUTED), *output_block(stderr, MUTED)])
+    return blocks
 
 
 def json_block(value: Any) -> list[Content]:

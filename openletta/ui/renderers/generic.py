@@ -12,13 +12,12 @@ from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers.base import (
     MUTED,
     ToolRenderer,
-    error_block,
+    failure_blocks,
     finished_output,
     json_block,
     one_line,
     output_block,
     parse_json,
-    without_error_prefix,
 )
 
 #: Characters of one argument value in the summary line.
@@ -43,7 +42,7 @@ class GenericRenderer(ToolRenderer):
             return blocks
         blocks.append(Content.styled("result", MUTED))
         if item.status is ToolStatus.ERROR:
-            blocks.append(error_block(without_error_prefix(output)))
+            blocks.extend(failure_blocks(item, output))
         elif (value := parse_json(output)) is not None:
             blocks.extend(json_block(value))
         else:
