@@ -112,7 +112,9 @@ async def test_a_command_edited_on_its_card_is_what_runs(
         assert app.focused is field and field.text == "du -sh ."
         await pilot.press("escape")  # back to the choices, nothing ran
         assert not field.display and prompt.call.status is ToolStatus.AWAITING_APPROVAL
-        await pilot.press("e", *" && echo edited", "enter")  # typed after the command
+        rows = [str(option.prompt) for option in prompt.query_one(OptionList)._options]
+        assert [row[:3] for row in rows] == ["y/1", "s/2", "a/3", "n/4", "e/5"]  # in order
+        await pilot.press("5", *" && echo edited", "enter")  # typed after the command
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
         assert call.arguments == {"command": "du -sh . && echo edited"} and call.edited

@@ -1,9 +1,9 @@
 """The inline approval prompt a ToolCallCard shows while its call waits for the user.
 
-Each choice has a key (``y``/``1``, ``s``/``2``, ``a``/``3``, ``n``/``4``, ``A``/``5`` for
-"approve all" when several calls wait, and ``e``/``6`` to edit a command run here first) and
-can also be picked with the arrows and Enter. Denying opens a reason field: Enter sends (an
-empty reason is fine), Esc returns to the choices. Editing opens the command in an editor
+Each choice has a key (``y`` approve, ``s`` for the session, ``a`` always, ``n`` deny, ``A``
+approve all when several calls wait, ``e`` to edit a command run here first), its number in
+the order shown, and can also be picked with the arrows and Enter. Denying opens a reason
+field: Enter sends (an empty reason is fine), Esc returns to the choices. Editing opens the command in an editor
 of as many lines as it has (:class:`CommandEditor`): Enter runs it as it stands, Ctrl+J
 starts a new line, Esc returns to the choices.
 
@@ -38,14 +38,15 @@ from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput, SteadyTextArea
 
-#: ``(choice, keys, label)``; ``{tool}`` and ``{count}`` are filled in.
+#: ``(choice, key, label)``; ``{tool}`` and ``{count}`` are filled in. Each choice shown
+#: also takes its number, in the order shown (1 is Approve).
 CHOICES: tuple[tuple[Choice, str, str], ...] = (
-    (Choice.APPROVE, "y 1", "Approve"),
-    (Choice.APPROVE_FOR_SESSION, "s 2", "Approve, and don't ask again for {tool} this session"),
-    (Choice.ALWAYS_ALLOW, "a 3", "Always allow {tool} for this agent (saved on the server)"),
-    (Choice.DENY, "n 4", "Deny, with a reason"),
-    (Choice.APPROVE_ALL, "A 5", "Approve all {count} waiting requests"),
-    (Choice.EDIT, "e 6", "Edit the command, then run it"),
+    (Choice.APPROVE, "y", "Approve"),
+    (Choice.APPROVE_FOR_SESSION, "s", "Approve, and don't ask again for {tool} this session"),
+    (Choice.ALWAYS_ALLOW, "a", "Always allow {tool} for this agent (saved on the server)"),
+    (Choice.DENY, "n", "Deny, with a reason"),
+    (Choice.APPROVE_ALL, "A", "Approve all {count} waiting requests"),
+    (Choice.EDIT, "e", "Edit the command, then run it"),
 )
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
@@ -57,9 +58,9 @@ FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
 
 
 def choice_row(keys: str, label: str) -> Text:
-    """``y 1  Approve`` with the keys highlighted."""
+    """``y/1  Approve`` with the keys highlighted."""
     text = Text()
-    text.append(keys.replace(" ", "/").ljust(5), style="bold")
+    text.append(keys.ljust(5), style="bold")
     text.append(" ")
     text.append(label)
     return text
@@ -108,8 +109,9 @@ class ApprovalPrompt(Vertical):
     GUARD_SECONDS: ClassVar[float] = 0.75
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"choose('{choice.value}')", FOOTER_LABELS.get(key, ""),
-                  show=key in FOOTER_LABELS)
-          for choice, keys, _ in CHOICES for key in keys.split()),
+                  show=key in FOOTER_LABELS) for choice, key, _ in CHOICES),
+        *(Binding(str(number), f"choose_number({number})", show=False)
+          for number in range(1, len(CHOICES) + 1)),
         Binding("escape", "back", "Leave"),
     ]
 
@@ -149,13 +151,15 @@ class ApprovalPrompt(Vertical):
         self._quiet_since = clock()
         tool = literal_text(call.name) or "this tool"
         self._choices = [
-            (choice, keys, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
+            (choice, key, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
              .format(tool=tool, count=waiting))
-            for choice, keys, label in CHOICES
+            for choice, key, label in CHOICES
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
             and (choice is not Choice.EDIT or editable is not None)]
-        self._options = OptionList(*(Option(choice_row(keys, label), id=choice.value)
-                                     for choice, keys, label in self._choices),
+        self._options = OptionList(*(Option(choice_row(f"{key}/{number}", label),
+                                            id=choice.value)
+                                     for number, (choice, key, label)
+                                     in enumerate(self._choices, start=1)),
                                    classes="approval-options")
         self._reason = SteadyInput(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
@@ -225,6 +229,11 @@ class ApprovalPrompt(Vertical):
             field.focus()
         else:
             self.post_message(self.Answered(self, choice))
+
+    def action_choose_number(self, number: int) -> None:
+        """Answer with the choice shown ``number``-th."""
+        if 0 < number <= len(self._choices):
+            self.action_choose(self._choices[number - 1][0].value)
 
     def action_back(self) -> None:
         """Esc: from the reason or command field back to the choices, else leave the
