@@ -48,7 +48,7 @@ from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import THEME_VARIABLE_DEFAULTS, install_themes
+from openletta.ui.themes import ThemeVariables, install_themes
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
@@ -60,7 +60,7 @@ DEMO_LABEL = "the embedded demo server"
 QUIT_AGAIN_SECONDS = 2.0
 
 
-class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
+class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
@@ -136,9 +136,6 @@ class OpenLettaApp(ChatCommands, ReportsWorkerErrors):
         (never markup: messages are built from server text)."""
         super().notify(DisplayText(message), title=single_line(title), severity=severity,
                        timeout=timeout, markup=False)
-
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return THEME_VARIABLE_DEFAULTS
 
     async def _establish(self) -> None:
         """One attempt of the connect screen (the first runs from :meth:`on_mount` on)."""

@@ -39,7 +39,18 @@ THEME_VARIABLE_DEFAULTS: dict[str, str] = {
     "diff-removed": "#F0A0A0",
     "diff-removed-background": "#3F2227",
     "badge-foreground": "#101010",
+    #: The bar down the left of a tool card, and the frame of the lists of agents and models.
+    "card-bar": "#45505A",
+    "quiet-border": "#343F49",
 }
+
+class ThemeVariables:
+    """For an app that loads openletta's styles (mixed in before ``App``): the theme variables
+    they use, for the themes that do not set them (Textual's own among them)."""
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return THEME_VARIABLE_DEFAULTS
+
 
 _THEME_FIELDS = frozenset(field.name for field in dataclasses.fields(Theme))
 _THEME_ADAPTER = TypeAdapter(Theme)

@@ -27,12 +27,13 @@ from openletta.ui.chat_window import (
     PRUNE_SLACK,
 )
 from openletta.ui.screenful import screenful
+from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import AssistantMessage, ItemWidget
 
 APP_CSS = Path(openletta.ui.__file__).parent / "styles" / "app.tcss"
 
 
-class ViewApp(App[None]):
+class ViewApp(ThemeVariables, App[None]):
     """Just a chat view, styled like the real app."""
 
     CSS_PATH = APP_CSS

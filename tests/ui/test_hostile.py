@@ -24,6 +24,7 @@ from openletta.ui.chat_view import ChatView
 from openletta.ui.renderers.bash import BashRenderer
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.status_bar import StatusBar, StatusInfo
+from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import ErrorBlock, ToolCallCard, UndisplayableItem
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.tool_card import HIDDEN_CHARACTERS_WARNING
@@ -56,7 +57,7 @@ def forbidden(shown: str) -> str | None:
     return found[0] if found else None
 
 
-class HostileApp(App[None]):
+class HostileApp(ThemeVariables, App[None]):
     """A chat view and a status bar, styled like the real app."""
 
     CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss", STYLES / "widgets.tcss"]

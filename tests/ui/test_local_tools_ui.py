@@ -19,6 +19,7 @@ from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
+from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH
 from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor, approval_prompt
 from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
@@ -137,7 +138,7 @@ async def test_a_server_tool_cannot_be_edited(demo_server, make_app, wait_until,
             str(option.prompt) for option in prompt.query_one(OptionList)._options)
 
 
-class PromptApp(App[None]):
+class PromptApp(ThemeVariables, App[None]):
     """Shows one approval prompt."""
 
     def __init__(self, prompt: ApprovalPrompt) -> None:

@@ -66,6 +66,9 @@ def test_shipped_theme_is_complete_and_readable(path: Path) -> None:
     assert contrast(colours["diff-removed"], colours["diff-removed-background"]) >= 4.5
     for badge in (theme.success, theme.warning, theme.error, theme.primary):
         assert contrast(colours["badge-foreground"], badge) >= 4.5, badge
+    for frame in ("card-bar", "quiet-border"):  # lines that can be seen, on what they edge
+        for under in (theme.background, theme.surface):
+            assert contrast(colours[frame], under or theme.background) >= 1.3, (frame, under)
 
 
 def test_load_themes_finds_the_shipped_themes(user_themes: Path) -> None:

@@ -38,6 +38,7 @@ from openletta.ui.status_bar import (
     status_parts,
     status_text,
 )
+from openletta.ui.themes import ThemeVariables
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -283,7 +284,7 @@ async def test_a_message_on_its_way_shows_only_if_the_server_keeps_it_waiting() 
         assert not rows.display
 
 
-class StatusApp(App[None]):
+class StatusApp(ThemeVariables, App[None]):
     CSS_PATH = APP_CSS
 
     def compose(self) -> ComposeResult:

@@ -9,10 +9,11 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 from openletta.transcript import Item
+from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH, ItemWidget, make_item_widget
 
 
-class ItemsApp(App[None]):
+class ItemsApp(ThemeVariables, App[None]):
     """Mounts one widget per item, in order, in a scroller."""
 
     CSS_PATH = WIDGETS_CSS_PATH

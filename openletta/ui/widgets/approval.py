@@ -3,9 +3,9 @@
 Each choice has a key (``y`` approve, ``s`` for the session, ``a`` always, ``n`` deny, ``A``
 approve all when several calls wait, ``e`` to edit a command run here first), its number in
 the order shown, and can also be picked with the arrows and Enter. Denying opens a reason
-field: Enter sends (an empty reason is fine), Esc returns to the choices. Editing opens the command in an editor
-of as many lines as it has (:class:`CommandEditor`): Enter runs it as it stands, Ctrl+J
-starts a new line, Esc returns to the choices.
+field: Enter sends (an empty reason is fine), Esc returns to the choices. Editing opens the
+command in an editor of as many lines as it has (:class:`CommandEditor`): Enter runs it as
+it stands, Ctrl+J starts a new line, Esc returns to the choices.
 
 The prompt takes the focus when it appears, maybe while the user is typing a message. So
 it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.GUARD_SECONDS`
