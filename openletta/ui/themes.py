@@ -32,13 +32,6 @@ BUNDLED_PACKAGE = "openletta.themes"
 #: openletta's own theme variables, for ``App.get_theme_variable_defaults`` (literal
 #: colours only: a ``$variable`` here fails CSS parsing). Themes override them.
 THEME_VARIABLE_DEFAULTS: dict[str, str] = {
-    "reasoning-foreground": "#9A9A9A",
-    "user-message-background": "#26262B",
-    "diff-added": "#8FD19E",
-    "diff-added-background": "#1F3A27",
-    "diff-removed": "#F0A0A0",
-    "diff-removed-background": "#3F2227",
-    "badge-foreground": "#101010",
     #: The bar down the left of a tool card, and the frame of the lists of agents and models.
     "card-bar": "#45505A",
     "quiet-border": "#343F49",

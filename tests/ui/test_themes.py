@@ -16,6 +16,7 @@ from openletta.ui.themes import (
     DEFAULT_THEME,
     THEME_VARIABLE_DEFAULTS,
     ThemeFileWarning,
+    ThemeVariables,
     install_themes,
     load_themes,
     parse_theme,
@@ -60,12 +61,8 @@ def test_shipped_theme_is_complete_and_readable(path: Path) -> None:
     assert theme.dark == ("dark" in path.stem)
     assert set(THEME_VARIABLE_DEFAULTS) <= set(colours)
     assert contrast(theme.foreground, theme.background) >= 7
-    for dim in ("text-muted", "reasoning-foreground", "footer-foreground"):
+    for dim in ("text-muted", "footer-foreground"):
         assert contrast(colours[dim], theme.background) >= 4.5, dim
-    assert contrast(colours["diff-added"], colours["diff-added-background"]) >= 4.5
-    assert contrast(colours["diff-removed"], colours["diff-removed-background"]) >= 4.5
-    for badge in (theme.success, theme.warning, theme.error, theme.primary):
-        assert contrast(colours["badge-foreground"], badge) >= 4.5, badge
     for frame in ("card-bar", "quiet-border"):  # lines that can be seen, on what they edge
         for under in (theme.background, theme.surface):
             assert contrast(colours[frame], under or theme.background) >= 1.3, (frame, under)
@@ -121,20 +118,17 @@ def test_a_bad_theme_file_is_skipped_with_a_warning(
     assert DEFAULT_THEME in loaded
 
 
-class ThemedApp(App[None]):
+class ThemedApp(ThemeVariables, App[None]):
     """A tiny app styled only by theme variables, the openletta ones included."""
 
     CSS = """
-    #reasoning { color: $reasoning-foreground; background: $background; }
-    #added { color: $diff-added; background: $diff-added-background; }
+    #bar { color: $card-bar; background: $background; }
+    #frame { color: $quiet-border; background: $surface; }
     """
 
-    def get_theme_variable_defaults(self) -> dict[str, str]:
-        return THEME_VARIABLE_DEFAULTS
-
     def compose(self) -> ComposeResult:
-        yield Static("thinking…", id="reasoning")
-        yield Static("+ line", id="added")
+        yield Static("▌", id="bar")
+        yield Static("╭─╮", id="frame")
 
     def on_mount(self) -> None:
         for theme in load_themes().values():
@@ -148,12 +142,12 @@ async def test_a_registered_theme_applies(user_themes: Path, name: str) -> None:
     async with app.run_test() as pilot:
         app.theme = name
         await pilot.pause()
-        reasoning = app.query_one("#reasoning").styles
-        added = app.query_one("#added").styles
-        assert reasoning.color == Color.parse(theme.variables["reasoning-foreground"])
-        assert reasoning.background == Color.parse(theme.background)
-        assert added.color == Color.parse(theme.variables["diff-added"])
-        assert added.background == Color.parse(theme.variables["diff-added-background"])
+        bar = app.query_one("#bar").styles
+        frame = app.query_one("#frame").styles
+        assert bar.color == Color.parse(theme.variables["card-bar"])
+        assert bar.background == Color.parse(theme.background)
+        assert frame.color == Color.parse(theme.variables["quiet-border"])
+        assert frame.background == Color.parse(theme.surface or theme.background)
 
 
 async def test_builtin_themes_fall_back_to_the_variable_defaults(user_themes: Path) -> None:
@@ -161,8 +155,8 @@ async def test_builtin_themes_fall_back_to_the_variable_defaults(user_themes: Pa
     async with app.run_test() as pilot:
         app.theme = "textual-light"
         await pilot.pause()
-        colour = app.query_one("#reasoning").styles.color
-        assert colour == Color.parse(THEME_VARIABLE_DEFAULTS["reasoning-foreground"])
+        colour = app.query_one("#bar").styles.color
+        assert colour == Color.parse(THEME_VARIABLE_DEFAULTS["card-bar"])
 
 
 class StartsThemedApp(ThemedApp):
@@ -189,14 +183,14 @@ async def test_the_app_starts_in_the_preferred_theme_without_parsing_its_css_aga
         assert app.theme == "openletta-light"
         assert {"-theme-openletta-light", "-light-mode"} <= app.classes
         assert "-dark-mode" not in app.classes
-        reasoning = app.query_one("#reasoning").styles
-        assert reasoning.color == Color.parse(theme.variables["reasoning-foreground"])
-        assert reasoning.background == Color.parse(theme.background)
+        bar = app.query_one("#bar").styles
+        assert bar.color == Color.parse(theme.variables["card-bar"])
+        assert bar.background == Color.parse(theme.background)
         assert reparses == []
         app.theme = "openletta-dark"  # a switch while running still applies
         await pilot.pause()
         dark = load_themes()["openletta-dark"]
-        assert app.query_one("#reasoning").styles.background == Color.parse(dark.background)
+        assert app.query_one("#bar").styles.background == Color.parse(dark.background)
     assert app.names == ["openletta-dark", "openletta-light"]
     assert app.problems == []
 
