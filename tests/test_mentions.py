@@ -10,7 +10,13 @@ from pathlib import Path
 import pytest
 
 from openletta.tools.base import Workspace
-from openletta.tools.mentions import matching_paths, mention_query, project_paths
+from openletta.tools.mentions import (
+    Mention,
+    matching_paths,
+    mention_at,
+    mention_text,
+    project_paths,
+)
 
 
 def make_tree(root: Path, *paths: str) -> None:
@@ -48,13 +54,24 @@ def test_in_a_git_repository_what_git_ignores_is_left_out(tmp_path: Path) -> Non
     assert project_paths(ignored) == ["out.o"]  # all ignored by git: walked
 
 
-@pytest.mark.parametrize(("before_cursor", "query"), [
-    ("@", ""), ("look at @src/ma", "src/ma"), ("two\nlines @a", "a"), ("@a.py and @b", "b"),
+@pytest.mark.parametrize(("before_cursor", "mention"), [
+    ("@", Mention(0, "")), ("look at @src/ma", Mention(8, "src/ma")),
+    ("two\nlines @a", Mention(10, "a")), ("@a.py and @b", Mention(10, "b")),
+    ('see @"my notes/to', Mention(4, "my notes/to")), ('@"', Mention(0, "")),
     ("mail me at a@b.c", None), ("@a.py done", None), ("no mention", None), ("", None),
+    ('@"my notes/todo.md" ', None), ('@"my notes" and', None), ('@ab"c', None),
 ])
 def test_the_mention_is_the_word_the_cursor_ends_if_it_starts_with_at(
-        before_cursor: str, query: str | None) -> None:
-    assert mention_query(before_cursor) == query
+        before_cursor: str, mention: Mention | None) -> None:
+    assert mention_at(before_cursor) == mention
+
+
+def test_a_path_with_a_space_is_quoted_and_a_directory_left_open() -> None:
+    assert mention_text("src/app.py") == "@src/app.py "
+    assert mention_text("src/") == "@src/"
+    assert mention_text("my notes/todo.md") == '@"my notes/todo.md" '
+    assert mention_text("my notes/") == '@"my notes/'
+    assert mention_at(mention_text("my notes/")) == Mention(0, "my notes/")
 
 
 def test_matches_put_a_typed_start_first_then_a_name_then_the_rest() -> None:

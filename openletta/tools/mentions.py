@@ -2,7 +2,8 @@
 and which of them match what is typed. No Textual here.
 
 A mention is only text: the message says ``@src/app.py`` and the agent reads the file with
-its tools, if it wants to (nothing is attached behind the user's back).
+its tools, if it wants to (nothing is attached behind the user's back). A path with a space
+is quoted, ``@"my notes/todo.md"``, so the agent can tell where it ends.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import re
 import subprocess
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from openletta.tools.base import Workspace
@@ -22,8 +24,9 @@ MAX_PATHS = 20_000
 GIT_TIMEOUT = 3.0
 #: How many matches the menu shows.
 SHOWN = 8
-#: ``@query`` right before the cursor, at the start or after a space.
-_MENTION = re.compile(r"(?:^|(?<=\s))@(\S*)\Z")
+#: ``@query`` or ``@"query`` (a quoted path, still open) right before the cursor, at the
+#: start or after a space.
+_MENTION = re.compile(r'(?:^|(?<=\s))@(?:"([^"]*)|([^\s"]*))\Z')
 
 
 def project_paths(workspace: Workspace, limit: int = MAX_PATHS) -> list[str]:
@@ -76,10 +79,31 @@ def _walked(root: Path, limit: int) -> list[str]:
     return paths[:limit]
 
 
-def mention_query(before_cursor: str) -> str | None:
-    """What follows the ``@`` of the mention the cursor is at the end of, if it is at one."""
+@dataclass(frozen=True)
+class Mention:
+    """The ``@`` mention the cursor is at the end of."""
+
+    #: Where its ``@`` is, in the text before the cursor.
+    start: int
+    #: The path typed so far (without the ``@`` and an opening quote).
+    query: str
+
+
+def mention_at(before_cursor: str) -> Mention | None:
+    """The mention the cursor is at the end of, if it is at one."""
     match = _MENTION.search(before_cursor)
-    return match[1] if match else None
+    if match is None:
+        return None
+    quoted, bare = match.groups()
+    return Mention(match.start(), quoted if quoted is not None else bare)
+
+
+def mention_text(path: str) -> str:
+    """How ``path`` is written in a message: ``@path``, quoted when it holds a space. The
+    mention of a directory stays open, for its own paths to complete it."""
+    if not any(character.isspace() for character in path):
+        return f"@{path}" if path.endswith("/") else f"@{path} "
+    return f'@"{path}' if path.endswith("/") else f'@"{path}" '
 
 
 def matching_paths(paths: Sequence[str], query: str, limit: int = SHOWN) -> list[str]:

@@ -9,7 +9,13 @@ from textual import events, work
 from textual.message import Message
 
 from openletta.tools.base import Workspace
-from openletta.tools.mentions import matching_paths, mention_query, project_paths
+from openletta.tools.mentions import (
+    Mention,
+    matching_paths,
+    mention_at,
+    mention_text,
+    project_paths,
+)
 from openletta.ui.commands import SlashCommand, matching_commands
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.steady import SteadyTextArea
@@ -128,25 +134,26 @@ class Prompt(SteadyTextArea):
     def _sync_menu(self) -> None:
         if self.menu is None:
             return
-        query = self._mention_query()
+        mention = self._mention()
         if self.text == self._menu_dismissed:
             self.menu.hide()
         elif commands := matching_commands(self.text):
             self.menu.show_commands(commands)
-        elif query is not None and self.mention_paths is not None:
-            self.menu.show_paths(matching_paths(self.mention_paths, query))
+        elif mention is not None and self.mention_paths is not None:
+            self.menu.show_paths(matching_paths(self.mention_paths, mention.query))
         else:
             self.menu.hide()
-        if query == "" and time.monotonic() - self._listed_at > RELIST_SECONDS:
+        fresh = mention is not None and mention.query == ""
+        if fresh and time.monotonic() - self._listed_at > RELIST_SECONDS:
             self._listed_at = time.monotonic()  # files come and go: list them again
             self._list_mention_paths()
 
-    def _mention_query(self) -> str | None:
-        """What the ``@`` mention the cursor ends holds so far, if it ends one."""
+    def _mention(self) -> Mention | None:
+        """The ``@`` mention the cursor ends, if it ends one."""
         if self.mentions is None or self.selection.start != self.selection.end:
             return None
         row, column = self.cursor_location
-        return mention_query(self.document.get_line(row)[:column])
+        return mention_at(self.document.get_line(row)[:column])
 
     @work(exclusive=True, group="mention-paths", exit_on_error=False)
     async def _list_mention_paths(self) -> None:
@@ -182,10 +189,11 @@ class Prompt(SteadyTextArea):
     def _complete_mention(self, path: str) -> bool:
         """Put ``path`` in place of the mention typed so far (a directory's stays open for
         its own paths)."""
+        mention = self._mention()
+        if mention is None:
+            return False
         row, column = self.cursor_location
-        start = (row, column - len(self._mention_query() or "") - 1)
-        ending = "" if path.endswith("/") else " "
-        self.replace(f"@{path}{ending}", start, (row, column),
+        self.replace(mention_text(path), (row, mention.start), (row, column),
                      maintain_selection_offset=False)
         return True
 

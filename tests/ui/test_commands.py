@@ -44,6 +44,7 @@ def test_usage_shows_the_argument() -> None:
     assert SLASH_COMMANDS["theme"].usage == "/theme [name]"
     assert SLASH_COMMANDS["export"].usage == "/export [path]"
     assert SLASH_COMMANDS["quit"].usage == "/quit"
+    assert SLASH_COMMANDS["rename"].usage == "/rename <name>"  # nothing to do without it
     assert SlashCommand("x", "", "x", takes_argument=True).usage == "/x [argument]"
 
 
@@ -211,6 +212,22 @@ async def test_an_at_mention_completes_paths_of_the_working_directory(tmp_path: 
         assert not menu.display and prompt.text == "see @src/util.py and @a"
         await pilot.press("enter")
         assert app.submitted == ["see @src/util.py and @a"]
+
+
+async def test_a_mention_of_a_path_with_a_space_is_quoted(tmp_path: Path) -> None:
+    (tmp_path / "my notes").mkdir()
+    (tmp_path / "my notes" / "todo list.md").write_text("x")
+    app = MentionsApp(tmp_path)
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        await pilot.press(*"see @my")
+        await wait_until(pilot, lambda: menu.display, what="the paths listed")
+        await pilot.press("tab")  # the directory: its paths are offered next
+        assert prompt.text == 'see @"my notes/'
+        assert shown_paths(menu) == ["my notes/todo list.md"]
+        await pilot.press("enter")
+        assert prompt.text == 'see @"my notes/todo list.md" ' and not menu.display
 
 
 async def test_without_a_working_directory_at_is_only_a_character() -> None:
