@@ -25,6 +25,8 @@ class SlashCommand:
     takes_argument: bool = False
     #: What the argument is, for help texts: ``/theme [name]``.
     argument_hint: str = ""
+    #: The command does nothing without its argument: ``/rename <name>``.
+    argument_required: bool = False
 
     @property
     def completion(self) -> str:
@@ -33,10 +35,11 @@ class SlashCommand:
 
     @property
     def usage(self) -> str:
-        """How to type the command, e.g. ``/export [path]``."""
-        if self.takes_argument:
-            return f"/{self.name} [{self.argument_hint or 'argument'}]"
-        return f"/{self.name}"
+        """How to type the command, e.g. ``/export [path]`` or ``/rename <name>``."""
+        if not self.takes_argument:
+            return f"/{self.name}"
+        hint = self.argument_hint or "argument"
+        return f"/{self.name} <{hint}>" if self.argument_required else f"/{self.name} [{hint}]"
 
 
 def _registry(*commands: SlashCommand) -> dict[str, SlashCommand]:
@@ -51,7 +54,7 @@ SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
     SlashCommand("new", "Start a new conversation with this agent", "new_conversation",
                  takes_argument=True, argument_hint="name"),
     SlashCommand("rename", "Name this conversation", "rename_conversation",
-                 takes_argument=True, argument_hint="name"),
+                 takes_argument=True, argument_hint="name", argument_required=True),
     SlashCommand("approvals", "Which tools wait for your approval (toggle them)",
                  "approval_rules"),
     SlashCommand("model", "Switch the model the agent runs on (a change on the server)",
