@@ -27,6 +27,9 @@ from openletta.api.messages import (
 )
 from openletta.demo import DemoServer, DemoServerThread
 from openletta.demo.ids import part_otid, previous_message_id
+from openletta.demo.script import Outcome, ScriptedCall, _read_after_listing
+from openletta.tools.base import Workspace
+from openletta.tools.search import LS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CANCELLED_LINE = '{"message_type": "stop_reason", "stop_reason": "cancelled"}'
@@ -662,3 +665,16 @@ async def test_a_deleted_conversation_is_gone(client: httpx.AsyncClient) -> None
     listed = (await client.get("/v1/conversations/", params={"agent_id": agent_id})).json()
     assert made["id"] not in [conversation["id"] for conversation in listed]
     assert (await client.delete(f"/v1/conversations/{made['id']}")).status_code == 404
+
+
+@pytest.mark.parametrize(("names", "read"), [
+    ([], None), (["sub/"], None), (["sub/", "my notes.txt", "z.txt"], "my notes.txt")])
+async def test_the_files_demo_reads_the_first_file_the_ls_tool_listed(
+        tmp_path: Path, names: list[str], read: str | None) -> None:
+    for name in names:
+        (tmp_path / name).mkdir() if name.endswith("/") else (tmp_path / name).write_text("x")
+    listing = await LS().run({"path": str(tmp_path)}, Workspace(tmp_path), lambda _: None)
+    call = ScriptedCall("LS", {"path": "."}, "")
+    step = _read_after_listing([Outcome(call, "call-1", "client", "success", listing.text)])
+    assert step is not None
+    assert [called.arguments["file_path"] for called in step.calls] == ([read] if read else [])

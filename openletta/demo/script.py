@@ -332,12 +332,13 @@ def _read_after_listing(outcomes: Sequence[Outcome]) -> Step | None:
     """After the client listed its directory: read the first file in the listing."""
     if len(outcomes) != 1 or outcomes[0].call.name != "LS" or outcomes[0].kind != "client":
         return None
+    # LS names the directory, then each entry indented (a subdirectory ends with "/").
     files = [line.strip() for line in outcomes[0].tool_return.splitlines()
-             if line.strip() and not line.strip().endswith("/") and not line.startswith("[")]
+             if line.startswith("  ") and line.strip() and not line.endswith("/")]
     if outcomes[0].status != "success" or not files:
         return Step(reasoning="The listing gave no file to read.",
                     text="Your folder has no file I could read; that is all for now.")
-    name = files[0].split()[0]
+    name = files[0]
     read = ScriptedCall("Read", {"file_path": name, "limit": 20}, "", always_ask=True,
                         summary=f"That was the start of `{name}`, read on your machine.")
     return Step(reasoning=f"Reading {name}, the first file of the listing.",
