@@ -79,6 +79,8 @@ class FakeClient:
         self.answers: deque[FakeStream] = deque()
         self.sent: list[str] = []
         self.answered: list[list[Answer]] = []
+        #: The message each set of answers went with (``None``: answers alone).
+        self.answered_with: list[str | None] = []
         self.cancelled: list[list[str] | None] = []
         self.rules: dict[str, bool] = {}
         self.rule_error: LettaError | None = None
@@ -167,8 +169,10 @@ class FakeClient:
         return self.resumes.popleft()
 
     def send_approvals(self, agent_id: str, decisions: Sequence[Answer],
-                       client_tools: Sequence[Any] = (), **_options: Any) -> FakeStream:
+                       client_tools: Sequence[Any] = (), then_text: str | None = None,
+                       **_options: Any) -> FakeStream:
         self.answered.append(list(decisions))
+        self.answered_with.append(then_text)
         self.declared.append([tool["name"] for tool in client_tools])
         stream = self.answers.popleft()
         stream.on_accept = self._take_answers

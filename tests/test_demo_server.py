@@ -381,6 +381,26 @@ async def test_deny_keeps_the_denial_in_history_only(client: httpx.AsyncClient) 
     assert denial["status"] == "error" and denial["name"] is None
 
 
+async def test_answers_with_a_message_get_one_reply_to_the_message(
+        client: httpx.AsyncClient) -> None:
+    agent_id = await first_agent_id(client)
+    request = of_type(await say(client, agent_id, "write"), "approval_request_message")[0]
+    call_id = request["tool_calls"]["tool_call_id"]
+    body = {"messages": [
+        {"type": "approval", "approvals": [{"type": "approval", "tool_call_id": call_id,
+                                            "approve": False, "reason": "stopped"}]},
+        {"type": "message", "role": "user", "content": "hello"}], "stream_tokens": True}
+    events = await stream(client, f"/v1/agents/{agent_id}/messages/stream", body)
+    assert_wire_shape(events)
+    reply = "".join(chunk["content"] for chunk in of_type(events, "assistant_message"))
+    assert "stopped" not in reply and reply == "".join(
+        chunk["content"] for chunk in of_type(await say(client, agent_id, "hello"),
+                                              "assistant_message"))
+    kinds = [m["message_type"] for m in await history(client, agent_id)]
+    response = kinds.index("approval_response_message")
+    assert kinds[response + 1:response + 3] == ["tool_return_message", "user_message"]
+
+
 async def test_parallel_requests_need_every_tool_call_id(client: httpx.AsyncClient) -> None:
     agent_id = await first_agent_id(client)
     events = await say(client, agent_id, "parallel")

@@ -13,17 +13,17 @@ from typing import Any, ClassVar
 import pytest
 from chat_fakes import FakeClient, FakeStream, Listener
 
-from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
+from openletta.api.answers import INTERRUPTED, ApprovalAnswer, ToolReturnAnswer
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
-from openletta.chat.approvals import Choice
+from openletta.chat.approval_flow import HELD
+from openletta.chat.approvals import CANCELLED_REASON, Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.tools.base import (
-    INTERRUPTED,
     Access,
     LocalTool,
     OnOutput,
@@ -32,7 +32,7 @@ from openletta.tools.base import (
     Workspace,
 )
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
-from openletta.transcript import ToolStatus
+from openletta.transcript import EventItem, ToolStatus, UserItem
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLO = "hello_tokens.sse"
@@ -183,18 +183,35 @@ async def test_output_shows_while_the_call_runs(chat: LocalChat) -> None:
     await chat.settled()
 
 
-async def test_esc_stops_a_running_call_and_the_agent_is_told(chat: LocalChat) -> None:
+async def test_esc_stops_a_running_call_and_the_agent_is_told_with_the_next_message(
+        chat: LocalChat) -> None:
     chat.run_tool.hold = asyncio.Event()
-    await chat.send(("call-1", "Run", {}), ("call-2", "Run", {}))
+    await chat.send(("call-1", "Run", {}), ("call-2", "Run", {}), ("call-3", "Serve", {}))
     chat.controller.decide(chat.controller.state.asking, Choice.APPROVE_ALL)  # type: ignore[arg-type]
     await chat.until(lambda: chat.controller.state.phase is Phase.RUNNING)
+    chat.controller.submit("typed meanwhile")
     chat.controller.interrupt()
-    await chat.settled()
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "the stop")
     assert chat.run_tool.stopped and len(chat.run_tool.runs) == 1  # the second never started
-    assert [(answer.tool_call_id, answer.status, answer.tool_return)
-            for answer in only_answer(chat)] == [("call-1", "error", INTERRUPTED),
-                                                 ("call-2", "error", INTERRUPTED)]
-    assert chat.controller.state.stop_reason == "end_turn"  # the agent went on
+    assert chat.controller.state.stop_reason == "interrupted"
+    assert not chat.client.answered  # the agent does not answer the interruption alone
+    assert chat.listener.restored == ["typed meanwhile"]
+    calls = [chat.transcript.call(f"call-{n}") for n in (1, 2, 3)]
+    assert [call.status for call in calls if call is not None] == [
+        ToolStatus.CANCELLED, ToolStatus.CANCELLED, ToolStatus.DENIED]  # nothing else runs
+    assert isinstance(chat.transcript.items[-2], EventItem)
+    assert chat.transcript.items[-2].text == HELD
+    chat.controller.submit("stop that, say hi")
+    await chat.settled()
+    assert chat.client.answered_with == ["stop that, say hi"] and not chat.client.sent[1:]
+    assert [(answer.tool_call_id, getattr(answer, "tool_return", None))
+            for answer in only_answer(chat)] == [("call-1", INTERRUPTED),
+                                                 ("call-2", INTERRUPTED), ("call-3", None)]
+    assert only_answer(chat)[2] == ApprovalAnswer(tool_call_id="call-3", approve=False,
+                                                  reason=CANCELLED_REASON)
+    user = next(item for item in reversed(chat.transcript.items) if isinstance(item, UserItem))
+    assert user.text == "stop that, say hi"
+    assert chat.controller.state.stop_reason == "end_turn"
 
 
 async def test_a_round_with_server_and_local_calls_is_answered_in_one_message(

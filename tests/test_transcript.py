@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from openletta.api.answers import INTERRUPTED
 from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
 from openletta.transcript import (
@@ -427,6 +430,26 @@ def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
     call = transcript.call("call-1")
     assert call is not None and call.client_result and not call.runs_here
     assert call.status is ToolStatus.SUCCESS and call.result == "/home/me"
+
+
+@pytest.mark.parametrize(("status", "result", "shown"), [
+    ("error", INTERRUPTED, ToolStatus.CANCELLED), ("error", "boom", ToolStatus.ERROR),
+    ("success", INTERRUPTED, ToolStatus.SUCCESS)])
+def test_a_call_the_user_stopped_reads_back_as_cancelled_as_it_showed_live(
+        status: str, result: str, shown: ToolStatus) -> None:
+    request = {"message_type": "approval_request_message", "id": "message-1",
+               "tool_calls": [{"tool_call_id": "call-1", "name": "Bash",
+                               "arguments": '{"command": "sleep 60"}'}]}
+    response = {"message_type": "approval_response_message", "id": "message-2",
+                "approvals": [{"type": "tool", "tool_call_id": "call-1",
+                               "tool_return": result, "status": status}]}
+    stored = {"message_type": "tool_return_message", "id": "message-3",
+              "tool_call_id": "call-1", "status": status, "tool_return": result}
+    for messages in ([request, response], [request, response, stored]):
+        transcript = Transcript()
+        transcript.load_history([parse_message(message) for message in messages])
+        call = transcript.call("call-1")
+        assert call is not None and call.status is shown and call.result == result
 
 
 def call_read_back(message_type: str, arguments: str, result: str) -> ToolCallItem:

@@ -9,6 +9,10 @@ from typing import Literal
 
 import pydantic
 
+#: What the agent is told of a call of a client-side tool that the user stopped (Esc). The
+#: transcript shows a call that returned it as cancelled, live and in history.
+INTERRUPTED = "Interrupted by the user: the call was stopped before it finished."
+
 
 class ApprovalAnswer(pydantic.BaseModel):
     """The user's decision on one pending tool call."""

@@ -223,23 +223,27 @@ class LettaClient(ConversationCalls, RunReads):
         ``client_tools``: tools this client runs (name, description, JSON schema); the agent
         may call them, and every such call comes back as a pending approval.
         """
-        item = {"type": "message", "role": "user", "content": text,
-                "otid": otid or str(uuid.uuid4())}
-        return self._stream_turn(agent_id, conversation_id, item,
+        return self._stream_turn(agent_id, conversation_id, [_user_item(text, otid)],
                                  turn_options(background, stream_tokens,
                                                self._declarable(client_tools)))
 
     def send_approvals(self, agent_id: str, decisions: Sequence[Answer], *,
                        conversation_id: str | None = None, background: bool = False,
                        stream_tokens: bool = True,
-                       client_tools: Sequence[Mapping[str, Any]] = ()) -> MessageStream:
+                       client_tools: Sequence[Mapping[str, Any]] = (),
+                       then_text: str | None = None, otid: str | None = None) -> MessageStream:
         """Answer a pending approval request; ``decisions`` must cover every pending call
-        (results of client-side tools go as :class:`ToolReturnAnswer`)."""
+        (results of client-side tools go as :class:`ToolReturnAnswer`). ``then_text``: a
+        message of the user's that follows the answers in the same request (``otid`` is
+        its id): the agent reads both before it replies."""
         if not decisions:
             raise ValueError("send_approvals needs at least one decision")
-        item = {"type": "approval",
-                "approvals": [decision.model_dump(exclude_none=True) for decision in decisions]}
-        return self._stream_turn(agent_id, conversation_id, item,
+        items: list[dict[str, Any]] = [{
+            "type": "approval",
+            "approvals": [decision.model_dump(exclude_none=True) for decision in decisions]}]
+        if then_text is not None:
+            items.append(_user_item(then_text, otid))
+        return self._stream_turn(agent_id, conversation_id, items,
                                  turn_options(background, stream_tokens,
                                                self._declarable(client_tools)))
 
@@ -280,18 +284,19 @@ class LettaClient(ConversationCalls, RunReads):
                 raise
         return await self._http.request("POST", agent_cancel)
 
-    def _stream_turn(self, agent_id: str, conversation_id: str | None, item: dict[str, Any],
-                     options: dict[str, Any]) -> MessageStream:
-        return MessageStream(lambda: self._open_turn(agent_id, conversation_id, item, options))
+    def _stream_turn(self, agent_id: str, conversation_id: str | None,
+                     items: list[dict[str, Any]], options: dict[str, Any]) -> MessageStream:
+        return MessageStream(lambda: self._open_turn(agent_id, conversation_id, items, options))
 
     async def _open_turn(self, agent_id: str, conversation_id: str | None,
-                         item: dict[str, Any], options: dict[str, Any]) -> httpx.Response:
+                         items: list[dict[str, Any]], options: dict[str, Any]
+                         ) -> httpx.Response:
         """Send one turn to the conversations API, or the agent stream API on old servers."""
         agent_stream = (f"/v1/agents/{agent_id}/messages/stream",
-                        {"messages": [item], **options})
+                        {"messages": items, **options})
         if conversation_id is None and self._agent_stream_needed():
             return await self._http.open_stream(*agent_stream)
-        body: dict[str, Any] = {"messages": [item], "streaming": True, **options}
+        body: dict[str, Any] = {"messages": items, "streaming": True, **options}
         if conversation_id is None:
             body["agent_id"] = agent_id
         path = f"/v1/conversations/{conversation_id or DEFAULT_THREAD}/messages"
@@ -330,6 +335,12 @@ class LettaClient(ConversationCalls, RunReads):
     def _agent_stream_needed(self) -> bool:
         old = self.server_version is not None and self.server_version < AGENT_DIRECT_VERSION
         return self._agent_stream_only or old
+
+
+def _user_item(text: str, otid: str | None) -> dict[str, Any]:
+    """A message of the user's, as a turn request carries it."""
+    return {"type": "message", "role": "user", "content": text,
+            "otid": otid or str(uuid.uuid4())}
 
 
 def turn_options(background: bool, stream_tokens: bool,

@@ -19,12 +19,14 @@ from openletta.chat.approvals import CANCELLED_REASON, ApprovalRound, Choice, De
 from openletta.chat.replies import TurnOutcome
 from openletta.chat.turn_state import Phase
 from openletta.chat.turn_tasks import TurnTasks
-from openletta.tools.base import INTERRUPTED, ToolOutcome
+from openletta.tools.base import STOPPED, ToolOutcome
 from openletta.transcript import ToolCallItem
 
 log = logging.getLogger(__name__)
 
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
+#: The note under a round whose local calls the user stopped: its answers wait.
+HELD = "Interrupted by you. The agent hears of it with your next message"
 
 
 #: Sends a message, then each queued one after a clean end (``None``: nothing to send).
@@ -131,8 +133,10 @@ class ApprovalFlow:
         """Send the round's answers and stream the continuation."""
         round_ = self._tasks.round
         assert round_ is not None
-        if round_.to_run_here():
-            await self._run_here(round_)
+        if round_.to_run_here() and await self._run_here(round_) and not (
+                self._tasks.quit_when_answered):
+            self._hold(round_)
+            return None
         self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
                            stop_reason=None, connection=None)
         try:
@@ -158,17 +162,17 @@ class ApprovalFlow:
     async def approvals_then_converse(self) -> None:
         await self._converse(await self.approvals())
 
-    async def _run_here(self, round_: ApprovalRound) -> None:
-        """Run the round's approved local calls, one by one. Esc stops the one running; it
-        and the ones after it are reported to the agent as interrupted. The agent hears of
-        a call the user edited first."""
+    async def _run_here(self, round_: ApprovalRound) -> bool:
+        """Run the round's approved local calls, one by one; ``True`` when Esc stopped them.
+        Esc stops the one running; it and the ones after it are reported to the agent as
+        interrupted. The agent hears of a call the user edited first."""
         local = self._tasks.local
         assert local is not None
         self._tasks.update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
         transcript = self._tasks.session.transcript
         for call in round_.to_run_here():
             call_id = call.tool_call_id
-            outcome = ToolOutcome(INTERRUPTED, ok=False)
+            outcome = STOPPED
             if not self._tasks.tools_interrupted:
                 self._tasks.listener.transcript_changed(transcript.start_local(call_id))
                 outcome = await self._run_one(call)
@@ -177,8 +181,27 @@ class ApprovalFlow:
                 told = dataclasses.replace(outcome, text=local.edited_result(call, outcome.text))
             round_.results[call_id] = told
             self._tasks.listener.transcript_changed(transcript.finish_local(
-                call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))
-        self._tasks.tools_interrupted = False
+                call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout,
+                stopped=outcome.interrupted))
+        stopped, self._tasks.tools_interrupted = self._tasks.tools_interrupted, False
+        return stopped
+
+    def _hold(self, round_: ApprovalRound) -> None:
+        """Esc stopped the round's local calls: the turn stops there. The answers wait, to
+        go with the user's next message, so that the agent hears of the interruption
+        without answering it on its own. What else the round approved does not run."""
+        transcript = self._tasks.session.transcript
+        for call in round_.calls:
+            decision = round_.decisions.get(call.tool_call_id)
+            if call.tool_call_id not in round_.results and (decision is None or decision.approve):
+                round_.decide(call, Decision(approve=False, reason=CANCELLED_REASON))
+                self._tasks.listener.transcript_changed(transcript.record_decisions(
+                    {call.tool_call_id: (False, CANCELLED_REASON)}))
+        self._tasks.round, self._tasks.held = None, round_
+        self._tasks.listener.transcript_changed(transcript.end_stream("interrupted", HELD))
+        self._tasks.return_queue()
+        self._tasks.update(phase=Phase.IDLE, asking=None, undecided=0, answer_error=None,
+                           stop_reason="interrupted")
 
     async def _run_one(self, call: ToolCallItem) -> ToolOutcome:
         """Run one local call in a task of its own, which Esc (or closing) cancels."""
@@ -196,7 +219,7 @@ class ApprovalFlow:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled():
-            return ToolOutcome(INTERRUPTED, ok=False)
+            return STOPPED
         if (error := task.exception()) is not None:
             log.error("a local call failed", exc_info=error)
             return ToolOutcome(f"openletta could not run the call: {error!r}", ok=False)

@@ -141,7 +141,7 @@ class ChatController:
     def interrupt(self) -> None:
         """Esc: stop the request in flight. What arrived stays, marked interrupted; a message
         the server never accepted goes back to the prompt; the run is cancelled on the server.
-        Local calls running are stopped, and the agent is told (the answers still go).
+        Local calls running are stopped; the agent is told with the next message.
         """
         phase = self.state.phase
         if phase is Phase.RUNNING:
@@ -202,6 +202,11 @@ class ChatController:
         pauses = iter(BUSY_POLL_SECONDS)
         while True:
             try:
+                if (held := self._tasks.held) is not None:
+                    outcome = await self.session.answer_round(
+                        held, self._tasks.on_change, self._tasks.on_connection, then_text=text)
+                    self._tasks.held = None
+                    return outcome
                 return await self.session.stream_turn(text, self._tasks.on_change,
                                                       self._tasks.on_connection)
             except ConversationBusyError as busy:

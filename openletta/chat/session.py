@@ -195,21 +195,32 @@ class ChatSession(ReplyStreams):
         return round_ if round_.calls else None
 
     async def answer_round(self, round_: ApprovalRound, on_change: OnChange,
-                           on_connection: OnConnection = unheard) -> TurnOutcome:
-        """Send the decisions of a complete round and stream the agent's continuation."""
+                           on_connection: OnConnection = unheard, *,
+                           then_text: str | None = None) -> TurnOutcome:
+        """Send the decisions of a complete round and stream the agent's continuation.
+        ``then_text``: a message of the user's, sent with them (the agent answers it)."""
         decisions = round_.decisions
+        otid = new_otid() if then_text is not None else None
 
         def send(background: bool) -> MessageStream:
             return self.client.send_approvals(self.agent.id, round_.answers(),
                                               conversation_id=self.conversation_id,
                                               background=background,
-                                              client_tools=self.client_tools)
+                                              client_tools=self.client_tools,
+                                              then_text=then_text, otid=otid)
+
+        def opened() -> Change:
+            change = self.transcript.record_decisions(
+                {key: (decision.approve, decision.reason)
+                 for key, decision in decisions.items()},
+                auto={key for key, decision in decisions.items() if decision.auto})
+            if then_text is None:
+                return change
+            on_change(change)
+            return self.transcript.add_user(then_text, otid=otid)
 
         stream = await self._accepted(send, on_connection)
-        return await self._follow(stream, lambda: self.transcript.record_decisions(
-            {key: (decision.approve, decision.reason) for key, decision in decisions.items()},
-            auto={key for key, decision in decisions.items() if decision.auto}),
-            on_change, on_connection)
+        return await self._follow(stream, opened, on_change, on_connection, otid)
 
     async def follow_run(self, run: Run, note: str, on_change: OnChange,
                          on_connection: OnConnection = unheard) -> TurnOutcome | None:

@@ -54,6 +54,8 @@ class TurnTasks:
         self.queue: deque[str] = deque()
         #: The approval round open now, if any.
         self.round: ApprovalRound | None = None
+        #: A round whose local calls the user stopped: its answers go with the next message.
+        self.held: ApprovalRound | None = None
         #: Tools the user approved "for this session": their requests are answered at once.
         self.auto_approve: set[str] = set()
         #: Whether the app quits once the open round's answers are sent.

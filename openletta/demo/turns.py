@@ -151,8 +151,9 @@ class Turn:
             pending = self.thread.pending
             if pending is None:
                 raise TurnFailed.internal(NO_PENDING)
-            stop = await self._continue(pending, list(self.request.approvals))
-            if stop != "end_turn" or not self.request.user_messages:
+            answered_only = not self.request.user_messages
+            stop = await self._continue(pending, list(self.request.approvals), answered_only)
+            if stop != "end_turn" or answered_only:
                 return stop
         elif self.thread.pending is not None:
             raise TurnFailed.internal(CONFLICT, message=CONFLICT)
@@ -168,7 +169,10 @@ class Turn:
             raise TurnFailed(error.stop_reason, error.error_type, error.message, error.detail)
         return await self._steps(reply.first, reply.pace)
 
-    async def _continue(self, pending: PendingApproval, entries: list[Chunk]) -> str:
+    async def _continue(self, pending: PendingApproval, entries: list[Chunk],
+                        follow_up: bool) -> str:
+        """Record the answers; the agent follows up on the results unless a message of the
+        user's came with them (it answers that instead, as Letta does)."""
         expected = [call_id for call_id, _ in pending.calls]
         received = [entry["tool_call_id"] for entry in entries]
         if received == [pending.row_id] and len(expected) == 1:  # legacy: the request's id
@@ -180,6 +184,8 @@ class Turn:
         self._store_decisions()
         if any(entry["type"] == "approval" and entry["approve"] for entry in entries):
             await self._tick(self.engine.pacer.pause(TOOL_SECONDS))
+        if not follow_up:
+            return "end_turn"
         return await self._steps(self.engine.script.follow_up(outcomes), 1.0)
 
     def _store_decisions(self) -> None:

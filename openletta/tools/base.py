@@ -16,10 +16,10 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar, overload
 
+from openletta.api.answers import INTERRUPTED
+
 #: Hears output as it comes (a running command's stdout and stderr, merged).
 OnOutput = Callable[[str], None]
-#: What the agent is told when the user stopped a call with Esc.
-INTERRUPTED = "Interrupted by the user: the call was stopped before it finished."
 #: Environment variables never passed to a child process, whatever their value.
 SECRET_VARIABLES = frozenset({"LETTA_API_KEY"})
 
@@ -73,6 +73,12 @@ class ToolOutcome:
     ok: bool = True
     stdout: list[str] | None = None
     stderr: list[str] | None = None
+    #: The user stopped the call (or it never started, the calls before it stopped).
+    interrupted: bool = False
+
+
+#: The outcome of a call the user stopped with Esc.
+STOPPED = ToolOutcome(INTERRUPTED, ok=False, interrupted=True)
 
 
 @dataclass(frozen=True)

@@ -190,10 +190,12 @@ class Transcript(HistoryPages):
         return change
 
     def finish_local(self, tool_call_id: str, result: str, *, ok: bool,
-                     stdout: Sequence[str] | None = None) -> Change:
+                     stdout: Sequence[str] | None = None, stopped: bool = False) -> Change:
         """A call run here ended with ``result`` (what the agent is told); ``stdout`` is its
-        output as sent (in place of what streamed)."""
+        output as sent (in place of what streamed). ``stopped``: the user stopped it."""
         status = ToolStatus.SUCCESS if ok else ToolStatus.ERROR
+        if stopped:
+            status = ToolStatus.CANCELLED
         if stdout is None:
             return self._update_call(tool_call_id, result=result, status=status)
         return self._update_call(tool_call_id, result=result, status=status,

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from openletta.api import messages as m
+from openletta.api.answers import INTERRUPTED
 from openletta.transcript.base import CALLS_STAY_PENDING, TranscriptBase, settled_status
 from openletta.transcript.change import Change
 from openletta.transcript.edits import read_edit_note
@@ -29,6 +30,14 @@ from openletta.transcript.packed import compaction_summary, unpack_user_content
 from openletta.transcript.turns import TurnStats
 
 _DENIAL_PREFIX = "Error: request to call tool denied."
+
+
+def _returned_status(status: str | None, tool_return: str | None) -> ToolStatus:
+    """The status of a call that returned (not denied): a call the user stopped (as
+    openletta reports it) is cancelled."""
+    if status != "error":
+        return ToolStatus.SUCCESS
+    return ToolStatus.CANCELLED if tool_return == INTERRUPTED else ToolStatus.ERROR
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
 
 
@@ -139,7 +148,7 @@ class MessageHandlers(TranscriptBase):
             if denied:
                 item.status = ToolStatus.DENIED
             else:
-                item.status = ToolStatus.ERROR if result.status == "error" else ToolStatus.SUCCESS
+                item.status = _returned_status(result.status, result.tool_return)
             change.touch(item)
 
     def _on_approval_response(self, message: m.ApprovalResponseMessage, change: Change) -> None:
@@ -151,8 +160,7 @@ class MessageHandlers(TranscriptBase):
                 if decision.type == "tool":
                     item.client_result = True
                     item.result = decision.tool_return
-                    item.status = (ToolStatus.ERROR if decision.status == "error"
-                                   else ToolStatus.SUCCESS)
+                    item.status = _returned_status(decision.status, decision.tool_return)
                     change.touch(item)
                 elif decision.approve is not None:
                     self._decide(item, decision.approve, decision.reason, change)

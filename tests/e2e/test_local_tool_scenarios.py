@@ -14,13 +14,15 @@ import setup_agent
 from chat_fakes import Listener
 from e2e_turns import until
 
+from openletta.api.answers import INTERRUPTED
 from openletta.api.client import LettaClient
+from openletta.api.messages import ToolReturnMessage
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
-from openletta.tools.base import INTERRUPTED, Workspace
+from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus
 
@@ -129,7 +131,8 @@ async def test_a_command_streams_its_output_live(chat: LocalChat) -> None:
     assert "Exit code: 0" in (call.result or "") and "line 3" in (call.result or "")
 
 
-async def test_esc_stops_a_long_command_and_the_agent_is_told(chat: LocalChat) -> None:
+async def test_esc_stops_a_long_command_and_the_agent_is_told_with_the_next_message(
+        chat: LocalChat) -> None:
     call = await chat.ask("local sleep")
     chat.controller.decide(call, Choice.APPROVE)
     await until(lambda: call.status is ToolStatus.RUNNING)
@@ -138,8 +141,15 @@ async def test_esc_stops_a_long_command_and_the_agent_is_told(chat: LocalChat) -
     chat.controller.interrupt()
     await chat.settled()
     assert asyncio.get_running_loop().time() - started < 10
-    assert call.result == INTERRUPTED
-    assert "Interrupted by the user" in chat.answer()
+    assert call.result == INTERRUPTED and call.status is ToolStatus.CANCELLED
+    assert chat.state.stop_reason == "interrupted"
+    chat.controller.submit("hello again")
+    await until(lambda: chat.state.phase is Phase.IDLE and chat.state.stop_reason == "end_turn")
+    assert "Hello" in chat.answer()  # the agent answered the message, the call's result read
+    page = await chat.client.list_messages(chat.controller.session.agent.id)
+    returns = [result.tool_return for message in page.messages
+               if isinstance(message, ToolReturnMessage) for result in message.tool_returns]
+    assert INTERRUPTED in returns
 
 
 async def test_the_child_never_sees_the_api_key(chat: LocalChat) -> None:
