@@ -454,6 +454,19 @@ async def test_client_tools_are_not_sent_to_a_server_too_old_for_them(
     assert ("client_tools" in only_request(replay_server).body) is declared
 
 
+async def test_a_message_can_follow_the_answers_in_one_request(
+        replay_server, replay_client) -> None:
+    replay_server.reply_capture("hello_tokens.sse")
+    answers = [ToolReturnAnswer(tool_call_id="call_1", tool_return="stopped", status="error")]
+    async with replay_client.send_approvals(AGENT, answers, then_text="go on",
+                                            otid="otid-1") as stream:
+        [message async for message in stream]
+    assert only_request(replay_server).body["messages"] == [
+        {"type": "approval", "approvals": [{"type": "tool", "tool_call_id": "call_1",
+                                            "tool_return": "stopped", "status": "error"}]},
+        {"type": "message", "role": "user", "content": "go on", "otid": "otid-1"}]
+
+
 def test_send_approvals_needs_a_decision(replay_client) -> None:
     with pytest.raises(ValueError, match="at least one decision"):
         replay_client.send_approvals(AGENT, [])
