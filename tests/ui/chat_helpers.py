@@ -88,3 +88,13 @@ async def start_new_conversation(pilot: Pilot[None], screen: ChatScreen,
     await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
                      and app.screen is not screen, what="new conversation")
     return await open_chat(pilot, wait_until)
+
+
+async def choose(pilot: Pilot[None], key: str, wait_until) -> None:
+    """Press a choice's key on the focused approval prompt and wait until it took effect
+    (the key waits to see that no other key follows it)."""
+    focused = pilot.app.focused
+    prompt = focused.parent if focused is not None else None
+    assert isinstance(prompt, ApprovalPrompt), "no approval prompt has the focus"
+    await pilot.press(key)
+    await wait_until(pilot, lambda: not prompt.choice_pending, what=f"{key!r} taken")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chat_helpers import chat, demo_chat, send
+from chat_helpers import chat, choose, demo_chat, send
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
@@ -82,7 +82,7 @@ async def test_approve_runs_the_tool_on_the_same_card(demo_server, make_app, wai
         assert prompt.call is call and call.status is ToolStatus.AWAITING_APPROVAL
         assert screen.status.info.state == APPROVAL_STATE
         assert APPROVAL_STATE in app.sub_title
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         await answered(pilot, screen, wait_until)
         assert calls(screen) == [call]
         assert call.status is ToolStatus.SUCCESS and call.approved is True
@@ -103,11 +103,12 @@ async def test_a_prompt_below_a_long_chat_keeps_the_view_following(demo_server, 
         await ask(pilot, screen, "edit", wait_until)
         await pilot.pause()
         assert view.following and not view.query_one("#new-indicator").display
-        await pilot.press("n")  # the reason box grows the card: still the newest line
+        await choose(pilot, "n", wait_until)  # the reason box grows the card: still newest
         await wait_until(pilot, lambda: screen.focused is not None
                          and screen.focused.has_class("approval-reason"), what="reason focused")
         assert view.following
-        await pilot.press("escape", "y")
+        await pilot.press("escape")
+        await choose(pilot, "y", wait_until)
         await answered(pilot, screen, wait_until)
         assert view.following and not view.query_one("#new-indicator").display
 
@@ -115,11 +116,12 @@ async def test_a_prompt_below_a_long_chat_keeps_the_view_following(demo_server, 
 async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)
-        await pilot.press("n")
+        await choose(pilot, "n", wait_until)
         await pilot.press("escape")  # back to the choices, nothing sent
         assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
         assert asking(screen) is not None
-        await pilot.press("4", *"keep the build", "enter")
+        await choose(pilot, "4", wait_until)
+        await pilot.press(*"keep the build", "enter")
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
         assert call.status is ToolStatus.DENIED and call.reason == "keep the build"
@@ -132,7 +134,7 @@ async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
 async def test_approve_for_session_answers_later_requests(demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)
-        await pilot.press("s")
+        await choose(pilot, "s", wait_until)
         await answered(pilot, screen, wait_until)
         await send(pilot, screen, "danger again", wait_until)
         await answered(pilot, screen, wait_until)
@@ -149,7 +151,7 @@ async def test_always_allow_changes_the_rule_on_the_server(demo_server, make_app
         try:
             assert "write_file" in (await client.get_agent(agent_id)).tools_requiring_approval
             await ask(pilot, screen, "write", wait_until)
-            await pilot.press("a")
+            await choose(pilot, "a", wait_until)
             await answered(pilot, screen, wait_until)
             rules = (await client.get_agent(agent_id)).tools_requiring_approval
         finally:
@@ -167,11 +169,12 @@ async def test_parallel_requests_are_answered_in_one_reply(demo_server, make_app
         prompt = await ask(pilot, screen, "parallel", wait_until)
         first, second = calls(screen)
         assert prompt.call is first and prompt.waiting == 2
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         await wait_until(pilot, lambda: asking(screen) is not None
                          and asking(screen).call is second, what="second prompt")
         assert first.status is ToolStatus.AWAITING_APPROVAL  # nothing sent yet
-        await pilot.press("n", *"no", "enter")
+        await choose(pilot, "n", wait_until)
+        await pilot.press(*"no", "enter")
         await answered(pilot, screen, wait_until)
         assert first.status is ToolStatus.SUCCESS
         assert second.status is ToolStatus.DENIED and second.reason == "no"
@@ -180,7 +183,7 @@ async def test_parallel_requests_are_answered_in_one_reply(demo_server, make_app
 async def test_approve_all(demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "parallel", wait_until)
-        await pilot.press("5")
+        await choose(pilot, "5", wait_until)
         await answered(pilot, screen, wait_until)
         assert [call.status for call in calls(screen)] == [ToolStatus.SUCCESS] * 2
 
@@ -192,7 +195,7 @@ async def test_pending_request_is_asked_on_open(make_app, wait_until):
         async with demo_chat(make_app, base_url, wait_until) as (_app, pilot, screen):
             await prompt_focused(pilot, screen, wait_until)
             assert screen.status.info.state == APPROVAL_STATE
-            await pilot.press("y")
+            await choose(pilot, "y", wait_until)
             await answered(pilot, screen, wait_until)
             assert calls(screen)[-1].status is ToolStatus.SUCCESS
     finally:
@@ -229,7 +232,7 @@ async def test_send_failure_keeps_the_prompt_open(demo_server, make_app, wait_un
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)
         await demo_server.server.stop()
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         await wait_until(pilot, lambda: asking(screen) is not None
                          and asking(screen)._error.display, what="error in the prompt")
         (call,) = calls(screen)
@@ -253,7 +256,7 @@ async def test_typing_guard_hands_a_message_typed_through_the_prompt_to_the_mess
         assert calls(screen)[0].approved is None and asking(screen) is prompt
         assert app_focus_is_on(pilot, prompt)
         prompt._quiet_since -= ApprovalPrompt.GUARD_SECONDS  # the keyboard went quiet
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
         assert screen.prompt.text == "yes, a 1n e"
@@ -284,3 +287,19 @@ async def test_approvals_command_toggles_rules_on_the_server(demo_server, make_a
         assert needed == {"write_file", "edit_file", "bash"}
         await pilot.press("escape")
         assert app.screen is screen
+
+
+async def test_enter_or_esc_on_the_message_goes_back_to_the_waiting_prompt(
+        demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        for key in ("enter", "escape"):
+            await pilot.press("x")  # no choice's key: a message starts, with the focus
+            await wait_until(pilot, lambda: app.focused is screen.prompt, what="on the message")
+            await pilot.press(key)
+            await wait_until(pilot, lambda: app_focus_is_on(pilot, prompt),  # noqa: B023
+                             what=f"{key} back on the prompt")
+        assert screen.prompt.text == "xx" and screen.controller.state.asking is prompt.call
+        await choose(pilot, "y", wait_until)
+        await answered(pilot, screen, wait_until)
+        assert calls(screen)[0].status is ToolStatus.SUCCESS

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from chat_helpers import open_chat
+from chat_helpers import choose, open_chat
 from test_app import SIZE
 from test_approvals import answered, calls, prompt_focused
 from textual.app import App, ComposeResult
@@ -50,10 +50,10 @@ async def test_the_demo_lists_and_reads_the_folder_with_approval(
         assert prompt.call.name == "LS" and prompt.here is not None
         card = screen.view.widget_for(prompt.call)
         assert isinstance(card, ToolCallCard) and card.has_class("-runs-here")
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         prompt = await prompt_focused(pilot, screen, wait_until)
         assert prompt.call.name == "Read"
-        await pilot.press("y")
+        await choose(pilot, "y", wait_until)
         await answered(pilot, screen, wait_until)
         listing, read = calls(screen)
         assert "hello.txt" in (listing.result or "")
@@ -108,14 +108,15 @@ async def test_a_command_edited_on_its_card_is_what_runs(
         await pilot.press(*"how much disk", "enter")
         prompt = await prompt_focused(pilot, screen, wait_until)
         assert prompt.call.name == "Bash"
-        await pilot.press("e")
+        await choose(pilot, "e", wait_until)
         field = prompt.query_one(CommandEditor)
         assert app.focused is field and field.text == "du -sh ."
         await pilot.press("escape")  # back to the choices, nothing ran
         assert not field.display and prompt.call.status is ToolStatus.AWAITING_APPROVAL
         rows = [str(option.prompt) for option in prompt.query_one(OptionList)._options]
         assert [row[:3] for row in rows] == ["y/1", "s/2", "a/3", "n/4", "e/5"]  # in order
-        await pilot.press("5", *" && echo edited", "enter")  # typed after the command
+        await choose(pilot, "5", wait_until)
+        await pilot.press(*" && echo edited", "enter")  # typed after the command
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
         assert call.arguments == {"command": "du -sh . && echo edited"} and call.edited
@@ -132,7 +133,7 @@ async def test_a_server_tool_cannot_be_edited(demo_server, make_app, wait_until,
         screen = await open_chat(pilot, wait_until)
         await pilot.press(*"approve", "enter")
         prompt = await prompt_focused(pilot, screen, wait_until)
-        await pilot.press("e")
+        await choose(pilot, "e", wait_until)
         assert not prompt.query_one(CommandEditor).display
         assert "Edit the command" not in " ".join(
             str(option.prompt) for option in prompt.query_one(OptionList)._options)
@@ -162,7 +163,7 @@ class AnswersApp(PromptApp):
         self.answers.append(answer)
 
 
-async def test_a_command_of_several_lines_is_edited_over_as_many_lines() -> None:
+async def test_a_command_of_several_lines_is_edited_over_as_many_lines(wait_until) -> None:
     command = "cat <<EOF\nyes\nEOF"
     call = ToolCallItem(key="call:1", name="Bash", runs_here=True,
                         arguments_text=json.dumps({"command": command}))
@@ -170,7 +171,7 @@ async def test_a_command_of_several_lines_is_edited_over_as_many_lines() -> None
     app = AnswersApp(prompt)
     async with app.run_test(size=(100, 20)) as pilot:
         prompt.focus_choices()
-        await pilot.press("e")
+        await choose(pilot, "e", wait_until)
         editor = prompt.query_one(CommandEditor)
         await pilot.pause()
         assert app.focused is editor and editor.content_size.height == 3  # a row per line

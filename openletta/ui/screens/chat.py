@@ -53,6 +53,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Stop", id="chat.interrupt"),
+        Binding("escape", "back_to_approval", "Answer", id="chat.approval"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
         Binding("ctrl+f", "find", "Find", id="chat.find"),
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
@@ -85,8 +86,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
         self._state_shown = self.controller.state
-        #: The last history load error shown, until a load succeeds (the same one is not
-        #: shown again each time the user asks).
+        #: The last history load error shown, until a load succeeds (not shown twice).
         self._history_error: str | None = None
         self.view = ChatView(id="chat")
         self.menu = CompletionMenu(id="completion-menu")
@@ -152,8 +152,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.load_earlier()
 
     async def _load_earlier_page(self) -> bool:
-        """Load the next older page now (for search); ``False`` at the beginning or if the
-        page could not be loaded."""
+        """Load the next older page now (for search); ``False`` at the start or on error."""
         return self.session.has_more_history and await self._load(self.session.load_earlier)
 
     async def _load(self, load: Callable[[], Awaitable[Change]]) -> bool:
@@ -179,6 +178,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         if self._slash is None or not self._slash(event.text):
             self.view.action_jump_to_bottom()  # to follow the message and its answer
             self.controller.submit(event.text)
+            self.action_back_to_approval()
 
     def transcript_changed(self, change: Change) -> None:
         self.view.apply(change)
@@ -238,18 +238,19 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
                 return
             prompt = self._asking = approval_prompt(asking, state.undecided,
                                                     self.controller.local)
-            self.call_later(self._focus_prompt, card.open_prompt(prompt), card, prompt)
+            self.call_later(self._focus_prompt, card.open_prompt(prompt), prompt)
         if prompt is not None and state.answer_error and prompt.error != state.answer_error:
             prompt.show_error(state.answer_error)
 
-    async def _focus_prompt(self, mounted: AwaitMount, card: ToolCallCard,
-                            prompt: ApprovalPrompt) -> None:
-        """Once the prompt is mounted (its card may still be mounting), bring it into view
-        and give it the focus."""
-        await mounted
+    async def _focus_prompt(self, mounted: AwaitMount, prompt: ApprovalPrompt) -> None:
+        await mounted  # (its card may still be mounting)
         if prompt.is_attached:
-            card.scroll_visible(animate=False)
-            prompt.focus_choices()
+            prompt.summon()
+
+    def action_back_to_approval(self) -> None:
+        """Enter or Esc on the message while a call waits for an answer: back to it."""
+        if self._asking is not None:
+            self._asking.summon()
 
     @on(ApprovalPrompt.Answered)
     def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
@@ -288,7 +289,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
-            return True if self.busy else None
+            return True if self.busy else None if self._asking is None else False
+        if action == "back_to_approval":
+            return self._asking is not None and not self.busy
         if action == "switch_mode":
             return self.controller.local is not None
         # In a memory block being edited, the page and end keys move in the block.
@@ -331,8 +334,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         """Go to the next permission mode for local calls."""
         mode = self.controller.switch_mode()
         if mode is not None:
-            self.notify(mode.explained, title=f"Local tools: {mode.label}",
-                        severity="information")
+            self.notify(mode.explained, title=f"Local tools: {mode.label}", severity="information")
 
     def action_interrupt(self) -> None:
         """Stop the running turn: keep what arrived, mark it interrupted, cancel the run."""

@@ -10,8 +10,11 @@ it stands, Ctrl+J starts a new line, Esc returns to the choices.
 The prompt takes the focus when it appears, maybe while the user is typing a message. So
 it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.GUARD_SECONDS`
 since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
-is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the wait. A
-sentence typed through it neither answers it nor is lost.
+is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the
+wait. Later, a character that is no choice's key starts a message the same way (and the
+wait again), with the focus. A choice's key takes effect once no other key followed it for
+:attr:`ApprovalPrompt.BURST_SECONDS`: a burst of keys (fast typing, a paste) that starts
+with one is the message's too. A sentence typed through it neither answers it nor is lost.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -107,6 +111,8 @@ class ApprovalPrompt(Vertical):
     """Asks whether ``call`` may run; posts :class:`Answered` or :class:`Dismissed`."""
 
     GUARD_SECONDS: ClassVar[float] = 0.75
+    #: How long a choice's key waits for a next key that would make it typing.
+    BURST_SECONDS: ClassVar[float] = 0.15
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(key, f"choose('{choice.value}')", FOOTER_LABELS.get(key, ""),
                   show=key in FOOTER_LABELS) for choice, key, _ in CHOICES),
@@ -167,6 +173,13 @@ class ApprovalPrompt(Vertical):
         self._error = Static(classes="approval-error")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
         self.error: str | None = None
+        #: The characters that pick a choice, the last one typed, and a choice picked by one
+        #: that waits for :attr:`BURST_SECONDS` (with its timer).
+        self._choice_keys = {key for _, key, _ in self._choices} | {
+            str(number) for number in range(1, len(self._choices) + 1)}
+        self._typed: str | None = None
+        self._pending: tuple[Choice, str] | None = None
+        self._pending_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         title = Text("⚠ Approval needed", style="bold")
@@ -195,6 +208,13 @@ class ApprovalPrompt(Vertical):
         """Put the focus on the choices (where the single keys work)."""
         self._options.focus()
 
+    def summon(self) -> None:
+        """Bring the choices back into view with the focus, after the user typed elsewhere
+        (they answer once the keyboard is quiet again)."""
+        self._quiet_since = self._clock()
+        self._options.focus(scroll_visible=False)
+        self.scroll_visible(animate=False)
+
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
         self.error = message
@@ -203,26 +223,71 @@ class ApprovalPrompt(Vertical):
         self._quiet_since = self._clock()
 
     @property
+    def choice_pending(self) -> bool:
+        """Whether a choice's key waits to see that no other key follows it."""
+        return self._pending is not None
+
+    @property
     def armed(self) -> bool:
         """Whether the keyboard has been quiet long enough since the prompt appeared (or
         showed an error) to take answers."""
         return self._clock() - self._quiet_since >= self.GUARD_SECONDS
 
     def on_key(self, event: events.Key) -> None:
-        """Before the prompt is armed, hand typing on to the message (see the module)."""
-        if self.armed or not (event.is_printable or event.key in TYPED_THROUGH_KEYS):
+        """Typing meant for the message goes on to it (see the module)."""
+        typed = event.is_printable or event.key in TYPED_THROUGH_KEYS
+        if not typed or not self._options.has_focus:
+            return
+        character = event.character if event.is_printable else None
+        if self._pending is not None:  # the choice's key began a burst: all of it is typing
+            self._cancel_pending()
+            self._hand_on(event.key, character, focus=True)
+        elif self.armed and not (character in self._choice_keys or event.key == "enter"):
+            self._hand_on(event.key, character, focus=True)
+        elif not self.armed:
+            self._hand_on(event.key, character, focus=False)
+        else:
+            self._typed = character
             return
         event.stop()
         event.prevent_default()
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Pasted text is the message's."""
+        event.stop()
+        self._cancel_pending()
+        self._hand_on("paste", event.text, focus=True)
+
+    def _hand_on(self, key: str, character: str | None, *, focus: bool) -> None:
         self._quiet_since = self._clock()
-        self.post_message(TypedElsewhere(event.key, event.character if event.is_printable
-                                         else None, focus=False))
+        self.post_message(TypedElsewhere(key, character, focus=focus))
+
+    def _cancel_pending(self) -> None:
+        """A choice's key was typing after all: it goes on to the message."""
+        if self._pending_timer is not None:
+            self._pending_timer.stop()
+        if self._pending is not None:
+            self._hand_on(self._pending[1], self._pending[1], focus=True)
+        self._pending = self._pending_timer = None
 
     def action_choose(self, value: str) -> None:
-        """Answer with the choice ``value`` (Deny first asks for a reason)."""
+        """Answer with the choice ``value`` (Deny first asks for a reason), once no other
+        key follows the key that picked it."""
         choice = Choice(value)
         if not self.armed or choice not in {c for c, _, _ in self._choices}:
             return
+        if self._typed is None:
+            self._take(choice)
+            return
+        self._pending, self._typed = (choice, self._typed), None
+        self._pending_timer = self.set_timer(self.BURST_SECONDS, self._take_pending)
+
+    def _take_pending(self) -> None:
+        if self._pending is not None:
+            choice, self._pending, self._pending_timer = self._pending[0], None, None
+            self._take(choice)
+
+    def _take(self, choice: Choice) -> None:
         if choice in (Choice.DENY, Choice.EDIT):
             field = self._reason if choice is Choice.DENY else self._edit
             field.display = True
@@ -247,6 +312,7 @@ class ApprovalPrompt(Vertical):
     @on(OptionList.OptionSelected, ".approval-options")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
+        self._typed = None  # Enter (or a click) on a highlighted choice: at once
         self.action_choose(event.option_id or "")
 
     @on(Input.Submitted, ".approval-reason")

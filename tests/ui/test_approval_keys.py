@@ -1,0 +1,72 @@
+"""Keys on an approval prompt: a choice's key answers it, typing (a burst of keys, a paste)
+goes on to the message and answers nothing."""
+
+from __future__ import annotations
+
+import json
+
+from textual import events
+from textual.app import App, ComposeResult
+
+from openletta.chat.approvals import Choice
+from openletta.transcript import ToolCallItem
+from openletta.ui.prompt import TypedElsewhere
+from openletta.ui.themes import ThemeVariables
+from openletta.ui.widgets import WIDGETS_CSS_PATH
+from openletta.ui.widgets.approval import ApprovalPrompt
+
+
+class KeysApp(ThemeVariables, App[None]):
+    """One armed approval prompt; keeps its answers and what it handed on."""
+
+    CSS_PATH = WIDGETS_CSS_PATH
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.now = 100.0
+        call = ToolCallItem(key="call:1", name="bash", tool_call_id="call-1",
+                            arguments_text=json.dumps({"command": "ls"}))
+        self.prompt = ApprovalPrompt(call, clock=lambda: self.now)
+        self.answers: list[Choice] = []
+        self.typed: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.prompt
+
+    def on_mount(self) -> None:
+        self.prompt.focus_choices()
+        self.now += ApprovalPrompt.GUARD_SECONDS  # the keyboard was quiet since it appeared
+
+    def on_approval_prompt_answered(self, answer: ApprovalPrompt.Answered) -> None:
+        self.answers.append(answer.choice)
+
+    def on_typed_elsewhere(self, typed: TypedElsewhere) -> None:
+        self.typed.append(typed.character or typed.key)
+
+
+async def test_a_choice_key_alone_answers(wait_until) -> None:
+    app = KeysApp()
+    async with app.run_test() as pilot:
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bool(app.answers), what="the answer")
+    assert app.answers == [Choice.APPROVE] and app.typed == []
+
+
+async def test_a_burst_of_keys_is_a_message_even_when_it_holds_or_starts_with_choices(
+        wait_until) -> None:
+    for burst in ("what", "all good", "xyz"):
+        app = KeysApp()
+        async with app.run_test() as pilot:
+            await pilot.press(*burst)
+            await wait_until(pilot, lambda: len("".join(app.typed)) == len(burst),  # noqa: B023
+                             what="the burst handed on")
+            assert not app.prompt.choice_pending
+        assert "".join(app.typed) == burst and app.answers == []
+
+
+async def test_a_paste_is_a_message(wait_until) -> None:
+    app = KeysApp()
+    async with app.run_test() as pilot:
+        app.prompt.query_one("OptionList").post_message(events.Paste("ok wait"))
+        await wait_until(pilot, lambda: app.typed == ["ok wait"], what="the paste handed on")
+    assert app.answers == []
