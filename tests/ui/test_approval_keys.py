@@ -57,7 +57,9 @@ async def test_a_burst_of_keys_is_a_message_even_when_it_holds_or_starts_with_ch
     for burst in ("what", "all good", "xyz"):
         app = KeysApp()
         async with app.run_test() as pilot:
-            await pilot.press(*burst)
+            options = app.prompt.query_one("OptionList")
+            for character in burst:  # read at once, as from a terminal: queued together
+                options.post_message(events.Key(character, character))
             await wait_until(pilot, lambda: len("".join(app.typed)) == len(burst),  # noqa: B023
                              what="the burst handed on")
             assert not app.prompt.choice_pending

@@ -297,7 +297,7 @@ async def test_enter_or_esc_on_the_message_goes_back_to_the_waiting_prompt(
             await pilot.press("x")  # no choice's key: a message starts, with the focus
             await wait_until(pilot, lambda: app.focused is screen.prompt, what="on the message")
             await pilot.press(key)
-            await wait_until(pilot, lambda: app_focus_is_on(pilot, prompt),  # noqa: B023
+            await wait_until(pilot, lambda: app_focus_is_on(pilot, prompt),
                              what=f"{key} back on the prompt")
         assert screen.prompt.text == "xx" and screen.controller.state.asking is prompt.call
         await choose(pilot, "y", wait_until)

@@ -173,11 +173,10 @@ class ApprovalPrompt(Vertical):
         self._error = Static(classes="approval-error")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
         self.error: str | None = None
-        #: The characters that pick a choice, the last one typed, and a choice picked by one
+        #: The choice of each key (its letter and its number), and a choice picked by a key
         #: that waits for :attr:`BURST_SECONDS` (with its timer).
-        self._choice_keys = {key for _, key, _ in self._choices} | {
-            str(number) for number in range(1, len(self._choices) + 1)}
-        self._typed: str | None = None
+        self._key_choices = {key: choice for choice, key, _ in self._choices} | {
+            str(number): choice for number, (choice, _, _) in enumerate(self._choices, 1)}
         self._pending: tuple[Choice, str] | None = None
         self._pending_timer: Timer | None = None
 
@@ -239,16 +238,19 @@ class ApprovalPrompt(Vertical):
         if not typed or not self._options.has_focus:
             return
         character = event.character if event.is_printable else None
+        choice = self._key_choices.get(character or "")
         if self._pending is not None:  # the choice's key began a burst: all of it is typing
             self._cancel_pending()
             self._hand_on(event.key, character, focus=True)
-        elif self.armed and not (character in self._choice_keys or event.key == "enter"):
-            self._hand_on(event.key, character, focus=True)
         elif not self.armed:
             self._hand_on(event.key, character, focus=False)
+        elif choice is not None and character is not None:
+            self._pending = (choice, character)
+            self._pending_timer = self.set_timer(self.BURST_SECONDS, self._take_pending)
+        elif event.key == "enter":
+            return  # the highlighted choice, at once
         else:
-            self._typed = character
-            return
+            self._hand_on(event.key, character, focus=True)
         event.stop()
         event.prevent_default()
 
@@ -270,24 +272,16 @@ class ApprovalPrompt(Vertical):
             self._hand_on(self._pending[1], self._pending[1], focus=True)
         self._pending = self._pending_timer = None
 
-    def action_choose(self, value: str) -> None:
-        """Answer with the choice ``value`` (Deny first asks for a reason), once no other
-        key follows the key that picked it."""
-        choice = Choice(value)
-        if not self.armed or choice not in {c for c, _, _ in self._choices}:
-            return
-        if self._typed is None:
-            self._take(choice)
-            return
-        self._pending, self._typed = (choice, self._typed), None
-        self._pending_timer = self.set_timer(self.BURST_SECONDS, self._take_pending)
-
     def _take_pending(self) -> None:
         if self._pending is not None:
             choice, self._pending, self._pending_timer = self._pending[0], None, None
-            self._take(choice)
+            self.action_choose(choice.value)
 
-    def _take(self, choice: Choice) -> None:
+    def action_choose(self, value: str) -> None:
+        """Answer with the choice ``value`` (Deny first asks for a reason)."""
+        choice = Choice(value)
+        if not self.armed or choice not in self._key_choices.values():
+            return
         if choice in (Choice.DENY, Choice.EDIT):
             field = self._reason if choice is Choice.DENY else self._edit
             field.display = True
@@ -312,7 +306,6 @@ class ApprovalPrompt(Vertical):
     @on(OptionList.OptionSelected, ".approval-options")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self._typed = None  # Enter (or a click) on a highlighted choice: at once
         self.action_choose(event.option_id or "")
 
     @on(Input.Submitted, ".approval-reason")
