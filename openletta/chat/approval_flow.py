@@ -291,5 +291,6 @@ class ApprovalFlow:
             severity="information")
         if self._tasks.round is not None and call in self._tasks.round.undecided:
             self._tasks.round.decide(call, Decision(approve=True))
-            self._allow_for_session(call)
+            # The rule holds from now on: the round's other calls of the tool are answered.
+            self._tasks.round.decide_rest(Decision(approve=True, auto=True), tool=call.name)
             self._answer_or_ask()

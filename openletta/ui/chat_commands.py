@@ -58,7 +58,7 @@ class ChatCommands(App[None]):
             return
         agent = screen.session.agent
         self.push_screen(ApprovalRulesScreen(self.client, agent.id, agent.name or agent.id,
-                                             self.local))
+                                             self.local, screen.controller.auto_approve))
 
     def action_rename_conversation(self, name: str = "") -> None:
         """Name the open conversation (the agent's default thread has none)."""

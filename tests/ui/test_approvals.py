@@ -157,6 +157,7 @@ async def test_always_allow_changes_the_rule_on_the_server(demo_server, make_app
         finally:
             await client.aclose()
         assert "write_file" not in rules and "edit_file" in rules
+        assert screen.controller.auto_approve == set()  # the server's rule, nothing hidden
         assert calls(screen)[0].status is ToolStatus.SUCCESS
         assert any("stored on the server" in str(n.message) for n in app._notifications)
         await send(pilot, screen, "write it again", wait_until)
@@ -303,3 +304,28 @@ async def test_enter_or_esc_on_the_message_goes_back_to_the_waiting_prompt(
         await choose(pilot, "y", wait_until)
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
+
+
+async def test_checking_a_tool_allowed_this_session_makes_it_ask_again(
+        demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await ask(pilot, screen, "write", wait_until)
+        await choose(pilot, "s", wait_until)
+        await answered(pilot, screen, wait_until)
+        await pilot.press(*"/approvals", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen)
+                         and app.screen._required, what="rules listed")
+        rules = app.screen
+        rows = {rules._tools.get_option_at_index(index).value:
+                str(rules._tools.get_option_at_index(index).prompt)
+                for index in range(rules._tools.option_count)}
+        assert rows["write_file"] == "write_file · allowed this session"
+        assert set(rules._tools.selected) == {"edit_file"}  # write_file does not ask now
+        rules._tools.highlighted = list(rows).index("write_file")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: "write_file" in rules._tools.selected, what="checked")
+        assert screen.controller.auto_approve == set()
+        assert str(rules._tools.get_option_at_index(list(rows).index("write_file")).prompt
+                   ) == "write_file"
+        await pilot.press("escape")
+        await ask(pilot, screen, "write it again", wait_until)  # it asks again

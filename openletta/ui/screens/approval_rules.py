@@ -19,7 +19,8 @@ from openletta.display import plain_text
 from openletta.ui.formatting import home_relative
 
 HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
-        "server, so it holds in every client. Tab goes to the local tools; Esc closes.")
+        "server, so it holds in every client (checking a tool also revokes any \"don't ask "
+        "again this session\"). Tab goes to the local tools; Esc closes.")
 LOCAL_HINT = ("Checked tools ask before they run here. Unchecking one allows it in this project "
               "(saved on this machine); checking it again revokes that rule and any \"don't "
               "ask again this session\". Paths outside the directory always ask.")
@@ -31,13 +32,15 @@ class ApprovalRulesScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
 
     def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
-                 local: LocalCalls | None = None) -> None:
-        """``local``: the tools run here, listed with the user's rules for them."""
+                 local: LocalCalls | None = None, session: set[str] | None = None) -> None:
+        """``local``: the tools run here, listed with the user's rules for them;
+        ``session``: the server's tools approved "for this session" (changed here)."""
         super().__init__()
         self.client = client
         self.agent_id = agent_id
         self.agent_name = agent_name
         self.local = local
+        self.session = session if session is not None else set()
         self._local_tools = SelectionList[str](id="local-rules-list")
         self._tools = SelectionList[str](id="rules-list")
         self._status = Static("Loading tools…", id="rules-status")
@@ -109,19 +112,38 @@ class ApprovalRulesScreen(ModalScreen[None]):
             return
         required = agent.tools_requiring_approval
         self._required = {tool.name: tool.name in required for tool in agent.tools if tool.name}
-        self._tools.add_options(Selection(plain_text(name), name, needed)
-                                for name, needed in sorted(self._required.items()))
+        self._show_server_rules()
         needing = len(required)
         self._status.update(f"{len(self._required)} tools · {needing} "
                             f"{'needs' if needing == 1 else 'need'} approval")
         self._tools.highlighted = 0 if self._required else None
         self._tools.focus()
 
+    def _show_server_rules(self) -> None:
+        """(Re)fill the list of the server's tools, keeping the highlight: checked when a
+        call waits for approval."""
+        listing, highlighted = self._tools, self._tools.highlighted
+        with listing.prevent(SelectionList.SelectionToggled):
+            listing.clear_options()
+            listing.add_options(
+                Selection(plain_text(name + (" · allowed this session" if needed and name
+                                             in self.session else "")),
+                          name, needed and name not in self.session)
+                for name, needed in sorted(self._required.items()))
+        listing.highlighted = highlighted
+
     @on(SelectionList.SelectionToggled, "#rules-list")
     def _toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
         event.stop()
         tool = event.selection.value
-        self.store(tool, tool in self._tools.selected)
+        wanted = tool in self._tools.selected
+        if wanted and tool in self.session:
+            self.session.discard(tool)
+            if self._required.get(tool):  # the server asks already: only the session allowed
+                self._status.update(plain_text(f"{tool} asks again for approval."))
+                self._show_server_rules()
+                return
+        self.store(tool, wanted)
 
     @work(group="rules-store", exit_on_error=False)
     async def store(self, tool: str, required: bool) -> None:
@@ -135,6 +157,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self._required[tool] = required
         state = "needs approval" if required else "runs without approval"
         self._status.update(plain_text(f"{tool} now {state} (stored on the server)."))
+        self._show_server_rules()
 
     def _undo(self, tool: str) -> None:
         with self._tools.prevent(SelectionList.SelectionToggled):
