@@ -153,3 +153,27 @@ async def test_typing_after_the_name_filters_the_models(wait_until) -> None:
         await wait_until(pilot, lambda: results, what="the agent")
     assert [(name, model) for name, model, _ in client.attempts] == [
         ("filtered", "openai-proxy/fake-model")]
+
+
+class ListingClient(RefusingClient):
+    """Lists one agent, on the second model, to a listing without a search."""
+
+    async def list_agents(self, query: str | None = None, **_paging: Any) -> list[Agent]:
+        return [] if query else [self.agent]
+
+
+async def test_a_new_agent_named_in_the_search_starts_on_the_usual_model(wait_until) -> None:
+    agent = Agent.model_validate({"id": "agent-1", "name": "usual",
+                                  "llm_config": {"handle": "openai-proxy/fake-model"}})
+    assert agent.model_name == "openai-proxy/fake-model"
+    client = ListingClient(agent)
+    chooser = AgentChooserScreen(client, lambda _agent: None, search="nosuch")  # type: ignore[arg-type]
+    app = App[None]()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.push_screen(chooser)
+        await wait_until(pilot, lambda: chooser._usual_model is not None, what="usual model")
+        assert chooser.agents == []  # nothing matches the name typed
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: isinstance(app.screen, NewAgentScreen)
+                         and app.screen.model_list.models, what="the form's models")
+        assert app.screen.model_list.highlighted == 1  # fake-model, not the first listed

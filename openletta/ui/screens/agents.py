@@ -104,6 +104,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._query = search
         #: The last page was full: the server may have more agents for this query.
         self._more = False
+        #: The model of the agent listed first without a search: a new agent's at first.
+        self._usual_model: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="agents-title")
@@ -165,11 +167,10 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
             options.action_cursor_up()
 
     def action_new_agent(self) -> None:
-        """Make an agent (named as the search, on the model of the agent listed first) and
-        open it."""
+        """Make an agent (named as the search, on the model of the agent listed first
+        without one) and open it."""
         name = self.query_one("#agent-filter", Input).value.strip()
-        model = self.agents[0].model_name if self.agents else None
-        self.app.push_screen(NewAgentScreen(self.client, name=name, model=model),
+        self.app.push_screen(NewAgentScreen(self.client, name=name, model=self._usual_model),
                              self._made)
 
     def _made(self, agent: Agent | None) -> None:
@@ -186,6 +187,9 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._query, self._more = query, False
         try:
             agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
+            if not query or (self._usual_model is None and not agents):
+                usual = agents if not query else await self.client.list_agents(limit=1)
+                self._usual_model = usual[0].model_name if usual else None
         except LettaError as error:
             self._show_agents([], f"Could not list agents: {error.message}")
             self.notify(error.message, title="Agents", severity="error")
