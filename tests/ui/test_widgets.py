@@ -428,6 +428,11 @@ async def test_denied_card_shows_the_reason() -> None:
         await pilot.pause()
         assert card.has_class("-denied")
         assert shown_text(card).split("\n")[1:] == ["▌ $ rm -rf /", "▌ ⊘ Denied: no way"]
+        # Denied, it ran nowhere: history cannot tell whether it was a server's or a client's.
+        assert "runs on server" not in shown_text(card).split("\n")[0]
+        item.status, item.approved = ToolStatus.AWAITING_APPROVAL, None
+        await synced(pilot, card)
+        assert "runs on server" in shown_text(card).split("\n")[0]
 
 
 async def test_muted_parts_of_a_card_look_like_muted_text(clock: FakeClock) -> None:

@@ -289,12 +289,13 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
 def _place(item: ToolCallItem) -> str:
     """Where the call runs, said for calls that ask first: here, on a client (read from
-    history), or on the server."""
+    history), or on the server. A call denied elsewhere ran nowhere (and history cannot tell
+    which side it was for)."""
     if item.runs_here:
         return "⌂ runs here"
     if item.client_result:
         return "ran on a client"
-    return "runs on server" if item.needs_approval else ""
+    return "runs on server" if item.needs_approval and item.status is not ToolStatus.DENIED else ""
 
 
 def _status_class(status: ToolStatus) -> str:
