@@ -327,6 +327,19 @@ async def test_the_busy_clock_runs_while_a_request_is_in_flight(chat: Chat) -> N
     assert chat.state.phase is Phase.IDLE and chat.state.busy_since is None
 
 
+async def test_a_request_waits_for_its_reply_until_something_of_it_arrives(
+        chat: Chat) -> None:
+    await chat.ask()
+    asked = [state for state in chat.listener.states if state.phase.busy]
+    assert not asked[0].replying and asked[-1].replying  # the user's message is not a reply
+    chat.client.answers.append(FakeStream(recorded(APPROVED)))
+    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    answering = [state for state in chat.listener.states if state.phase is Phase.ANSWERING]
+    assert not answering[0].replying and answering[-1].replying  # each request anew
+    assert not chat.state.replying
+
+
 async def test_deny_sends_the_reason(chat: Chat) -> None:
     await chat.ask()
     chat.client.answers.append(FakeStream(recorded(DENIED)))

@@ -65,6 +65,8 @@ class TurnState:
     #: ``time.monotonic()`` when the request in flight began: set while the phase is busy,
     #: ``None`` otherwise (an approval round ends one busy stretch; its answers start the next).
     busy_since: float | None = None
+    #: Whether the agent's reply to the request in flight has begun to arrive.
+    replying: bool = False
 
 
 class TurnListener(Protocol):

@@ -26,7 +26,7 @@ from openletta.chat.replies import FOREGROUND_ONLY
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.tools.base import ToolOutcome
-from openletta.transcript import Change
+from openletta.transcript import Change, UserItem
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +96,8 @@ class TurnTasks:
         state = dataclasses.replace(self._state, **changes, queued=tuple(self.queue))
         if state.phase.busy != (state.busy_since is not None):
             state = dataclasses.replace(
-                state, busy_since=time.monotonic() if state.phase.busy else None)
+                state, busy_since=time.monotonic() if state.phase.busy else None,
+                replying=False)
         self._state = state
         self.listener.turn_state_changed(state)
         if state.offline and (self._offline_watch is None or self._offline_watch.done()):
@@ -121,6 +122,9 @@ class TurnTasks:
         """The transcript changed while a request runs: show it (the reply has begun)."""
         if self._state.sending is not None and self.session.turn_open:
             self.update(phase=Phase.STREAMING, sending=None)
+        if not self._state.replying and self._state.phase.busy and any(
+                not isinstance(item, UserItem) for item in change.added):
+            self.update(replying=True)
         self.listener.transcript_changed(change)
 
     async def cancel_on_server(self, run_id: str | None) -> None:

@@ -27,10 +27,12 @@ clock: Callable[[], float] = time.monotonic
 QUIET_SECONDS = 1.0
 #: Stop reasons not worth showing.
 NORMAL_STOPS = frozenset({"end_turn", "requires_approval"})
+#: The state of a request in flight whose reply has not begun to arrive.
+REPLY_AWAITED = "waiting for the agent"
 #: Connection states and their marker.
 STATES = {
     "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌",
-    "reconnected": "◉", "offline": "○",
+    "reconnected": "◉", "offline": "○", REPLY_AWAITED: "◌",
     "approval needed": "⚠", "running tools": "⚒",
 }
 #: The tone of each state, a component class of the bar (``status-bar--<tone>``); a state
@@ -38,6 +40,7 @@ STATES = {
 TONES = {
     "streaming": "active", "reconnected": "active", "offline": "failed",
     "connecting": "waiting", "reconnecting": "waiting", "approval needed": "waiting",
+    REPLY_AWAITED: "active",
     "running tools": "waiting",
 }
 

@@ -31,7 +31,7 @@ from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
-from openletta.ui.status_bar import StatusBar, StatusInfo
+from openletta.ui.status_bar import REPLY_AWAITED, StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.footer import TurnFooter
@@ -396,5 +396,5 @@ def _status_state(state: TurnState) -> str:
     if state.phase is Phase.RUNNING:
         return "running tools"
     if state.phase.busy:
-        return state.connection or "streaming"
+        return state.connection or ("streaming" if state.replying else REPLY_AWAITED)
     return "offline" if state.offline else "connected"
