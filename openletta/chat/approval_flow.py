@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
 #: The note under a round whose local calls the user stopped: its answers wait.
-HELD = "Interrupted by you. The agent hears of it with your next message"
+HELD = "Interrupted by you · the agent hears of it with your next message"
 
 
 #: Sends a message, then each queued one after a clean end (``None``: nothing to send).

@@ -116,8 +116,11 @@ async def test_a_prompt_below_a_long_chat_keeps_the_view_following(demo_server, 
 async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)
+        assert esc_label(screen) == "Leave"
         await choose(pilot, "n", wait_until)
+        assert esc_label(screen) == "Back"  # to the choices, as the field says
         await pilot.press("escape")  # back to the choices, nothing sent
+        assert esc_label(screen) == "Leave"
         assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
         assert asking(screen) is not None
         await choose(pilot, "4", wait_until)
@@ -261,6 +264,13 @@ async def test_typing_guard_hands_a_message_typed_through_the_prompt_to_the_mess
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
         assert screen.prompt.text == "yes, a 1n e"
+
+
+def esc_label(screen: ChatScreen) -> str:
+    """What the key bar says Esc does."""
+    active = screen.active_bindings["escape"]
+    assert active.enabled
+    return active.binding.description
 
 
 def app_focus_is_on(pilot: Pilot[None], prompt: ApprovalPrompt) -> bool:

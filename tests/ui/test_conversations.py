@@ -5,7 +5,8 @@ from __future__ import annotations
 from chat_helpers import open_chat
 
 from openletta.api.client import LettaClient
-from openletta.ui.screens.conversations import PAGE_SIZE, ConversationsScreen
+from openletta.api.resources import Conversation
+from openletta.ui.screens.conversations import PAGE_SIZE, ConversationsScreen, newest_first
 
 SIZE = (100, 30)
 
@@ -78,3 +79,12 @@ async def test_d_twice_deletes_a_conversation_but_not_the_open_one(demo_server, 
                          what="the list without it")
         assert options.option_count == 2 and kept.id in store
         assert status(screen) == "1 other conversation"
+
+
+def test_a_new_empty_conversation_is_listed_by_when_it_was_made() -> None:
+    made_now = Conversation.model_validate({"id": "conv-new", "created_at": "2026-11-27T10:00:00Z"})
+    old = Conversation.model_validate({"id": "conv-old", "created_at": "2026-11-01T10:00:00Z",
+                                       "last_message_at": "2026-11-26T10:00:00Z"})
+    undated = Conversation.model_validate({"id": "conv-undated"})
+    assert [c.id for c in newest_first([old, undated, made_now])] == [
+        "conv-new", "conv-old", "conv-undated"]

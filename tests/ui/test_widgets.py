@@ -334,6 +334,7 @@ async def test_a_call_the_turn_never_ran_says_so_with_no_time(clock: FakeClock) 
         await synced(pilot, card)
         assert card.has_class("-not-run") and card._ticker is None
         assert squeezed(shown_text(card))[0].endswith("todo.txt not run")
+        assert "Not run: the agent runs one call at a time" in squeezed(shown_text(card))[-1]
 
 
 async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,6 +27,15 @@ PAGE_SIZE = 50
 #: The conversation chosen: an id, ``None`` for the default thread. What it returns (the
 #: app's worker that opens it) is not used.
 OnChoose = Callable[[str | None], object]
+#: Sorts before any date.
+NEVER = datetime.min.replace(tzinfo=UTC)
+
+
+def newest_first(page: list[Conversation]) -> list[Conversation]:
+    """``page`` by its last message, newest first; a conversation without one yet by when it
+    was made (the server lists those last)."""
+    return sorted(page, key=lambda conversation: conversation.last_message_at
+                  or conversation.created_at or NEVER, reverse=True)
 
 
 def conversation_row(conversation: Conversation, current: str | None, clock: Clock) -> Text:
@@ -61,6 +71,8 @@ class ConversationsScreen(ModalScreen[None]):
         self._clock = clock
         #: The last page was full: the server may have more.
         self._more = False
+        #: Where the server's listing goes on (its last conversation listed).
+        self._cursor: str | None = None
         #: The conversation ``d`` was pressed on once: a second ``d`` deletes it.
         self._deleting: Conversation | None = None
         self._list = OptionList(id="conversations-list")
@@ -81,12 +93,12 @@ class ConversationsScreen(ModalScreen[None]):
     async def load(self) -> None:
         """List the default thread and the agent's conversations, newest first."""
         try:
-            self.conversations = await self.client.list_conversations(self.agent_id,
-                                                                      limit=PAGE_SIZE)
+            page = await self.client.list_conversations(self.agent_id, limit=PAGE_SIZE)
         except LettaError as error:
             self._status.update(plain_text(f"Could not list conversations: {error.message}"))
             return
-        self._more = len(self.conversations) == PAGE_SIZE
+        self._more, self._cursor = len(page) == PAGE_SIZE, page[-1].id if page else None
+        self.conversations = newest_first(page)
         default = Text("● " if self.current is None else "  ", style="bold")
         default.append("Default thread", style="bold")
         default.append("  · the agent's main conversation", style="dim")
@@ -105,11 +117,12 @@ class ConversationsScreen(ModalScreen[None]):
         self._more = False
         try:
             page = await self.client.list_conversations(
-                self.agent_id, limit=PAGE_SIZE, after=self.conversations[-1].id)
+                self.agent_id, limit=PAGE_SIZE, after=self._cursor)
         except LettaError as error:
             self._status.update(plain_text(f"Could not list more: {error.message}"))
             return
-        self._more = len(page) == PAGE_SIZE
+        self._more, self._cursor = len(page) == PAGE_SIZE, page[-1].id if page else None
+        page = newest_first(page)
         self.conversations.extend(page)
         self._list.add_options(Option(conversation_row(conversation, self.current, self._clock),
                                       id=conversation.id) for conversation in page)

@@ -118,7 +118,8 @@ class ApprovalPrompt(Vertical):
                   show=key in FOOTER_LABELS) for choice, key, _ in CHOICES),
         *(Binding(str(number), f"choose_number({number})", show=False)
           for number in range(1, len(CHOICES) + 1)),
-        Binding("escape", "back", "Leave"),
+        Binding("escape", "back", "Back"),
+        Binding("escape", "leave", "Leave"),
     ]
 
     class Answered(Message):
@@ -286,6 +287,7 @@ class ApprovalPrompt(Vertical):
             field = self._reason if choice is Choice.DENY else self._edit
             field.display = True
             field.focus()
+            self.refresh_bindings()
         else:
             self.post_message(self.Answered(self, choice))
 
@@ -294,13 +296,25 @@ class ApprovalPrompt(Vertical):
         if 0 < number <= len(self._choices):
             self.action_choose(self._choices[number - 1][0].value)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Esc goes back from the reason or command field, else leaves the prompt."""
+        if action in ("back", "leave"):
+            return (action == "back") == self._field_open
+        return True
+
+    @property
+    def _field_open(self) -> bool:
+        return bool(self._reason.display or self._edit.display)
+
     def action_back(self) -> None:
-        """Esc: from the reason or command field back to the choices, else leave the
-        prompt."""
-        if self._reason.display or self._edit.display:
-            self._reason.display = self._edit.display = False
-            self.focus_choices()
-        elif self.armed:
+        """Esc: from the reason or command field back to the choices."""
+        self._reason.display = self._edit.display = False
+        self.focus_choices()
+        self.refresh_bindings()
+
+    def action_leave(self) -> None:
+        """Esc on the choices: leave the prompt."""
+        if self.armed:
             self.post_message(self.Dismissed(self))
 
     @on(OptionList.OptionSelected, ".approval-options")

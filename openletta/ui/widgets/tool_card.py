@@ -55,6 +55,10 @@ def denial_reason(item: ToolCallItem) -> str | None:
 TITLE_ROOM = 16
 
 
+#: Under a call the agent asked for that never ran.
+NOT_RUN_NOTE = ("Not run: the agent runs one call at a time (or its step ended first); it "
+                "may ask for it again.")
+
 class CardHeader(Widget):
     """The card's title line: tool name and summary (cut with "…"), then the badges.
 
@@ -237,6 +241,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
             reason = denial_reason(item)
             blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
                                            (f": {DisplayText(reason)}" if reason else "", BAD)))
+        elif item.status is ToolStatus.NOT_RUN:
+            blocks.append(Content.styled(NOT_RUN_NOTE, MUTED))
         return blocks
 
     def _width(self) -> int:
