@@ -1,9 +1,10 @@
 """The memory panel: the agent's core memory blocks beside the chat, refreshed after turns.
 
 A block that changed since the panel last read it is marked; Enter on it shows the change as
-a word diff. Editing is deliberate: ``e`` opens the value, Ctrl+S saves only that block,
-Esc cancels; a block changed on the server meanwhile is not overwritten (the newer value is
-shown instead). The panel never writes anything unasked.
+a word diff; ↑↓ go from block to block. Editing is deliberate: ``e`` opens the value (the
+cursor at its end, its size counted as it is typed), Ctrl+S saves only that block, Esc
+cancels (a second Esc when something was typed); a block changed on the server meanwhile is
+not overwritten (the newer value is shown instead). The panel never writes anything unasked.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -25,6 +26,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Block
 from openletta.display import DisplayText, plain_text
+from openletta.ui.prompt import NEWLINE_KEYS
 from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
 from openletta.ui.steady import SteadyTextArea
 
@@ -65,6 +67,8 @@ class BlockView(Vertical, can_focus=True):
         Binding("enter", "toggle_diff", "Show change", id="memory.diff"),
         Binding("e", "edit", "Edit block", id="memory.edit"),
         Binding("escape", "leave", "Back to the prompt", id="memory.leave"),
+        Binding("down", "step(1)", "Next block", show=False),
+        Binding("up", "step(-1)", "Previous block", show=False),
     ]
 
     class Left(Message):
@@ -87,14 +91,18 @@ class BlockView(Vertical, can_focus=True):
         self.previous = previous if changed else None
         self._diff_shown = False
         self._value = Static(plain_text(block.value), classes="memory-value")
-        self._editor: TextArea | None = None
+        self._title = Static(self._title_of(len(block.value)), classes="memory-title")
+        self._editor: BlockEditor | None = None
+
+    def _title_of(self, used: int) -> Content:
+        block = self.block
+        badge = "  ● changed" if self.previous is not None else ""
+        return Content.assemble((DisplayText(block.label), "bold"),
+                                (f"  {usage_gauge(used, block.limit)}", MUTED), (badge, "bold"))
 
     def compose(self) -> ComposeResult:
         block = self.block
-        badge = "  ● changed" if self.previous is not None else ""
-        yield Static(Content.assemble((DisplayText(block.label), "bold"),
-                                      (f"  {usage_gauge(len(block.value), block.limit)}", MUTED),
-                                      (badge, "bold")), classes="memory-title")
+        yield self._title
         if block.description:
             yield Static(Content.styled(DisplayText(block.description), MUTED),
                          classes="memory-description")
@@ -122,11 +130,24 @@ class BlockView(Vertical, can_focus=True):
         """Back to the prompt; the panel stays open (and refreshes after turns)."""
         self.post_message(self.Left())
 
+    def action_step(self, step: int) -> None:
+        """Focus the next (``1``) or previous (``-1``) block."""
+        views = list(self.parent.query_children(BlockView)) if self.parent else []
+        index = views.index(self) + step
+        if 0 <= index < len(views):
+            views[index].focus()
+
+    @on(TextArea.Changed)
+    def _typed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._title.update(self._title_of(len(event.text_area.text)))
+
     def action_edit(self) -> None:
         """Open the value for editing (Ctrl+S saves this block only, Esc cancels)."""
         if self._editor is not None or self.block.read_only:
             return
         self._editor = BlockEditor(self.block.value)
+        self._editor.move_cursor(self._editor.document.end)
         self._value.display = False
         self.mount(self._editor, after=self._value)
         self._editor.focus()
@@ -143,24 +164,40 @@ class BlockView(Vertical, can_focus=True):
             self._editor.remove()
             self._editor = None
             self.post_message(self.EditClosed())
+        self._title.update(self._title_of(len(self.block.value)))
         self._value.display = True
         self.focus()
         self.refresh_bindings()
 
     def show_error(self, message: str) -> None:
-        """Say why a save did not happen, under the block."""
+        """Say why a save did not happen (or what a second Esc does), under the block;
+        ``""`` hides it."""
         error = self.query_one(".memory-error", Static)
         error.update(Content.styled(DisplayText(message), "$text-error"))
-        error.display = True
+        error.display = bool(message)
 
 
 class BlockEditor(SteadyTextArea):
-    """The value of a block being edited."""
+    """The value of a block being edited (Enter, Shift+Enter or Ctrl+J start a new line)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save block", priority=True, id="memory.save"),
         Binding("escape", "cancel", "Cancel edit", priority=True, id="memory.cancel"),
     ]
+
+    def __init__(self, value: str) -> None:
+        super().__init__(value)
+        self._original = value
+        #: Whether Esc said once that it discards what was typed.
+        self._warned = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        await super()._on_key(event)
 
     def action_save(self) -> None:
         view = self.parent
@@ -168,9 +205,16 @@ class BlockEditor(SteadyTextArea):
             view.post_message(BlockView.SaveRequested(view, self.text))
 
     def action_cancel(self) -> None:
+        """Close the editor; when something was typed, only at the second Esc."""
         view = self.parent
-        if isinstance(view, BlockView):
-            view.close_editor()
+        if not isinstance(view, BlockView):
+            return
+        if self.text != self._original and not self._warned:
+            self._warned = True
+            view.show_error("Not saved: Esc again discards what you typed; Ctrl+S saves it.")
+            return
+        view.show_error("")
+        view.close_editor()
 
 
 class MemoryPanel(Vertical):
@@ -194,7 +238,7 @@ class MemoryPanel(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(plain_text(f"Memory of {self.agent_name}"), classes="memory-heading")
-        yield Static("Enter: what changed · e: edit · Esc: to the prompt · F2 closes",
+        yield Static("↑↓ blocks · Enter: what changed · e: edit · Esc: to the prompt · F2 closes",
                      classes="memory-hint")
         yield self._blocks
         yield self._status

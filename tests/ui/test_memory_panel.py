@@ -239,8 +239,33 @@ async def test_a_turn_that_ends_while_a_block_is_edited_keeps_the_edit(
         await pilot.pause()
         assert editor.is_attached and "half typed" in editor.text  # …but not over the edit
         assert pilot.app.focused is editor and not reads
-        await pilot.press("escape")  # the edit closed: now they are
+        await pilot.press("escape", "escape")  # the edit discarded: now they are
         await wait_until(pilot, lambda: len(reads) == 1, what="read again")
+
+
+async def test_blocks_are_stepped_through_and_edited_from_their_end_with_a_live_count(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        views = list(screen.memory.query(BlockView))
+        assert len(views) > 1 and pilot.app.focused is views[0]
+        await pilot.press(*["down"] * len(views))  # the last one stays
+        assert pilot.app.focused is views[-1]
+        await pilot.press(*["up"] * (len(views) - 1), "down")
+        assert pilot.app.focused is views[1]
+        value = views[1].block.value
+        await pilot.press("e", *"!", "ctrl+j", "x")
+        editor = pilot.app.focused
+        assert isinstance(editor, BlockEditor) and editor.text == value + "!\nx"
+        title = views[1].query_one(".memory-title").render()
+        assert f"{len(value) + 3:,}" in str(title)  # counted as typed
+        await pilot.press("escape")  # something was typed: the first Esc only warns
+        assert editor.is_attached and "Esc again discards" in str(
+            views[1].query_one(".memory-error").render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not editor.is_attached, what="discarded")
+        assert views[1].block.value == value and f"{len(value):,}" in str(
+            views[1].query_one(".memory-title").render())
+        assert not views[1].query_one(".memory-error").display
 
 
 async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
