@@ -36,6 +36,7 @@ from openletta.chat.opening import (
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import resume_command, server_key
 from openletta.display import DisplayText, single_line
+from openletta.recall import SentMessages
 from openletta.settings import Settings, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
@@ -92,6 +93,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.demo = demo
         self.client: LettaClient | None = None
         self.settings = settings if settings is not None else load_settings()
+        #: The messages sent, in this run and before (↑ in the prompt recalls them).
+        self.sent_messages = SentMessages()
         #: How to come back to the same agent, printed on exit.
         self.resume_hint: str | None = None
         #: The chats opened, for what was said in them to be printed on exit.
@@ -226,7 +229,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                               conversation_name=found.summary if found else None)
         self.chats.opened(session)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
-                                         local=self.local, typed=self._typed_ahead()))
+                                         local=self.local, typed=self._typed_ahead(),
+                                         recall=self.sent_messages))
         if self.demo:
             from openletta.demo.server import demo_chat_lasts
 

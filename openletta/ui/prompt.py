@@ -8,6 +8,7 @@ import time
 from textual import events, work
 from textual.message import Message
 
+from openletta.recall import SentMessages
 from openletta.tools.base import Workspace
 from openletta.tools.mentions import (
     Mention,
@@ -64,7 +65,9 @@ class Prompt(SteadyTextArea):
             return self.prompt
 
     def __init__(self, *, id: str | None = None, placeholder: str = "",
-                 menu: CompletionMenu | None = None, mentions: Workspace | None = None) -> None:
+                 menu: CompletionMenu | None = None, mentions: Workspace | None = None,
+                 recall: SentMessages | None = None) -> None:
+        """``recall``: the messages sent before, kept across runs (else only this prompt's)."""
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
                          placeholder=placeholder)
         self.menu = menu
@@ -74,7 +77,8 @@ class Prompt(SteadyTextArea):
         self._listed_at = float("-inf")
         #: The text at which the user closed the menu with Esc (it stays closed for it).
         self._menu_dismissed: str | None = None
-        self.prompt_history: list[str] = []
+        self._sent = recall
+        self.prompt_history: list[str] = recall.entries if recall is not None else []
         self._recall_index: int | None = None
         self._draft = ""
 
@@ -116,7 +120,9 @@ class Prompt(SteadyTextArea):
 
     def remember(self, text: str) -> None:
         """Add a sent prompt to the recall history."""
-        if not self.prompt_history or self.prompt_history[-1] != text:
+        if self._sent is not None:
+            self._sent.add(text)
+        elif not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._recall_index = None
 

@@ -726,3 +726,18 @@ async def test_a_conversation_gets_a_name_at_its_start_or_later(
         await wait_until(pilot, target.exists, what="the export")
         title = target.read_text(encoding="utf-8").splitlines()[0]
         assert title == "# demo-agent · a much longer name for the triage work"
+
+
+async def test_up_recalls_messages_sent_in_an_earlier_run(demo_server, make_app,
+                                                          wait_until) -> None:
+    first = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with first.run_test(size=(100, 30)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello from before", wait_until)
+    again = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with again.run_test(size=(100, 30)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"draft", "up")
+        assert screen.prompt.text == "hello from before"
+        await pilot.press("down")
+        assert screen.prompt.text == "draft"

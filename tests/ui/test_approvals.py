@@ -12,8 +12,9 @@ from openletta.chat.controller import APPROVAL_FIRST
 from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
+from openletta.ui.attention import APPROVAL_STATE
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
-from openletta.ui.screens.chat import APPROVAL_STATE, ChatScreen
+from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 

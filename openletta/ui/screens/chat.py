@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Awaitable, Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -17,13 +17,13 @@ from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
+from openletta.recall import SentMessages
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
-from openletta.ui.attention import APPROVAL_STATE, draw_attention
+from openletta.ui.attention import draw_attention
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
-from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
 from openletta.ui.prompt import Prompt, TypedElsewhere
@@ -31,8 +31,9 @@ from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
-from openletta.ui.status_bar import REPLY_AWAITED, StatusBar, StatusInfo
+from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
+from openletta.ui.turn_status import mode_fields, status_state
 from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
@@ -75,8 +76,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def __init__(self, session: ChatSession, *, demo: bool = False,
                  slash: SlashHandler | None = None, local: LocalCalls | None = None,
-                 typed: str = "") -> None:
-        """``local``: tools run here (``None``: none); ``typed``: typed before it opened."""
+                 typed: str = "", recall: SentMessages | None = None) -> None:
+        """``local``: tools run here (``None``: none); ``typed``: typed before it opened;
+        ``recall``: the messages sent before, for ↑."""
         super().__init__()
         self.session, self._typed = session, typed
         self._demo = demo
@@ -91,7 +93,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.view = ChatView(id="chat")
         self.menu = CompletionMenu(id="completion-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
-                             menu=self.menu, mentions=local.workspace if local else None)
+                             menu=self.menu, mentions=local.workspace if local else None,
+                             recall=recall)
         self.status = StatusBar(id="status")
         agent = session.agent
         self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)
@@ -115,7 +118,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
                                       model=agent.model_name,
                                       state="connected", demo=self._demo,
                                       context_window=agent.context_window,
-                                      **_mode_fields(self.controller.state.permission_mode,
+                                      **mode_fields(self.controller.state.permission_mode,
                                                      self.controller.local))
         if self.controller.state.permission_mode is PermissionMode.YOLO:
             self.notify(YOLO_WARNING, title="YOLO", severity="warning", timeout=15)
@@ -203,9 +206,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
         self._show_approval(state)
         self.status.info = dataclasses.replace(
-            self.status.info, state=_status_state(state), busy_since=state.busy_since,
+            self.status.info, state=status_state(state), busy_since=state.busy_since,
             stop_reason=state.stop_reason,
-            **_mode_fields(state.permission_mode, self.controller.local))
+            **mode_fields(state.permission_mode, self.controller.local))
 
     def report(self, message: str, *, title: str, severity: Severity = "error",
                notice: bool = False) -> None:
@@ -378,23 +381,3 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
                 "on this machine, with your rights. Shift+Tab switches to asking.")
 
-
-def _mode_fields(mode: PermissionMode | None, local: LocalCalls | None) -> dict[str, Any]:
-    """The status bar's fields for the permission mode (none without local tools)."""
-    if mode is None or local is None:
-        return {}
-    return {"permission_mode": mode.label, "workspace": home_relative(local.workspace.root),
-            "unguarded": mode is PermissionMode.YOLO}
-
-
-def _status_state(state: TurnState) -> str:
-    """The connection state the status bar shows for ``state``."""
-    if state.phase is Phase.AWAITING_APPROVAL:
-        return APPROVAL_STATE
-    if state.phase is Phase.WAITING:
-        return "waiting"
-    if state.phase is Phase.RUNNING:
-        return "running tools"
-    if state.phase.busy:
-        return state.connection or ("streaming" if state.replying else REPLY_AWAITED)
-    return "offline" if state.offline else "connected"

@@ -1,0 +1,55 @@
+"""The messages sent, kept across runs for ↑: only the newest, not twice in a row, in a
+private file; a broken file costs only the recall."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+from openletta import recall
+from openletta.recall import KEPT, SentMessages
+
+
+def test_messages_are_kept_across_runs_in_a_private_file(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "sent.jsonl"
+    sent = SentMessages(path)
+    for text in ("hello", "two\nlines ünïcode", "two\nlines ünïcode", "hello"):
+        sent.add(text)
+    assert sent.entries == ["hello", "two\nlines ünïcode", "hello"]
+    assert SentMessages(path).entries == sent.entries  # the next run
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert len(path.read_text().splitlines()) == 3  # one line each
+
+
+def test_only_the_newest_are_kept(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(recall, "KEPT", 3)
+    path = tmp_path / "sent.jsonl"
+    sent = SentMessages(path)
+    for number in range(7):
+        sent.add(f"message {number}")
+    assert sent.entries[-3:] == ["message 4", "message 5", "message 6"]
+    assert len(path.read_text().splitlines()) <= 2 * 3
+    again = SentMessages(path)
+    assert again.entries == ["message 4", "message 5", "message 6"]
+
+
+def test_a_long_file_from_many_runs_is_cut_down_when_read(tmp_path: Path) -> None:
+    path = tmp_path / "sent.jsonl"
+    path.write_text("".join(json.dumps(f"m{number}") + "\n" for number in range(3 * KEPT)))
+    sent = SentMessages(path)
+    assert len(sent.entries) == KEPT and sent.entries[-1] == f"m{3 * KEPT - 1}"
+    assert len(path.read_text().splitlines()) == KEPT
+
+
+def test_a_broken_file_costs_only_the_recall(tmp_path: Path) -> None:
+    path = tmp_path / "sent.jsonl"
+    path.write_bytes(b'"ok"\nnot json\n[1, 2]\n""\n\xff\xfe')
+    assert SentMessages(path).entries == []  # not UTF-8: nothing to recall
+    path.write_text('"ok"\nnot json\n[1, 2]\n""\n"fine"\n')
+    assert SentMessages(path).entries == ["ok", "fine"]
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    unwritable = SentMessages(blocked / "sent.jsonl")  # its directory is a file
+    unwritable.add("still recalled this run")
+    assert unwritable.entries == ["still recalled this run"]
