@@ -99,6 +99,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.resume_hint: str | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
+        #: The conversation last open with each agent in this run (``None``: its default).
+        self._open_with: dict[str, str | None] = {}
         self._agent_ref = agent
         self._conversation = conversation
         self._demo_speed = demo_speed
@@ -198,8 +200,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_agent(self, agent: Agent) -> None:
-        """Open the chat with ``agent`` (its default conversation)."""
-        await self._open(agent, None)
+        """Open the chat with ``agent``: the conversation last open with it in this run, else
+        its default thread."""
+        await self._open(agent, self._open_with.get(agent.id))
 
     async def _open(self, agent: Agent, conversation: str | None, *, complete: bool = False,
                     requested_page: asyncio.Future[HistoryPage] | None = None) -> None:
@@ -227,6 +230,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             page = start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page,
                               conversation_name=found.summary if found else None)
+        self._open_with[full.id] = conversation
         self.chats.opened(session)
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=self._typed_ahead(),

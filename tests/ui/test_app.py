@@ -741,3 +741,22 @@ async def test_up_recalls_messages_sent_in_an_earlier_run(demo_server, make_app,
         assert screen.prompt.text == "hello from before"
         await pilot.press("down")
         assert screen.prompt.text == "draft"
+
+
+async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_new_conversation(pilot, await open_chat(pilot, wait_until),
+                                              wait_until)
+        demo_agent, side = screen.session.agent, screen.session.conversation_id
+        assert side is not None
+        assert app.client is not None
+        other = next(agent for agent in await app.client.list_agents()
+                     if agent.id != demo_agent.id)
+        for agent, conversation in ((other, None), (demo_agent, side)):
+            app.open_agent(agent)
+            await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                             and app.screen.session.agent.id == agent.id,  # noqa: B023
+                             what=f"{agent.name} open")
+            assert app.screen.session.conversation_id == conversation
