@@ -197,7 +197,8 @@ def test_edit_shows_a_unified_diff_whatever_the_argument_names(old_key: str,
     renderer = EditFileRenderer()
     blocks = renderer.body(item, NARROW)
     assert renderer.summary(item) == "a.py  +1 −1"
-    assert text_of(blocks) == "1 1   x = 1\n2   - y = 2\n  2 + y = 3\nedited a.py"
+    # A snippet's lines are not the file's: no line numbers.
+    assert text_of(blocks) == "  x = 1\n- y = 2\n+ y = 3\nedited a.py"
     assert REMOVED in styles_of_line(blocks, "- y = 2")
     assert ADDED in styles_of_line(blocks, "+ y = 3")
 
@@ -207,9 +208,15 @@ def test_edit_is_side_by_side_when_wide() -> None:
                          "new_string": "keep\nnew line"}, ToolStatus.AWAITING_APPROVAL)
     lines = text_of(EditFileRenderer().body(item, WIDE)).split("\n")
     assert len(lines) == 2
-    assert lines[0].startswith("1 keep") and "│ 1 keep" in lines[0]
-    assert lines[1].startswith("2 old line") and lines[1].rstrip().endswith("│ 2 new line")
-    assert len(lines[1]) <= WIDE
+    assert lines[0].startswith("keep") and "│ keep" in lines[0]
+    assert lines[1].startswith("old line") and lines[1].rstrip().endswith("│ new line")
+    assert len(lines[1]) <= WIDE and lines[0].index("│") == lines[1].index("│")
+
+
+def test_a_whole_new_file_is_numbered() -> None:
+    item = call("edit_file", {"path": "a.py", "old": "", "new": "x = 1\ny = 2\n"})
+    assert text_of(EditFileRenderer().body(item, NARROW)).split("\n") == [
+        "  1 + x = 1", "  2 + y = 2"]
 
 
 def test_edit_separates_distant_hunks() -> None:

@@ -490,7 +490,7 @@ async def test_edit_card_goes_side_by_side_when_wide() -> None:
     async with app.run_test(size=(90, 20)) as pilot:
         card = app.widget_of(item)
         await pilot.pause()
-        assert shown_text(card).split("\n")[1:3] == ["▌ 1   - x = 1", "▌   1 + x = 2"]
+        assert shown_text(card).split("\n")[1:3] == ["▌ - x = 1", "▌ + x = 2"]
         await pilot.resize_terminal(140, 20)
         await pilot.pause()
         assert " │ " in shown_text(card).split("\n")[1]

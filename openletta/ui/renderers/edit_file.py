@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -96,8 +97,8 @@ class EditFileRenderer(ToolRenderer):
         patch = arg(item, *_PATCH_ARGS)
         if item.preview is not None:  # the change against the file on disk (a local call)
             blocks.append(patch_block(item.preview))
-        elif new is not None:
-            blocks.extend(diff_blocks(old, new, width))
+        elif new is not None:  # numbered only when it is the whole file (no old text)
+            blocks.extend(diff_blocks(old, new, width, numbered=not old))
         elif patch is not None:
             blocks.append(patch_block(patch))
         output = finished_output(item)
@@ -108,9 +109,13 @@ class EditFileRenderer(ToolRenderer):
         return blocks
 
 
-def diff_blocks(old: str, new: str, width: int) -> list[Content]:
-    """``old`` → ``new`` as a diff: side by side when ``width`` allows, else unified."""
+def diff_blocks(old: str, new: str, width: int, *, numbered: bool = True) -> list[Content]:
+    """``old`` → ``new`` as a diff: side by side when ``width`` allows, else unified; with
+    line numbers when ``numbered`` (not for a snippet, whose lines are not the file's)."""
     hunks = diff_lines(old, new)
+    if not numbered:
+        hunks = [[dataclasses.replace(row, old_number=None, new_number=None) for row in hunk]
+                 for hunk in hunks]
     return _side_by_side(hunks, width) if width >= SIDE_BY_SIDE_WIDTH else _unified(hunks)
 
 
@@ -131,8 +136,9 @@ def _number(value: int | None, width: int) -> str:
 
 
 def _gutter_width(hunks: list[list[DiffLine]]) -> int:
+    """The width of the line numbers (0 without any)."""
     numbers = [n for hunk in hunks for row in hunk for n in (row.old_number, row.new_number) if n]
-    return len(str(max(numbers, default=1)))
+    return len(str(max(numbers))) if numbers else 0
 
 
 def _row_style(tag: str) -> str:
@@ -146,7 +152,8 @@ def _unified(hunks: list[list[DiffLine]]) -> list[Content]:
         if index:
             lines.append(Content.styled("⋯", MUTED))
         for row in hunk:
-            gutter = f"{_number(row.old_number, width)} {_number(row.new_number, width)} "
+            gutter = (f"{_number(row.old_number, width)} {_number(row.new_number, width)} "
+                      if width else "")
             lines.append(Content.assemble(
                 (gutter, MUTED), (f"{row.tag} {DisplayText(row.text)}", _row_style(row.tag))))
     return [Content("\n").join(lines)] if lines else [Content.styled("(no change)", MUTED)]
@@ -154,7 +161,7 @@ def _unified(hunks: list[list[DiffLine]]) -> list[Content]:
 
 def _side_by_side(hunks: list[list[DiffLine]], width: int) -> list[Content]:
     number_width = _gutter_width(hunks)
-    column = (width - 3) // 2 - number_width - 1
+    column = (width - 3) // 2 - (number_width + 1 if number_width else 0)
     lines: list[Content] = []
     for index, hunk in enumerate(hunks):
         if index:
@@ -191,10 +198,10 @@ def _pair_rows(hunk: list[DiffLine]) -> Iterator[tuple[DiffLine | None, DiffLine
 
 def _half(row: DiffLine | None, number: int | None, number_width: int, column: int) -> Content:
     if row is None:
-        return Content(" " * (number_width + 1 + column))
+        return Content(" " * ((number_width + 1 if number_width else 0) + column))
     text = Content.styled(DisplayText(row.text).expandtabs(), _row_style(row.tag))
-    return Content.assemble((f"{_number(number, number_width)} ", MUTED),
-                            text.truncate(column, ellipsis=True, pad=True))
+    gutter = f"{_number(number, number_width)} " if number_width else ""
+    return Content.assemble((gutter, MUTED), text.truncate(column, ellipsis=True, pad=True))
 
 
 def patch_block(patch: str) -> Content:
