@@ -327,7 +327,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             self.call_later(self.action_quit)
         else:
             self._quit_asked = time.monotonic()
-            self.notify("Press Ctrl+C again, or Ctrl+Q, to quit.", title="Quit?")
+            self.notify("Press Ctrl+C again, or Ctrl+Q, to quit.", title="Quit?",
+                        timeout=QUIT_AGAIN_SECONDS)  # gone when a second Ctrl+C no longer quits
 
     async def action_quit(self) -> None:
         """Quit, first asking what to do with an approval request that is open."""

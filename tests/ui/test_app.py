@@ -32,7 +32,7 @@ from openletta.transcript import (
     TurnFooterItem,
     UserItem,
 )
-from openletta.ui.app import OpenLettaApp
+from openletta.ui.app import QUIT_AGAIN_SECONDS, OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import TRYING_AGAIN, ConnectScreen
@@ -679,8 +679,9 @@ async def test_ctrl_c_says_how_to_quit_and_quits_when_pressed_again(
     async with app.run_test(size=SIZE) as pilot:
         await open_chat(pilot, wait_until)
         await pilot.press("ctrl+c")
-        assert [str(note.message) for note in app._notifications] == [
-            "Press Ctrl+C again, or Ctrl+Q, to quit."]
+        (note,) = app._notifications
+        assert str(note.message) == "Press Ctrl+C again, or Ctrl+Q, to quit."
+        assert note.timeout == QUIT_AGAIN_SECONDS  # it says so only while it is true
         assert app.is_running
         await pilot.press("ctrl+c")
         await wait_until(pilot, lambda: app._exit, what="the app to quit")
