@@ -14,7 +14,13 @@ from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.transcript import TurnFooterItem
 from openletta.ui.formatting import short_id
 from openletta.ui.screens import inspect
-from openletta.ui.screens.inspect import ContextScreen, RunScreen, context_rows, context_text
+from openletta.ui.screens.inspect import (
+    ESTIMATE_NOTE,
+    ContextScreen,
+    RunScreen,
+    context_rows,
+    context_text,
+)
 from openletta.ui.screens.inspect import run_text as run_content
 from openletta.ui.widgets.footer import TurnFooter
 
@@ -28,6 +34,7 @@ def test_the_context_parts_add_up_and_empty_parts_are_left_out() -> None:
                     ("Messages (7)", 500)]
     text = context_text(window).plain
     assert "3,000 of 30,000 tokens (10%)" in text and "The server counts" not in text
+    assert text.endswith(ESTIMATE_NOTE)  # not what the status bar's gauge counts
     window.context_window_size_current = 3100
     assert "The server counts 3,100 in all." in context_text(window).plain
 

@@ -29,6 +29,9 @@ BAR_CELLS = 24
 METRICS_TRIES = 10
 METRICS_RETRY_SECONDS = 1.0
 MUTED = "$text-muted"
+#: Why the context's figures differ from the status bar's gauge.
+ESTIMATE_NOTE = ("These are the server's estimates of what it would send now; the status bar "
+                 "shows what the model counted for the last request.")
 
 
 def context_rows(window: ContextWindow) -> list[tuple[str, int]]:
@@ -69,6 +72,7 @@ def context_text(window: ContextWindow) -> Content:
     if window.context_window_size_current != total:
         lines.append(Content.styled(f"The server counts {window.context_window_size_current:,} "
                                     "in all.", MUTED))
+    lines.append(Content.styled(ESTIMATE_NOTE, MUTED))
     return Content("\n").join(lines)
 
 
