@@ -7,6 +7,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from openletta.ui.textual_internals import (
+    FooterKey,
     footer_keys,
     preset_footer_key,
     set_footer_key_enabled,
@@ -14,6 +15,8 @@ from openletta.ui.textual_internals import (
 
 #: Per key shown: key, action, label and tooltip.
 KeyLabels = tuple[tuple[str, str, str, str], ...]
+#: The actions of the key that shows the help, kept when the bar is too narrow for all.
+HELP_ACTIONS = frozenset({"help", "app.help"})
 
 
 class KeyBar(Footer):
@@ -25,7 +28,8 @@ class KeyBar(Footer):
     one rebuilds only when the keys shown change, and enables or disables keys in place.
 
     Keys that do not fit whole are not shown (the last ones first), where Textual's footer
-    cuts the line off in the middle of a key; the command palette's key always shows.
+    cuts the line off in the middle of a key; the help key and the command palette's key
+    always show.
     """
 
     _labels: KeyLabels | None = None
@@ -53,11 +57,17 @@ class KeyBar(Footer):
             return
         right = min([self.content_region.right, *(key.region.x for key in keys
                                                   if key.has_class("-command-palette"))])
-        cut = False
-        for key in keys:
-            if not key.has_class("-command-palette"):
-                cut = cut or key.region.right > right
-                key.display = not cut
+        flow = [key for key in keys if not key.has_class("-command-palette")]
+        over = max((key.region.right for key in flow), default=right) - right
+        hidden: set[FooterKey] = set()
+        for key in reversed(flow):
+            if over <= 0:
+                break
+            if key.action not in HELP_ACTIONS:
+                hidden.add(key)
+                over -= key.region.width
+        for key in flow:
+            key.display = key not in hidden
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         if not (screen.app.app_focus and screen is self.screen):

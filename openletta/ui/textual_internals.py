@@ -51,6 +51,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 __all__ = [
     "CellTable",
+    "FooterKey",
     "FrugalCompositor",
     "FrugalScreen",
     "MarkdownBullet",
