@@ -16,6 +16,7 @@ from textual.widgets import Input, Static
 from openletta.api import http
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
+from openletta.api.messages import Ping
 from openletta.api.resources import Agent, Conversation
 from openletta.chat import replies
 from openletta.chat.early import EarlyOpening
@@ -761,3 +762,15 @@ async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
                              and app.screen.session.agent.id == agent.id,  # noqa: B023
                              what=f"{agent.name} open")
             assert app.screen.session.conversation_id == conversation
+
+
+async def test_a_keep_alive_ping_does_not_reset_the_wait_shown(demo_server, make_app,
+                                                              wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        before = screen.status._last_arrival
+        screen.transcript_changed(screen.session.transcript.feed(Ping()))
+        assert screen.status._last_arrival == before
+        screen.transcript_changed(screen.session.transcript.add_user("hi"))
+        assert screen.status._last_arrival != before

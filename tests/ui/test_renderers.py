@@ -135,6 +135,13 @@ def test_bash_while_running_shows_only_the_command() -> None:
     assert text_of(BashRenderer().body(item, NARROW)) == "$ sleep 5"
 
 
+def test_a_stopped_command_keeps_what_it_printed() -> None:
+    item = call("Bash", {"command": "count"}, ToolStatus.CANCELLED, stdout=["line 1\n", "line 2\n"],
+                result="Interrupted by the user: the call was stopped before it finished.")
+    assert text_of(BashRenderer().body(item, NARROW)).split("\n") == [
+        "$ count", "line 1", "line 2", "⊘ stopped before it finished"]
+
+
 # --- read_file -----------------------------------------------------------------------------
 
 

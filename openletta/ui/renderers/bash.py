@@ -81,6 +81,9 @@ class BashRenderer(ToolRenderer):
         if output is None:
             if item.status is ToolStatus.RUNNING and item.stdout:
                 blocks.extend(live_tail("".join(item.stdout)))
+            elif item.status is ToolStatus.CANCELLED and item.stdout:  # what it printed stays
+                blocks.extend(output_block("".join(item.stdout).rstrip("\n")))
+                blocks.append(Content.styled("⊘ stopped before it finished", MUTED))
             return blocks
         result = parse_result(item, output)
         if result.stdout.strip():

@@ -185,7 +185,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def transcript_changed(self, change: Change) -> None:
         self.view.apply(change)
-        self.status.note_arrival()
+        if change:  # (a keep-alive ping changes nothing: the wait goes on being counted)
+            self.status.note_arrival()
         transcript = self.session.transcript
         if (shown := (transcript.usage, transcript.context_tokens)) != self._shown_usage:
             self._shown_usage = shown
