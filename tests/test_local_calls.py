@@ -14,6 +14,7 @@ import pytest
 from chat_fakes import FakeClient, FakeStream, Listener
 
 from openletta.api.answers import INTERRUPTED, ApprovalAnswer, ToolReturnAnswer
+from openletta.api.errors import APIConnectionError
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
@@ -296,10 +297,8 @@ async def test_the_preview_of_a_change_is_shown_before_approval(chat: LocalChat)
     assert call is not None and call.preview is not None and "+new line" in call.preview
 
 
-async def test_a_call_that_ran_is_not_run_again_when_the_answers_are_refused(
-        chat: LocalChat) -> None:
-    from openletta.api.errors import APIConnectionError
-
+async def ran_then_refused(chat: LocalChat) -> None:
+    """A call approved and run here, whose result the server could not be reached for."""
     chat.client.turns.append(FakeStream(asks_for(("call-1", "Run", {}))))
     chat.client.answers.extend([FakeStream([], refuse=APIConnectionError("offline")),
                                 FakeStream(recorded(HELLO))])
@@ -307,10 +306,28 @@ async def test_a_call_that_ran_is_not_run_again_when_the_answers_are_refused(
     await chat.until(lambda: chat.controller.state.asking is not None)
     chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
     await chat.until(lambda: chat.controller.state.answer_error is not None)
-    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    assert chat.controller.state.offline
+
+
+async def test_a_call_that_ran_is_not_run_again_when_the_answers_are_refused(
+        chat: LocalChat) -> None:
+    await ran_then_refused(chat)
+    ran = chat.controller.state.asking
+    assert ran is not None and ran.tool_call_id == "call-1"  # asked to send it again…
+    chat.controller.decide(ran, Choice.DENY, "too late")  # …not to deny what ran
+    assert chat.controller.state.phase is Phase.AWAITING_APPROVAL and len(chat.client.answered) == 1
+    chat.controller.decide(ran, Choice.APPROVE)
     await chat.until(lambda: chat.controller.state.phase is Phase.IDLE)
     assert len(chat.run_tool.runs) == 1
     assert chat.client.answered[0] == chat.client.answered[1]
+
+
+async def test_results_that_could_not_be_sent_go_once_the_server_is_back(
+        chat: LocalChat) -> None:
+    await ran_then_refused(chat)
+    chat.client.reach(True)  # the server answers again
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "sent again")
+    assert len(chat.run_tool.runs) == 1 and len(chat.client.answered) == 2
 
 
 async def test_switching_modes_cycles_and_is_reported(chat: LocalChat) -> None:

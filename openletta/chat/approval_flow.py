@@ -52,6 +52,8 @@ class ApprovalFlow:
         round_ = self._tasks.round
         if round_ is None or self._tasks.state.phase is not Phase.AWAITING_APPROVAL:
             return
+        if call.tool_call_id in round_.results and choice is not Choice.APPROVE:
+            return  # it ran here: its result can only be sent (again)
         if choice is Choice.EDIT:
             local = self._tasks.local
             if not edited or local is None or local.editable(call) is None:
@@ -144,7 +146,9 @@ class ApprovalFlow:
                                                              self._tasks.on_connection)
         except LettaError as error:
             round_.reset()
-            self._tasks.quit_when_answered = False
+            if self._tasks.quit_when_answered:  # quitting: the calls stay pending there
+                self._tasks.listener.exit_app()
+                return None
             self._tasks.update(phase=Phase.AWAITING_APPROVAL,
                                answer_error=f"Not sent: {error.message}",
                                offline=isinstance(error, APIConnectionError))
@@ -262,11 +266,19 @@ class ApprovalFlow:
             self.ask()
 
     def ask(self) -> None:
-        """Open the prompt on the first call still without an answer."""
+        """Open the prompt on the first call still without an answer; when every call has
+        one (they ran here, and sending their results failed), on the first, to send again."""
         round_ = self._tasks.round
-        if round_ is None or not round_.undecided:
+        if round_ is None or not round_.calls:
             return
-        self._tasks.update(asking=round_.undecided[0], undecided=len(round_.undecided))
+        waiting = round_.undecided
+        self._tasks.update(asking=(waiting or round_.calls)[0], undecided=len(waiting))
+
+    def resend(self) -> None:
+        """The server can be reached again: send the answers that did not go through, if
+        nothing else waits for the user."""
+        if self._tasks.round is not None and self._tasks.round.complete:
+            self._answer_or_ask()
 
     def _allow_for_session(self, call: ToolCallItem) -> None:
         assert self._tasks.round is not None

@@ -78,8 +78,10 @@ class ApprovalRound:
                 and self.decisions.get(call.tool_call_id, Decision(False)).approve]
 
     def reset(self) -> None:
-        """Forget the decisions (the reply was not accepted: ask again); results stay."""
-        self.decisions.clear()
+        """Forget the decisions (the reply was not accepted: ask again) but those of the
+        calls that ran here: they ran, their results stay and are what is sent."""
+        self.decisions = {call_id: decision for call_id, decision in self.decisions.items()
+                          if call_id in self.results}
 
     def answers(self) -> list[Answer]:
         """The reply: one answer per pending call (the round must be complete)."""

@@ -273,10 +273,13 @@ class ChatController:
         return None
 
     def _back_online(self) -> None:
-        """The server can be reached again: go on with the reply that dropped meanwhile."""
+        """The server can be reached again: go on with the reply that dropped meanwhile, or
+        send the answers that could not be sent."""
         if self.state.phase is Phase.IDLE and self.session.dropped_unreached:
             self._tasks.update(phase=Phase.STREAMING, stop_reason=None)
             self._tasks.start_turn(self._take_up_dropped)
+        elif self.state.phase is Phase.AWAITING_APPROVAL:
+            self._approvals.resend()
 
     async def _take_up_dropped(self) -> None:
         outcome = await self.session.take_up_dropped(self._tasks.on_change,

@@ -13,7 +13,7 @@ from openletta.transcript import ToolCallItem
 from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH
-from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.approval import RESEND, ApprovalPrompt
 
 
 class KeysApp(ThemeVariables, App[None]):
@@ -72,3 +72,18 @@ async def test_a_paste_is_a_message(wait_until) -> None:
         app.prompt.query_one("OptionList").post_message(events.Paste("ok wait"))
         await wait_until(pilot, lambda: app.typed == ["ok wait"], what="the paste handed on")
     assert app.answers == []
+
+
+async def test_a_call_that_ran_can_only_be_sent_again(wait_until) -> None:
+    app = KeysApp()
+    app.prompt = ApprovalPrompt(app.prompt.call, here="~/project", ran=True,
+                                clock=lambda: app.now)
+    async with app.run_test() as pilot:
+        options = app.prompt.query_one("OptionList")
+        assert [str(options.get_option_at_index(index).prompt)
+                for index in range(options.option_count)] == [f"y/1   {RESEND}"]
+        await pilot.press("n")  # no Deny: the letter is a message's
+        app.now += ApprovalPrompt.GUARD_SECONDS  # the keyboard went quiet
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.answers), what="the answer")
+    assert app.answers == [Choice.APPROVE] and app.typed == ["n"]

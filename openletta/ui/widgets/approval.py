@@ -54,6 +54,8 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
 )
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
+#: The one choice about a call that ran here, whose result did not reach the server.
+RESEND = "Send its result to the agent again"
 
 #: Keys besides characters that a prompt not yet armed hands on to the message.
 TYPED_THROUGH_KEYS = frozenset({"backspace", "enter"})
@@ -145,10 +147,11 @@ class ApprovalPrompt(Vertical):
 
     def __init__(self, call: ToolCallItem, *, waiting: int = 1, here: str | None = None,
                  outside: Sequence[str] = (), editable: str | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 ran: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         """``here``: the directory the call runs in, when it runs on this machine;
         ``outside``: the paths it touches outside that directory;
-        ``editable``: the command the user may edit before it runs."""
+        ``editable``: the command the user may edit before it runs;
+        ``ran``: it ran here already, and its result has still to reach the server."""
         super().__init__(classes="approval-prompt")
         self.call = call
         self.waiting = waiting
@@ -157,7 +160,8 @@ class ApprovalPrompt(Vertical):
         self._clock = clock
         self._quiet_since = clock()
         tool = literal_text(call.name) or "this tool"
-        self._choices = [
+        self.ran = ran
+        self._choices = [(Choice.APPROVE, "y", RESEND)] if ran else [
             (choice, key, (ALWAYS_HERE if here and choice is Choice.ALWAYS_ALLOW else label)
              .format(tool=tool, count=waiting))
             for choice, key, label in CHOICES
@@ -182,8 +186,15 @@ class ApprovalPrompt(Vertical):
         self._pending_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
-        title = Text("⚠ Approval needed", style="bold")
         tool = literal_text(self.call.name) or "a tool"
+        if self.ran:
+            yield Static(Text.assemble(("⚠ Not sent", "bold"), f": {tool} ran here, and the "
+                                       "agent has not heard its result yet"),
+                         classes="approval-title")
+            yield self._options
+            yield self._error
+            return
+        title = Text("⚠ Approval needed", style="bold")
         title.append(f": the agent wants to run {tool}")
         title.append(f" here, in {self.here}" if self.here else " on the server")
         if self.outside:
@@ -339,6 +350,8 @@ def approval_prompt(call: ToolCallItem, waiting: int, local: LocalCalls | None) 
     machine what it touches outside the working directory and what the user may edit."""
     if local is None or not call.runs_here:
         return ApprovalPrompt(call, waiting=waiting)
+    if call.status.is_final:
+        return ApprovalPrompt(call, waiting=waiting, ran=True)
     return ApprovalPrompt(call, waiting=waiting, here=home_relative(local.workspace.root),
                           outside=[home_relative(path) for path in local.outside(call)],
                           editable=local.editable(call))
