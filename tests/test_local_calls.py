@@ -215,6 +215,21 @@ async def test_esc_stops_a_running_call_and_the_agent_is_told_with_the_next_mess
     assert chat.controller.state.stop_reason == "end_turn"
 
 
+async def test_quitting_after_esc_stopped_a_call_tells_the_agent_first(
+        chat: LocalChat) -> None:
+    chat.run_tool.hold = asyncio.Event()
+    await chat.send(("call-1", "Run", {}))
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.until(lambda: chat.controller.state.phase is Phase.RUNNING)
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "the stop")
+    assert not chat.client.answered
+    assert chat.controller.quit_after_local_calls()  # not left to come back as a new request
+    await chat.until(lambda: chat.listener.exits == 1, "the exit")
+    assert chat.client.answered_with == [None]
+    assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]
+
+
 async def test_a_round_with_server_and_local_calls_is_answered_in_one_message(
         chat: LocalChat) -> None:
     await chat.send(("call-1", "bash", {"command": "ls"}), ("call-2", "Run", {}))

@@ -160,7 +160,8 @@ class ApprovalFlow:
             return None
         return await self._after(outcome)
 
-    async def _answer_then_converse(self) -> None:
+    async def answer_then_converse(self) -> None:
+        """Send the open round's answers, then go on as the reply says."""
         await self._converse(await self._answer())
 
     async def approvals_then_converse(self) -> None:
@@ -260,7 +261,7 @@ class ApprovalFlow:
         assert self._tasks.round is not None
         if self._tasks.round.complete:
             self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None)
-            self._tasks.start_turn(self._answer_then_converse)
+            self._tasks.start_turn(self.answer_then_converse)
         else:
             self._tasks.update(answer_error=None)
             self.ask()

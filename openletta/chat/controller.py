@@ -122,8 +122,16 @@ class ChatController:
             self._tasks.start_turn(self._catch_up)
 
     def quit_after_local_calls(self) -> bool:
-        """The user quits while local calls run: stop them, tell the agent, then exit
-        (``True``). ``False`` when none run (the UI quits as usual)."""
+        """The user quits while local calls run, or after Esc stopped them: stop them, tell
+        the agent, then exit (``True``). ``False`` when there are none (the UI quits as
+        usual)."""
+        held = self._tasks.held
+        if self.state.phase is Phase.IDLE and held is not None:
+            self._tasks.held, self._tasks.round = None, held
+            self._tasks.quit_when_answered = True
+            self._tasks.update(phase=Phase.ANSWERING)
+            self._tasks.start_turn(self._approvals.answer_then_converse)
+            return True
         if self.state.phase is not Phase.RUNNING:
             return False
         self._tasks.quit_when_answered = True
