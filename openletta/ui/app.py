@@ -101,6 +101,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
         self._open_with: dict[str, str | None] = {}
+        self._drafts: dict[tuple[str, str | None], str] = {}
         self._agent_ref = agent
         self._conversation = conversation
         self._demo_speed = demo_speed
@@ -232,8 +233,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                               conversation_name=found.summary if found else None)
         self._open_with[full.id] = conversation
         self.chats.opened(session)
+        typed = self._drafts_kept().pop((full.id, conversation), "") + self._typed_ahead()
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
-                                         local=self.local, typed=self._typed_ahead(),
+                                         local=self.local, typed=typed,
                                          recall=self.sent_messages))
         if self.demo:
             from openletta.demo.server import demo_chat_lasts
@@ -271,6 +273,15 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                                   server=DEMO_LABEL if self.demo else self.client.base_url,
                                   demo=self.demo, search=self._typed_ahead() or search,
                                   can_go_back=can_go_back)
+
+    def _drafts_kept(self) -> dict[tuple[str, str | None], str]:
+        """The drafts of the chats left, by agent and conversation, with the one being left
+        now (it waits in its prompt for the chat to open again)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, ChatScreen) and screen.prompt.text.strip():
+                session = screen.session
+                self._drafts[(session.agent.id, session.conversation_id)] = screen.prompt.text
+        return self._drafts
 
     def _typed_ahead(self) -> str:
         """What the user typed while the connect screen showed (for the screen after it)."""

@@ -756,12 +756,15 @@ async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
         assert app.client is not None
         other = next(agent for agent in await app.client.list_agents()
                      if agent.id != demo_agent.id)
+        await pilot.press(*"a draft")
         for agent, conversation in ((other, None), (demo_agent, side)):
             app.open_agent(agent)
             await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
                              and app.screen.session.agent.id == agent.id,  # noqa: B023
                              what=f"{agent.name} open")
             assert app.screen.session.conversation_id == conversation
+            # The draft waits in the chat it was typed in.
+            assert app.screen.prompt.text == ("a draft" if conversation else "")
 
 
 async def test_a_keep_alive_ping_does_not_reset_the_wait_shown(demo_server, make_app,
