@@ -13,6 +13,7 @@ from chat_fakes import FakeClient, FakeStream, Listener
 
 from openletta.api.errors import (
     APIConnectionError,
+    ConnectError,
     ConversationBusyError,
     NotFoundError,
     ServerError,
@@ -128,7 +129,17 @@ async def test_a_refused_message_goes_back_to_the_prompt_with_the_queue(chat: Ch
     await chat.settled()
     assert chat.listener.restored == ["hello"]
     assert chat.state.offline and chat.state.sending is None
-    assert chat.listener.reports[-1] == ("Not sent: no network", "error", True)
+    said, severity, notice = chat.listener.reports[-1]
+    assert (severity, notice) == ("error", True) and said.endswith("no network")
+    # The connection broke after it was made: the server may have the message all the same.
+    assert said.startswith("Maybe not sent") and "before sending it again" in said
+
+
+async def test_a_message_that_could_not_connect_is_not_sent(chat: Chat) -> None:
+    chat.client.turns.append(FakeStream([], refuse=ConnectError("http://127.0.0.1:9")))
+    chat.controller.submit("hello")
+    await chat.settled()
+    assert chat.listener.reports[-1][0].startswith("Not sent: Could not reach")
 
 
 async def test_a_broken_reply_keeps_what_arrived_and_gives_the_queue_back(chat: Chat) -> None:

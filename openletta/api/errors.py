@@ -47,14 +47,24 @@ class ConfigurationError(LettaError):
 class APIConnectionError(LettaError):
     """The request did not get an HTTP answer (network failure)."""
 
+    #: Whether the request may have reached the server (the connection broke after it was
+    #: made): what it asked for may have happened.
+    may_have_arrived = True
+
 
 class ConnectError(APIConnectionError):
     """Nothing accepted the connection at the base URL."""
+
+    may_have_arrived = False
 
     def __init__(self, base_url: str) -> None:
         super().__init__(f"Could not reach the Letta server at {base_url}. Is it running? "
                          "Set LETTA_BASE_URL or --base-url.")
         self.base_url = base_url
+
+
+#: The phase of a request before anything of it was sent.
+CONNECTION_PHASE = "accept the connection"
 
 
 class RequestTimeout(APIConnectionError):
@@ -64,6 +74,7 @@ class RequestTimeout(APIConnectionError):
         super().__init__(f"The Letta server at {base_url} did not {phase} in time. "
                          "Check that it is healthy, then try again.")
         self.base_url = base_url
+        self.may_have_arrived = phase != CONNECTION_PHASE
 
 
 class StreamDroppedError(LettaError):

@@ -16,6 +16,7 @@ import pydantic
 from openletta import __version__
 from openletta.api import json_text
 from openletta.api.errors import (
+    CONNECTION_PHASE,
     APIConnectionError,
     ConfigurationError,
     ConnectError,
@@ -151,7 +152,7 @@ class LettaHTTP:
         if isinstance(error, httpx.ConnectError):
             return ConnectError(shown_url)
         if isinstance(error, httpx.ConnectTimeout):
-            return RequestTimeout(shown_url, "accept the connection")
+            return RequestTimeout(shown_url, CONNECTION_PHASE)
         if isinstance(error, httpx.TimeoutException):
             return RequestTimeout(shown_url)
         return APIConnectionError(

@@ -197,8 +197,7 @@ class ChatController:
                                offline=isinstance(error, APIConnectionError))
             self._tasks.listener.restore_prompt(text)
             self._tasks.return_queue()
-            self._tasks.listener.report(f"Not sent: {error.message}", title="Send failed",
-                                        notice=True)
+            self._tasks.listener.report(not_sent(error), title="Send failed", notice=True)
             return None
 
     async def _send_when_free(self, text: str) -> TurnOutcome:
@@ -301,3 +300,12 @@ class ChatController:
         """Cancel the interrupted continuation, then ask the server what still waits."""
         await self._tasks.cancel_on_server(run_id)
         await self._approvals.approvals_then_converse()
+
+
+def not_sent(error: LettaError) -> str:
+    """What to say of a message whose request failed: it may have arrived all the same."""
+    if isinstance(error, APIConnectionError) and error.may_have_arrived:
+        return ("Maybe not sent: the connection broke before the server answered, so it may "
+                "have your message; look for it in the conversation before sending it again. "
+                f"{error.message}")
+    return f"Not sent: {error.message}"

@@ -111,7 +111,7 @@ async def test_a_send_that_gets_no_answer_gives_the_text_back(proxy, chat) -> No
     controller.submit("hello there")
     await until(lambda: controller.state.phase is Phase.IDLE)
     assert listener.restored == ["hello there"]
-    assert "Not sent" in listener.reports[-1][0]
+    assert "ot sent" in listener.reports[-1][0]  # "Maybe not sent": it may have arrived
 
 
 async def test_a_foreground_reply_cut_midway_is_completed_from_its_run(proxy, chat) -> None:
