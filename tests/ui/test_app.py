@@ -385,7 +385,7 @@ async def test_connection_failure_explains_and_retry_connects(make_app, wait_unt
         restarted = DemoServer(speed=0, port=int(base_url.rsplit(":", 1)[1].strip("/")))
         await restarted.start()
         try:
-            await pilot.press("r")
+            await pilot.press("ctrl+r")
             await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
                              what="chooser after retry (the demo has no agent-x)")
         finally:

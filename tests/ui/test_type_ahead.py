@@ -63,14 +63,15 @@ async def test_what_is_typed_while_connecting_searches_the_chooser(
         assert app.screen.query_one(Input).value == "demo"
 
 
-async def test_q_quits_once_connecting_failed(make_app, wait_until) -> None:
+async def test_typing_goes_on_waiting_once_connecting_failed_and_ctrl_q_quits(
+        make_app, wait_until) -> None:
     app = make_app(base_url="http://127.0.0.1:9")
     async with app.run_test(size=SIZE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen)
                          and app.screen.failed, what="failure shown")
-        await pilot.press("x")
-        assert app.screen.typed_ahead == ""  # its keys are commands now
-        await pilot.press("q")
+        await pilot.press(*"quite right")  # a message, not keys that quit or retry
+        assert app.screen.typed_ahead == "quite right" and not app._exit
+        await pilot.press("ctrl+q")
         await wait_until(pilot, lambda: app._exit, what="the app to quit")
 
 

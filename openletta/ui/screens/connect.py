@@ -60,8 +60,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("r", "retry", "Retry", id="connect.retry"),
-        Binding("q", "quit", "Quit", id="connect.quit"),
+        Binding("ctrl+r", "retry", "Retry", id="connect.retry"),
+        Binding("ctrl+q", "quit", "Quit", id="connect.quit"),
     ]
 
     failed = reactive(False, bindings=True)
@@ -73,7 +73,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self._connect = connect
         self._pauses: Iterator[float] | None = None
         self._again: Timer | None = None
-        #: What was typed while it connected (not after a failure).
+        #: What was typed while it connects (and tries again): the prompt's, once it opens.
         self.typed_ahead = ""
 
     def compose(self) -> ComposeResult:
@@ -98,8 +98,6 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self.app.exit()
 
     def on_key(self, event: events.Key) -> None:
-        if self.failed:
-            return
         if event.key == "backspace":
             self.typed_ahead = self.typed_ahead[:-1]
         elif event.is_printable and event.character:
@@ -109,9 +107,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         event.stop()
 
     def on_paste(self, event: events.Paste) -> None:
-        if not self.failed:
-            self.typed_ahead += event.text
-            event.stop()
+        self.typed_ahead += event.text
+        event.stop()
 
     @work(exclusive=True, group="connect", exit_on_error=False)
     async def attempt(self, *, quietly: bool = False) -> None:
