@@ -34,7 +34,8 @@ FIXES = (
     "  • for Letta Cloud or a protected server, set LETTA_API_KEY\n"
     "  • or try openletta without a server: openletta --demo"
 )
-TRYING_AGAIN = "openletta tries again by itself every few seconds; r tries now."
+TRYING_AGAIN = ("openletta tries again by itself every few seconds; Ctrl+R tries now, Ctrl+Q "
+                "quits. What you type meanwhile waits for the prompt.")
 
 
 def failure_text(url: str, reason: str, *, trying_again: bool = False) -> Text:
