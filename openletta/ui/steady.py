@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input, TextArea
@@ -46,14 +47,34 @@ class SteadyInput(Input):
         self.cursor_blink = False
 
 
+#: Keys that delete, and their actions.
+_DELETING_KEYS = {"backspace": "delete_left", "delete": "delete_right"}
+
+
 class SteadyTextArea(TextArea):
-    """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), and
-    that draws blank lines while it has no width: Textual's text area fails wrapping its
-    placeholder at width 0 (the chat's prompt when the memory panel takes the whole screen)."""
+    """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
+    draws blank lines while it has no width (Textual's text area fails wrapping its
+    placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),
+    and that deletes as the keys come.
+
+    Textual deletes on Backspace and Delete by key bindings, which the app runs once the key
+    went up through the widget's parents: in a burst of keys read together (a paste without
+    bracketed paste, fast typing over a slow link) the characters behind a Backspace were
+    typed before it deleted. Here they are deleted when the key is read, in order.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cursor_blink = False
+
+    async def _on_key(self, event: events.Key) -> None:
+        action = _DELETING_KEYS.get(event.key)
+        if action is None or self.read_only:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        await self.run_action(action)
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width <= 0:

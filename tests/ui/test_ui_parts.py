@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
+from textual import events
 from textual.app import App, ComposeResult
 from textual.color import Color
 from waiting import wait_until
@@ -359,3 +360,13 @@ def test_help_names_every_switchable_permission_mode() -> None:
     text = console.export_text()
     assert all(mode.label in text for mode in SWITCHABLE)
     assert "F2" in text and "Shift+Tab" in text
+
+
+async def test_keys_read_together_delete_and_type_in_order(wait_until) -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.insert("abcdef")
+        for key, character in [("backspace", None)] * 3 + [(c, c) for c in "XYZ"]:
+            prompt.post_message(events.Key(key, character))  # queued at once, as read
+        await wait_until(pilot, lambda: prompt.text == "abcXYZ", what="in order")
