@@ -331,6 +331,7 @@ async def test_checking_a_tool_allowed_this_session_makes_it_ask_again(
                 str(rules._tools.get_option_at_index(index).prompt)
                 for index in range(rules._tools.option_count)}
         assert rows["write_file"] == "write_file · allowed this session"
+        assert "2 need approval (1 allowed this session)" in str(rules._status.render())
         assert set(rules._tools.selected) == {"edit_file"}  # write_file does not ask now
         rules._tools.highlighted = list(rows).index("write_file")
         await pilot.press("space")

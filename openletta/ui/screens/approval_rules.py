@@ -113,9 +113,10 @@ class ApprovalRulesScreen(ModalScreen[None]):
         required = agent.tools_requiring_approval
         self._required = {tool.name: tool.name in required for tool in agent.tools if tool.name}
         self._show_server_rules()
-        needing = len(required)
+        needing, allowed = len(required), len(set(required) & self.session)
         self._status.update(f"{len(self._required)} tools · {needing} "
-                            f"{'needs' if needing == 1 else 'need'} approval")
+                            f"{'needs' if needing == 1 else 'need'} approval"
+                            + (f" ({allowed} allowed this session)" if allowed else ""))
         self._tools.highlighted = 0 if self._required else None
         self._tools.focus()
 
