@@ -82,6 +82,8 @@ class FakeClient:
         #: The message each set of answers went with (``None``: answers alone).
         self.answered_with: list[str | None] = []
         self.cancelled: list[list[str] | None] = []
+        #: What :meth:`cancel` raises (``None``: the server takes it).
+        self.cancel_error: LettaError | None = None
         self.rules: dict[str, bool] = {}
         self.rule_error: LettaError | None = None
         self.held: ApprovalRequestMessage | None = None
@@ -192,6 +194,8 @@ class FakeClient:
 
     async def cancel(self, agent_id: str, *, conversation_id: str | None = None,
                      run_ids: Sequence[str] | None = None) -> dict[str, str]:
+        if self.cancel_error is not None:
+            raise self.cancel_error
         self.cancelled.append(list(run_ids) if run_ids else None)
         return {}
 

@@ -20,7 +20,7 @@ from openletta.api.errors import (
     StreamDroppedError,
     ValidationError,
 )
-from openletta.api.messages import Message, parse_message
+from openletta.api.messages import AssistantMessage, Message, parse_message
 from openletta.api.resources import Agent, Run, RunUsage, Step
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
@@ -456,6 +456,33 @@ async def test_esc_while_streaming_keeps_what_arrived_marked_interrupted(chat: C
     assert isinstance(last, EventItem) and last.text == INTERRUPTED
     assert chat.listener.restored == ["queued"]  # the sent one was accepted: not restored
     await chat.until(lambda: chat.client.cancelled, "cancel")
+
+
+async def test_a_reply_whose_cancel_never_reached_the_server_is_shown_in_full_later(
+        chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=15))
+    chat.controller.submit("hello")
+    await chat.until(lambda: any(isinstance(item, AssistantItem)
+                                 for item in chat.transcript.items), "a part of the reply")
+    run_id = chat.session.run_id
+    assert run_id is not None
+    full = Transcript()
+    full.feed_all(recorded(HELLO))
+    said = next(item.text for item in full.items if isinstance(item, AssistantItem))
+    first = next(m for m in recorded(HELLO) if isinstance(m, AssistantMessage))
+    chat.client.runs[run_id] = Run(id=run_id, status="completed", stop_reason="end_turn")
+    chat.client.run_messages[run_id] = [first.model_copy(update={"content": said})]  # stored
+    chat.client.cancel_error = APIConnectionError("offline")
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.state.offline, "offline")
+    assert not chat.client.cancelled
+    shown = next(item for item in chat.transcript.items if isinstance(item, AssistantItem))
+    assert shown.text != said  # cut off by Esc
+    chat.client.cancel_error = None
+    chat.client.reach(True)  # (the server is back)
+    await chat.until(lambda: shown.text == said, "the reply shown in full")
+    assert "agent finished its reply" in chat.listener.reports[-1][0]
 
 
 async def test_esc_during_the_continuation_ends_the_round(chat: Chat) -> None:

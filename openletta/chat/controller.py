@@ -24,6 +24,7 @@ import asyncio
 import logging
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
+from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
@@ -282,11 +283,33 @@ class ChatController:
     def _back_online(self) -> None:
         """The server can be reached again: go on with the reply that dropped meanwhile, or
         send the answers that could not be sent."""
+        if (run_id := self._tasks.uncancelled) is not None:
+            self._tasks.uncancelled = None
+            self._tasks.start_side_task(lambda: self._settle_uncancelled(run_id))
         if self.state.phase is Phase.IDLE and self.session.dropped_unreached:
             self._tasks.update(phase=Phase.STREAMING, stop_reason=None)
             self._tasks.start_turn(self._take_up_dropped)
         elif self.state.phase is Phase.AWAITING_APPROVAL:
             self._approvals.resend()
+
+    async def _settle_uncancelled(self, run_id: str) -> None:
+        """The server is back after Esc's cancel could not reach it: cancel the run if it
+        still goes on; if it finished, show the rest of its reply (the agent said it)."""
+        try:
+            run = await self.session.client.get_run(run_id)
+            if run.status not in FINISHED_RUN_STATES:
+                await self._tasks.cancel_on_server(run_id)
+                return
+            if run.status == "cancelled" or self.state.phase is not Phase.IDLE or (
+                    self.session.run_id != run_id):
+                return
+            await self.session.show_finished_run(run_id, run.stop_reason, self._tasks.on_change)
+        except LettaError as error:
+            log.info("could not look at the interrupted run: %s", error.message)
+            return
+        self._tasks.listener.report(
+            "The cancel never reached the server and the agent finished its reply: it is "
+            "shown in full now.", title="Interrupt", severity="warning", notice=True)
 
     async def _take_up_dropped(self) -> None:
         outcome = await self.session.take_up_dropped(self._tasks.on_change,

@@ -260,6 +260,13 @@ class ChatSession(ReplyStreams):
             return  # the cards stay "cancelled" until the history is read again
         on_change(self.transcript.apply_stored_returns(stored))
 
+    async def show_finished_run(self, run_id: str, stop_reason: str | None,
+                                on_change: OnChange) -> None:
+        """Show in full the turn of ``run_id``, which finished on the server after it was
+        shown as interrupted here. Raises :class:`LettaError`."""
+        stored = await self.client.list_run_messages(run_id)
+        on_change(self.transcript.complete_run(stored, stop_reason or "end_turn"))
+
     def _remember_page(self, before: str | None, has_more: bool) -> None:
         self._before = before
         self.has_more_history = has_more and before is not None

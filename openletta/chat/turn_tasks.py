@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from openletta.api import http
-from openletta.api.errors import LettaError
+from openletta.api.errors import APIConnectionError, LettaError
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import FOREGROUND_ONLY
@@ -66,6 +66,8 @@ class TurnTasks:
         #: The local call running now, and whether Esc stopped the local calls of the round.
         self.tool_task: asyncio.Task[ToolOutcome] | None = None
         self.tools_interrupted = False
+        #: A run Esc stopped here whose cancel could not reach the server.
+        self.uncancelled: str | None = None
         #: Called once the server can be reached again after a request could not reach it.
         self.on_back_online: Callable[[], None] = lambda: None
         self._offline_watch: asyncio.Task[None] | None = None
@@ -128,9 +130,17 @@ class TurnTasks:
         self.listener.transcript_changed(change)
 
     async def cancel_on_server(self, run_id: str | None) -> None:
-        """Ask the server to cancel ``run_id``; a refusal is reported, not raised."""
+        """Ask the server to cancel ``run_id``; a refusal is reported, not raised. When the
+        server cannot be reached, the run is looked at again once it can
+        (:attr:`uncancelled`)."""
         try:
             await self.session.cancel_run(run_id, self.listener.transcript_changed)
+        except APIConnectionError as error:
+            self.uncancelled = run_id
+            self.update(offline=True)
+            self.listener.report(f"The cancel did not reach the server ({error.message}); "
+                                 "openletta looks at the reply again once it can.",
+                                 title="Interrupt", severity="warning")
         except LettaError as error:
             self.listener.report(f"The server did not confirm the cancel: {error.message}",
                                  title="Interrupt", severity="warning")
