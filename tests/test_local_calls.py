@@ -208,6 +208,9 @@ async def test_esc_stops_a_running_call_and_the_agent_is_told_with_the_next_mess
     assert [(answer.tool_call_id, getattr(answer, "tool_return", None))
             for answer in only_answer(chat)] == [("call-1", INTERRUPTED),
                                                  ("call-2", INTERRUPTED), ("call-3", None)]
+    # What the stopped call printed goes with it (and is read back from history).
+    assert [getattr(answer, "stdout", None) for answer in only_answer(chat)] == [
+        ["Run says hi\n"], None, None]
     assert only_answer(chat)[2] == ApprovalAnswer(tool_call_id="call-3", approve=False,
                                                   reason=CANCELLED_REASON)
     user = next(item for item in reversed(chat.transcript.items) if isinstance(item, UserItem))

@@ -181,6 +181,8 @@ class ApprovalFlow:
             if not self._tasks.tools_interrupted:
                 self._tasks.listener.transcript_changed(transcript.start_local(call_id))
                 outcome = await self._run_one(call)
+            if outcome.interrupted and call.stdout:  # what it printed before it was stopped
+                outcome = dataclasses.replace(outcome, stdout=list(call.stdout))
             told = outcome
             if round_.decisions[call_id].edited:
                 told = dataclasses.replace(outcome, text=local.edited_result(call, outcome.text))
