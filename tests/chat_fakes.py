@@ -78,6 +78,7 @@ class FakeClient:
         self.turns: deque[FakeStream] = deque()
         self.answers: deque[FakeStream] = deque()
         self.sent: list[str] = []
+        self.sent_otids: list[str | None] = []
         self.answered: list[list[Answer]] = []
         #: The message each set of answers went with (``None``: answers alone).
         self.answered_with: list[str | None] = []
@@ -134,6 +135,7 @@ class FakeClient:
                      otid: str | None = None, client_tools: Sequence[Any] = (),
                      **_options: Any) -> FakeStream:
         self.sent.append(text)
+        self.sent_otids.append(otid)
         self._last_otid = otid
         self.background.append(background)
         self.declared.append([tool["name"] for tool in client_tools])
@@ -219,6 +221,7 @@ class Listener:
         self.changes: list[Change] = []
         self.reports: list[tuple[str, str, bool]] = []
         self.restored: list[str] = []
+        self.withdrawn: list[str] = []
         self.exits = 0
 
     def transcript_changed(self, change: Change) -> None:
@@ -233,6 +236,9 @@ class Listener:
 
     def restore_prompt(self, text: str) -> None:
         self.restored.append(text)
+
+    def withdraw_prompt(self, text: str) -> None:
+        self.withdrawn.append(text)
 
     def exit_app(self) -> None:
         self.exits += 1

@@ -132,7 +132,7 @@ async def test_a_refused_message_goes_back_to_the_prompt_with_the_queue(chat: Ch
     said, severity, notice = chat.listener.reports[-1]
     assert (severity, notice) == ("error", True) and said.endswith("no network")
     # The connection broke after it was made: the server may have the message all the same.
-    assert said.startswith("Maybe not sent") and "before sending it again" in said
+    assert said.startswith("Maybe not sent") and "once the server can be reached" in said
 
 
 async def test_a_message_that_could_not_connect_is_not_sent(chat: Chat) -> None:

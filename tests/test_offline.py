@@ -13,11 +13,11 @@ import pytest
 from chat_fakes import FakeClient, FakeStream, Listener
 
 from openletta.api import http
-from openletta.api.errors import APIConnectionError, StreamDroppedError
+from openletta.api.errors import APIConnectionError, ConnectError, StreamDroppedError
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent, Run
 from openletta.api.sse import SSEParseResult, parse_sse_text
-from openletta.chat import replies, turn_tasks
+from openletta.chat import controller, replies, turn_tasks
 from openletta.chat.controller import ChatController
 from openletta.chat.replies import INTERRUPTED
 from openletta.chat.session import ChatSession
@@ -25,7 +25,7 @@ from openletta.chat.turn_state import Phase
 from openletta.transcript import ErrorItem, EventItem, Transcript
 
 FIXTURES = Path(__file__).parent / "fixtures"
-DOWN = APIConnectionError("Could not reach the Letta server")
+DOWN = ConnectError("http://localhost:8283")
 
 
 def recorded(name: str) -> SSEParseResult:
@@ -210,3 +210,62 @@ async def test_a_closed_chat_no_longer_hears_the_client(chat: Chat) -> None:
     await chat.controller.close()
     chat.client.reach(False)
     assert not chat.controller.state.offline and not chat.client.reachability_listeners
+
+
+BROKE = APIConnectionError("The connection to the Letta server broke")
+
+
+def stored_turn(otid: str | None, text: str = "hello") -> list[Message]:
+    """A turn as the server stores it: the user's message (with its otid), the reply."""
+    envelope = {"date": "2026-11-27T10:00:00+00:00", "run_id": "run-late", "step_id": "step-1"}
+    return [parse_message({**envelope, "message_type": "user_message", "id": "message-u",
+                           "otid": otid, "content": text}),
+            parse_message({**envelope, "message_type": "assistant_message", "id": "message-a",
+                           "otid": "message-a-0", "content": "Hi, it arrived."})]
+
+
+async def send_that_breaks(chat: Chat, text: str = "hello") -> str | None:
+    """``text`` is sent, and its request breaks after it may have reached the server."""
+    chat.client.down = DOWN
+    chat.client.turns.append(FakeStream([], refuse=BROKE))
+    chat.controller.submit(text)
+    await chat.until(lambda: chat.controller.state.offline
+                     and chat.controller.state.phase is Phase.IDLE, "offline")
+    assert chat.listener.restored == [text]
+    assert chat.reports()[-1].startswith("Maybe not sent")
+    return chat.client.sent_otids[-1]
+
+
+async def test_a_send_that_may_have_arrived_is_shown_once_the_server_is_back_if_it_did(
+        chat: Chat) -> None:
+    otid = await send_that_breaks(chat)
+    chat.client.history = stored_turn(otid)
+    chat.client.down = None
+    await chat.until(lambda: controller.ARRIVED in chat.reports()
+                     and chat.controller.state.phase is Phase.IDLE, "found")
+    assert chat.listener.withdrawn == ["hello"]
+    assert chat.client.sent == ["hello"]
+    shown = [item.to_json() for item in chat.session.transcript.items if item.kind != "footer"]
+    assert shown == [{"kind": "user", "text": "hello"},
+                     {"kind": "assistant", "text": "Hi, it arrived."}]
+
+
+async def test_a_send_that_did_not_arrive_is_left_in_the_prompt_and_said_so(chat: Chat) -> None:
+    otid = await send_that_breaks(chat)
+    chat.client.history = stored_turn("another-otid")
+    chat.client.down = None
+    await chat.until(lambda: controller.NOT_ARRIVED in chat.reports(), "not found")
+    assert otid is not None and chat.listener.withdrawn == []
+    assert chat.client.sent == ["hello"] and chat.session.transcript.items == []
+    assert chat.controller.state.phase is Phase.IDLE
+
+
+async def test_sending_it_again_first_looks_whether_it_arrived(chat: Chat) -> None:
+    otid = await send_that_breaks(chat)
+    chat.client.history = stored_turn(otid)
+    chat.client.down = None
+    chat.controller.submit("hello")  # before the watch found the server again
+    await chat.until(lambda: controller.ARRIVED in chat.reports()
+                     and chat.controller.state.phase is Phase.IDLE, "found")
+    assert chat.client.sent == ["hello"]
+    assert [item.kind for item in chat.session.transcript.items][:2] == ["user", "assistant"]

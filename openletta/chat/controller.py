@@ -29,7 +29,7 @@ from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import TurnOutcome
-from openletta.chat.session import ChatSession
+from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.permissions import PermissionMode
@@ -42,6 +42,10 @@ CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 #: The divider above a reply that was already going when it was followed.
 FOLLOWING_OPENED = "Reply in progress when this chat opened"
 FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
+ARRIVED = ("Your message reached the server after all (its connection broke before the answer "
+           "came): it is shown with the agent's reply.")
+NOT_ARRIVED = ("Not sent: the server does not have your message. It is in the prompt: press "
+               "Enter to send it.")
 #: How long a message waits for a busy conversation before it is given back.
 BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
@@ -188,23 +192,72 @@ class ChatController:
             text = await self._after(outcome)
 
     async def _send(self, text: str) -> TurnOutcome | None:
-        """Send ``text`` (waiting while the conversation is busy); ``None`` if not sent."""
+        """Send ``text`` (waiting while the conversation is busy); ``None`` if not sent. The
+        same text again after a send that may have arrived is looked for first (``None``
+        too when it is found: its turn was shown, and the queue sent)."""
         self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
                            connection=None)
+        earlier, self._tasks.unconfirmed = self._tasks.unconfirmed, None
+        if earlier is not None and earlier.text == text:
+            try:
+                if await self._show_if_sent(earlier):
+                    return None
+            except LettaError as error:
+                self._not_sent(text, error)
+                self._tasks.unconfirmed = earlier
+                return None
+        outgoing = Outgoing(text)
         try:
-            return await self._send_when_free(text)
+            return await self._send_when_free(outgoing)
         except LettaError as error:
-            self._tasks.update(phase=Phase.IDLE, sending=None,
-                               offline=isinstance(error, APIConnectionError))
-            self._tasks.listener.restore_prompt(text)
-            self._tasks.return_queue()
-            self._tasks.listener.report(not_sent(error), title="Send failed", notice=True)
+            self._not_sent(text, error)
+            if isinstance(error, APIConnectionError) and error.may_have_arrived:
+                self._tasks.unconfirmed = outgoing
             return None
 
-    async def _send_when_free(self, text: str) -> TurnOutcome:
-        """Send ``text``. While the server says the conversation is busy, follow the run
-        that holds it (``text`` then waits in the queue, and the followed run's outcome is
+    def _not_sent(self, text: str, error: LettaError) -> None:
+        """``text`` did not go: it goes back to the prompt, with the queue."""
+        self._tasks.update(phase=Phase.IDLE, sending=None,
+                           offline=isinstance(error, APIConnectionError))
+        self._tasks.listener.restore_prompt(text)
+        self._tasks.return_queue()
+        self._tasks.listener.report(not_sent(error), title="Send failed", notice=True)
+
+    async def _show_if_sent(self, outgoing: Outgoing) -> bool:
+        """Whether the server has ``outgoing`` (its request broke); if it has, it leaves the
+        prompt, and it and the reply are shown (followed while it goes on)."""
+        if not await self.session.show_if_sent(outgoing.otid, self._tasks.on_change):
+            return False
+        self._tasks.held = None  # its answers went in the same request
+        self._tasks.listener.withdraw_prompt(outgoing.text)
+        self._tasks.listener.report(ARRIVED, title="Sent", severity="information", notice=True)
+        self._tasks.update(phase=Phase.WAITING, sending=None)
+        await self._catch_up()
+        return True
+
+    async def _confirm_sent(self, outgoing: Outgoing) -> None:
+        """The server is back after ``outgoing``'s request broke: show it if it arrived, or
+        say it is in the prompt to send."""
+        try:
+            if await self._show_if_sent(outgoing):
+                return
+        except LettaError as error:
+            self._tasks.unconfirmed = outgoing
+            self._tasks.update(phase=Phase.IDLE, offline=isinstance(error, APIConnectionError))
+            return
+        if self._tasks.queue:  # typed meanwhile: it goes back after the message not sent
+            self._tasks.listener.withdraw_prompt(outgoing.text)
+            self._tasks.queue.appendleft(outgoing.text)
+            self._tasks.return_queue()
+        self._tasks.update(phase=Phase.IDLE)
+        self._tasks.listener.report(NOT_ARRIVED, title="Send failed", severity="warning",
+                                    notice=True)
+
+    async def _send_when_free(self, outgoing: Outgoing) -> TurnOutcome:
+        """Send ``outgoing``. While the server says the conversation is busy, follow the run
+        that holds it (the text then waits in the queue, and the followed run's outcome is
         returned: :meth:`_after` sends it), or wait and retry."""
+        text = outgoing.text
         loop = asyncio.get_running_loop()
         deadline = loop.time() + BUSY_WAIT_SECONDS
         pauses = iter(BUSY_POLL_SECONDS)
@@ -212,11 +265,13 @@ class ChatController:
             try:
                 if (held := self._tasks.held) is not None:
                     outcome = await self.session.answer_round(
-                        held, self._tasks.on_change, self._tasks.on_connection, then_text=text)
+                        held, self._tasks.on_change, self._tasks.on_connection,
+                        then_text=text, otid=outgoing.otid)
                     self._tasks.held = None
                     return outcome
                 return await self.session.stream_turn(text, self._tasks.on_change,
-                                                      self._tasks.on_connection)
+                                                      self._tasks.on_connection,
+                                                      otid=outgoing.otid)
             except ConversationBusyError as busy:
                 if loop.time() > deadline:
                     raise
@@ -286,7 +341,11 @@ class ChatController:
         if (run_id := self._tasks.uncancelled) is not None:
             self._tasks.uncancelled = None
             self._tasks.start_side_task(lambda: self._settle_uncancelled(run_id))
-        if self.state.phase is Phase.IDLE and self.session.dropped_unreached:
+        if self.state.phase is Phase.IDLE and (outgoing := self._tasks.unconfirmed) is not None:
+            self._tasks.unconfirmed = None
+            self._tasks.update(phase=Phase.WAITING)
+            self._tasks.start_turn(lambda: self._confirm_sent(outgoing))
+        elif self.state.phase is Phase.IDLE and self.session.dropped_unreached:
             self._tasks.update(phase=Phase.STREAMING, stop_reason=None)
             self._tasks.start_turn(self._take_up_dropped)
         elif self.state.phase is Phase.AWAITING_APPROVAL:
@@ -329,6 +388,6 @@ def not_sent(error: LettaError) -> str:
     """What to say of a message whose request failed: it may have arrived all the same."""
     if isinstance(error, APIConnectionError) and error.may_have_arrived:
         return ("Maybe not sent: the connection broke before the server answered, so it may "
-                "have your message; look for it in the conversation before sending it again. "
-                f"{error.message}")
+                "have your message. openletta looks for it there once the server can be "
+                f"reached (or when you send it again). {error.message}")
     return f"Not sent: {error.message}"

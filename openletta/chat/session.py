@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Collection, Coroutine
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from openletta.api.client import LettaClient, MessageStream
 from openletta.api.errors import LettaError
 from openletta.api.history import HistoryPage
-from openletta.api.messages import Message
+from openletta.api.messages import Message, UserMessage
 from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
@@ -39,6 +40,15 @@ def newest_page(client: LettaClient, agent_id: str,
 def new_otid() -> str:
     """A fresh client-side id for an outgoing message."""
     return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message of the user's to send, with the client-side id it goes with (which finds it
+    on the server after its request broke)."""
+
+    text: str
+    otid: str = field(default_factory=new_otid)
 
 
 class ChatSession(ReplyStreams):
@@ -155,14 +165,16 @@ class ChatSession(ReplyStreams):
         return self.agent
 
     async def stream_turn(self, text: str, on_change: OnChange,
-                          on_connection: OnConnection = unheard) -> TurnOutcome:
-        """Send ``text`` and feed the reply into the transcript as it streams.
+                          on_connection: OnConnection = unheard, *,
+                          otid: str | None = None) -> TurnOutcome:
+        """Send ``text`` (with ``otid``, or a fresh one) and feed the reply into the
+        transcript as it streams.
 
         Errors before the server accepted the message propagate (nothing was shown). Once the
         turn is open, a broken stream is resumed (:meth:`_follow`); if that fails, what
         arrived is kept and marked as dropped.
         """
-        otid = new_otid()
+        otid = otid or new_otid()
 
         def send(background: bool) -> MessageStream:
             return self.client.send_message(self.agent.id, text, otid=otid,
@@ -196,11 +208,13 @@ class ChatSession(ReplyStreams):
 
     async def answer_round(self, round_: ApprovalRound, on_change: OnChange,
                            on_connection: OnConnection = unheard, *,
-                           then_text: str | None = None) -> TurnOutcome:
+                           then_text: str | None = None, otid: str | None = None
+                           ) -> TurnOutcome:
         """Send the decisions of a complete round and stream the agent's continuation.
-        ``then_text``: a message of the user's, sent with them (the agent answers it)."""
+        ``then_text``: a message of the user's, sent with them (the agent answers it), with
+        ``otid`` (or a fresh one)."""
         decisions = round_.decisions
-        otid = new_otid() if then_text is not None else None
+        otid = (otid or new_otid()) if then_text is not None else None
 
         def send(background: bool) -> MessageStream:
             return self.client.send_approvals(self.agent.id, round_.answers(),
@@ -246,6 +260,17 @@ class ChatSession(ReplyStreams):
             self.agent.id, conversation_id=self.conversation_id, limit=PAGE_SIZE)
         on_change(self.transcript.load_history(page.messages))
         return ended.stop_reason
+
+    async def show_if_sent(self, otid: str, on_change: OnChange) -> bool:
+        """Whether the server has the message sent with ``otid`` (a send whose connection
+        broke); if it has, the newest page of history is shown (below what is), which holds
+        it and what the agent answered. Raises :class:`LettaError`."""
+        page = await newest_page(self.client, self.agent.id, self.conversation_id)
+        if not any(isinstance(message, UserMessage) and message.otid == otid
+                   for message in page.messages):
+            return False
+        on_change(self.transcript.load_history(page.messages))
+        return True
 
     async def cancel_run(self, run_id: str | None, on_change: OnChange) -> None:
         """Ask the server to stop ``run_id`` (or the agent's active runs); then the calls

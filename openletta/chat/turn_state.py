@@ -85,5 +85,9 @@ class TurnListener(Protocol):
     def restore_prompt(self, text: str) -> None:
         """Give ``text`` back to the prompt (a message that was not sent)."""
 
+    def withdraw_prompt(self, text: str) -> None:
+        """Take ``text``, given back to the prompt, out of it again (it was sent after all),
+        unless it was edited since."""
+
     def exit_app(self) -> None:
         """Quit (the user asked to, once the answers were sent)."""

@@ -23,7 +23,7 @@ from openletta.api.errors import APIConnectionError, LettaError
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import FOREGROUND_ONLY
-from openletta.chat.session import ChatSession
+from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.tools.base import ToolOutcome
 from openletta.transcript import Change, UserItem
@@ -68,6 +68,9 @@ class TurnTasks:
         self.tools_interrupted = False
         #: A run Esc stopped here whose cancel could not reach the server.
         self.uncancelled: str | None = None
+        #: A message whose request broke after it may have reached the server: it is looked
+        #: for there once the server can be reached (it also went back to the prompt).
+        self.unconfirmed: Outgoing | None = None
         #: Called once the server can be reached again after a request could not reach it.
         self.on_back_online: Callable[[], None] = lambda: None
         self._offline_watch: asyncio.Task[None] | None = None

@@ -118,6 +118,15 @@ class Prompt(SteadyTextArea):
         self.load_text(f"{text}\n{current}" if current else text)
         self.move_cursor(self.document.end)
 
+    def withdraw(self, text: str) -> None:
+        """Take out ``text``, put back by :meth:`restore`, unless it was edited since."""
+        current = self.text
+        if current.strip() == text:
+            self.clear()
+        elif current.startswith(f"{text}\n"):
+            self.load_text(current[len(text) + 1:])
+            self.move_cursor(self.document.end)
+
     def remember(self, text: str) -> None:
         """Add a sent prompt to the recall history."""
         if self._sent is not None:

@@ -149,13 +149,23 @@ async def test_prompt_up_and_down_recall_sent_prompts() -> None:
         assert prompt.text == "dra"
 
 
-async def test_prompt_restore_puts_unsent_text_first() -> None:
+async def test_prompt_restore_puts_unsent_text_first_and_withdraw_takes_it_back_unedited() -> None:
     app = PromptApp()
     async with app.run_test() as pilot:
         prompt = app.query_one(Prompt)
         await pilot.press(*"typed")
         prompt.restore("unsent")
         assert prompt.text == "unsent\ntyped"
+        prompt.withdraw("unsent")
+        assert prompt.text == "typed"
+        prompt.restore("unsent")
+        prompt.move_cursor((0, 6))
+        await pilot.press("!")
+        prompt.withdraw("unsent")
+        assert prompt.text == "unsent!\ntyped"
+        prompt.load_text("unsent")
+        prompt.withdraw("unsent")
+        assert prompt.text == ""
 
 
 async def test_the_cursor_stays_lit_and_repaints_nothing_while_the_prompt_is_idle(

@@ -220,6 +220,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)
 
+    def withdraw_prompt(self, text: str) -> None:
+        self.prompt.withdraw(text)
+
     def exit_app(self) -> None:
         self.app.exit()
 
