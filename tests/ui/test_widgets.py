@@ -243,6 +243,29 @@ async def test_a_streamed_code_fence_survives_a_recompose_without_a_final_render
         assert all(line in shown_text(fence) for line in code.splitlines())
 
 
+@pytest.mark.parametrize("streamed", [True, False])
+async def test_a_heading_that_opens_a_reply_has_no_gap_above_it_and_later_ones_do(
+        streamed: bool) -> None:
+    text = "# Title\n\nSome text.\n\n## Later\n\nMore."
+    item = AssistantItem(key="a", text="" if streamed else text, done=not streamed)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        if streamed:
+            for chunk in ["# Ti", "tle\n\nSome", " text.\n\n## Later\n\nMore."]:
+                item.text += chunk
+                await synced(pilot, widget)
+            item.done = True
+            await synced(pilot, widget)
+        await wait_until(pilot, lambda: document_laid_out(widget) and "More." in shown_text(
+            widget), what="the reply laid out")
+        title, text, later, _more = widget.children
+        assert title.region.y == widget.content_region.y
+        assert text.region.y == title.region.bottom + 1
+        assert later.styles.margin.top == 2
+
+
 async def test_assistant_sync_is_coalesced_and_ordered() -> None:
     item = AssistantItem(key="a")
     app = ItemsApp([item])

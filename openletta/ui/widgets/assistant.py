@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from textual.binding import Binding, BindingType
-from textual.widget import MountError
+from textual.widget import AwaitMount, MountError, Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
@@ -43,6 +43,10 @@ def shared_parser() -> MarkdownIt:
     return MarkdownIt("gfm-like")
 
 
+#: The block classes of headings (Textual's own, by the public table of blocks).
+_HEADINGS = tuple(Markdown.BLOCKS[f"h{level}"] for level in range(1, 7))
+
+
 class ReplyMarkdown(Markdown):
     """Markdown whose code blocks can be focused and copied on their own, with lighter lists,
     parsed by the :func:`shared_parser`."""
@@ -57,6 +61,15 @@ class ReplyMarkdown(Markdown):
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
                  open_links: bool = True) -> None:
         super().__init__(markdown, id=id, open_links=open_links, parser_factory=shared_parser)
+
+    def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
+              after: int | str | Widget | None = None) -> AwaitMount:
+        """Mount blocks; a heading that opens the document is marked ``-leading`` (no gap
+        above it: the reply's own margin is enough), as it is made. (Every block is mounted
+        here: a streamed block that changes is removed and mounted again.)"""
+        if widgets and not self.children and isinstance(widgets[0], _HEADINGS):
+            widgets[0].add_class("-leading")
+        return super().mount(*widgets, before=before, after=after)
 
 
 class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
