@@ -6,7 +6,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from chat_helpers import open_chat
+from textual.app import App
+from textual.widgets import Static
 
+from openletta.api import http
+from openletta.api.errors import ConnectError
+from openletta.api.resources import Agent
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, UserItem
 from openletta.ui.screens import agents as agents_screen
@@ -222,3 +227,31 @@ async def test_a_match_in_a_folded_message_opens_it(demo_server, make_app, wait_
         await pilot.press("ctrl+f", *"needle", "enter")
         await wait_until(pilot, lambda: marked(screen) == [pasted], what="the match")
         assert widget.expanded
+
+
+class OfflineClient:
+    """Cannot reach the server for the first ``down`` listings."""
+
+    def __init__(self, agent: Agent, down: int) -> None:
+        self.agent, self.down, self.listings = agent, down, 0
+
+    async def list_agents(self, query: str | None = None, **_paging: object) -> list[Agent]:
+        self.listings += 1
+        if self.listings <= self.down:
+            raise ConnectError("http://127.0.0.1:9")
+        return [self.agent]
+
+
+async def test_the_agent_chooser_lists_again_by_itself_once_the_server_is_back(
+        wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.05, 0.1))
+    client = OfflineClient(Agent(id="agent-1", name="back"), down=2)
+    chooser = AgentChooserScreen(client, lambda _agent: None)  # type: ignore[arg-type]
+    app = App[None]()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.push_screen(chooser)
+        empty = chooser.query_one("#agents-empty", Static)
+        await wait_until(pilot, lambda: agents_screen.TRYING_AGAIN in str(empty.render()),
+                         what="the failure, and that it tries again")
+        await wait_until(pilot, lambda: chooser.agents, what="the agents, with no key pressed")
+        assert client.listings == 3 and not empty.display

@@ -16,10 +16,11 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.api.client import LettaClient
-from openletta.api.errors import LettaError
+from openletta.api.errors import APIConnectionError, LettaError
 from openletta.api.resources import Agent
 from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.new_agent import NewAgentScreen
 from openletta.ui.steady import SteadyInput
@@ -52,6 +53,7 @@ def time_ago(when: datetime | None, now: datetime) -> str:
         return f"{seconds // 86400} d ago"
     return when.date().isoformat()
 
+TRYING_AGAIN = "openletta tries again by itself."
 #: How much of an agent's description the chooser shows.
 DESCRIPTION_CHARS = 100
 
@@ -101,6 +103,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._clock = clock
         self._can_go_back = can_go_back
         self._debounce: Timer | None = None
+        self._again = TryAgain(self)
         self._query = search
         #: The last page was full: the server may have more agents for this query.
         self._more = False
@@ -183,17 +186,24 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     @work(exclusive=True, group="agents", exit_on_error=False)
     async def search(self, query: str) -> None:
-        """Fetch the first page of agents matching ``query`` (all when empty) and list them."""
+        """Fetch the first page of agents matching ``query`` (all when empty) and list them.
+        While the server cannot be reached, it is tried again by itself."""
         self._query, self._more = query, False
+        self._again.stop()
         try:
             agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
             if not query or (self._usual_model is None and not agents):
                 usual = agents if not query else await self.client.list_agents(limit=1)
                 self._usual_model = usual[0].model_name if usual else None
+        except APIConnectionError as error:
+            self._show_agents([], f"Could not list agents: {error.message}\n{TRYING_AGAIN}")
+            self._again.later(lambda: self.search(query))
+            return
         except LettaError as error:
             self._show_agents([], f"Could not list agents: {error.message}")
             self.notify(error.message, title="Agents", severity="error")
             return
+        self._again.reset()
         if query:
             empty = f"No agent name contains {query!r}. Ctrl+N makes one."
         else:

@@ -9,7 +9,7 @@ and ``r`` retries only once an attempt has failed).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,13 +19,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Static
 
-from openletta.api import http
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 FIXES = (
@@ -72,8 +71,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         super().__init__()
         self.url = url
         self._connect = connect
-        self._pauses: Iterator[float] | None = None
-        self._again: Timer | None = None
+        self._again = TryAgain(self)
         #: What was typed while it connects (and tries again): the prompt's, once it opens.
         self.typed_ahead = ""
 
@@ -115,10 +113,9 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     async def attempt(self, *, quietly: bool = False) -> None:
         """Connect in a worker; show the failure instead of raising. ``quietly``: the
         failure shown stays while it runs (a try of its own)."""
-        if self._again is not None:
-            self._again.stop()
+        self._again.stop()
         if not quietly:
-            self._pauses = None
+            self._again.reset()
             self.failed = False
             self.set_class(False, "-failed")
             self.query_one("#connect-message", Static).update(self._connecting_text())
@@ -126,9 +123,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
             await self._connect()
         except APIConnectionError as error:
             self._show_failure(error.message, trying_again=True)
-            self._pauses = self._pauses or http.reach_again_pauses()
-            self._again = self.set_timer(next(self._pauses),
-                                         lambda: self.attempt(quietly=True))
+            self._again.later(lambda: self.attempt(quietly=True))
         except LettaError as error:
             self._show_failure(error.message)
         except OSError as error:  # e.g. the demo server could not bind its port
