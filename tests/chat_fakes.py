@@ -107,6 +107,8 @@ class FakeClient:
         #: What :meth:`health` raises (``None``: the server answers), and the checks made.
         self.down: LettaError | None = None
         self.health_checks = 0
+        #: ``time.monotonic()`` when the server last answered.
+        self.last_answer: float | None = None
         self.reachability_listeners: list[Callable[[bool], None]] = []
         self._last_otid: str | None = None
 
@@ -126,7 +128,9 @@ class FakeClient:
             listener(reached)
 
     async def health(self) -> Health:
+        """As the client's: the listeners hear whether the server was reached."""
         self.health_checks += 1
+        self.reach(self.down is None)
         if self.down is not None:
             raise self.down
         return Health(version="0.16.8", status="ok")

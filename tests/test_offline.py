@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -269,3 +270,24 @@ async def test_sending_it_again_first_looks_whether_it_arrived(chat: Chat) -> No
                      and chat.controller.state.phase is Phase.IDLE, "found")
     assert chat.client.sent == ["hello"]
     assert [item.kind for item in chat.session.transcript.items][:2] == ["user", "assistant"]
+
+
+async def test_typing_looks_at_a_server_quiet_for_a_while_once(chat: Chat) -> None:
+    chat.client.last_answer = time.monotonic()
+    chat.controller.typing()
+    await asyncio.sleep(0.01)
+    assert chat.client.health_checks == 0  # it answered just now
+
+    chat.client.last_answer = time.monotonic() - turn_tasks.QUIET_SECONDS - 1
+    chat.client.down = DOWN
+    chat.controller.typing()
+    await chat.until(lambda: chat.controller.state.offline, "offline, before any send")
+    checks = chat.client.health_checks
+    chat.controller.typing()  # already offline: the watch looks, typing does not
+    chat.client.down = None
+    await chat.until(lambda: not chat.controller.state.offline, "online")
+    assert turn_tasks.BACK_ONLINE in chat.reports() and chat.client.sent == []
+    assert chat.client.health_checks == checks + 1
+    chat.controller.typing()  # looked a moment ago
+    await asyncio.sleep(0.01)
+    assert chat.client.health_checks == checks + 1

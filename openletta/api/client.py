@@ -97,6 +97,11 @@ class LettaClient(ConversationCalls, RunReads):
         """See :meth:`LettaHTTP.watch_reachability`."""
         return self._http.watch_reachability(listener)
 
+    @property
+    def last_answer(self) -> float | None:
+        """``time.monotonic()`` when the server last answered a request (``None``: never)."""
+        return self._http.last_answer
+
     async def __aenter__(self) -> LettaClient:
         return self
 

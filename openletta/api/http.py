@@ -7,6 +7,7 @@ the end check that an answer has the shape a model expects.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
@@ -71,6 +72,8 @@ class LettaHTTP:
         self._extensions = {"trace": _trace_calling(on_wait)} if on_wait else {}
         #: Whether the last request reached the server (``None`` before the first).
         self.reachable: bool | None = None
+        #: ``time.monotonic()`` when the server last answered (``None``: never).
+        self.last_answer: float | None = None
         self._reachability_listeners: list[Callable[[bool], None]] = []
 
     def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
@@ -87,6 +90,8 @@ class LettaHTTP:
         return stop
 
     def _reached(self, reached: bool) -> None:
+        if reached:
+            self.last_answer = time.monotonic()
         if reached != self.reachable:
             self.reachable = reached
             for listener in list(self._reachability_listeners):

@@ -118,6 +118,10 @@ class ChatController:
             self._tasks.queue.append(text)
             self._tasks.update()
 
+    def typing(self) -> None:
+        """The user types: a server unheard for a while is looked at (offline shows early)."""
+        self._tasks.look_if_quiet()
+
     def opened(self) -> None:
         """History loaded: follow a reply still going in this conversation (the chat was
         left mid-reply, or another client started it), then ask about calls the agent

@@ -34,6 +34,8 @@ FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-host
                      "Redis for it): a reply whose connection drops cannot be resumed.")
 
 BACK_ONLINE = "The server can be reached again."
+#: How long the server may stay unheard while nothing is asked of it before typing looks at it.
+QUIET_SECONDS = 60.0
 
 #: Work for a task, made when the task starts (a task cancelled first never makes it).
 Work = Callable[[], Awaitable[object]]
@@ -74,6 +76,8 @@ class TurnTasks:
         #: Called once the server can be reached again after a request could not reach it.
         self.on_back_online: Callable[[], None] = lambda: None
         self._offline_watch: asyncio.Task[None] | None = None
+        #: ``time.monotonic()`` of the last look at a server quiet for a while.
+        self._looked_at = 0.0
 
     @property
     def state(self) -> TurnState:
@@ -161,6 +165,20 @@ class TurnTasks:
                 continue
             self.note_reachable(True)
             return
+
+    def look_if_quiet(self) -> None:
+        """Look at the server once if it has not answered for :data:`QUIET_SECONDS` (the user
+        is typing): one that cannot be reached shows as offline before the message is sent."""
+        now = time.monotonic()
+        if self._state.offline or now - max(self.session.client.last_answer or 0.0,
+                                            self._looked_at) < QUIET_SECONDS:
+            return
+        self._looked_at = now
+        self.start_side_task(self._look)
+
+    async def _look(self) -> None:
+        with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
+            await self.session.client.health()
 
     def note_reachable(self, reached: bool) -> None:
         """Requests (of this chat or any other part of the app) started (``True``) or

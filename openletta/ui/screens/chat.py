@@ -183,6 +183,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             self.controller.submit(event.text)
             self.action_back_to_approval()
 
+    @on(Prompt.Changed, "#prompt")
+    def _typing(self) -> None:
+        self.controller.typing()
+
     def transcript_changed(self, change: Change) -> None:
         self.view.apply(change)
         if change:  # (a keep-alive ping changes nothing: the wait goes on being counted)
