@@ -25,8 +25,8 @@ from textual.widgets import Static
 from openletta.display import plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
-from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.screenful import screenful
+from openletta.ui.stray_keys import StrayKeys
 from openletta.ui.textual_internals import anchor_holds, size_without_relayout
 from openletta.ui.widgets.base import ItemWidget
 
@@ -128,19 +128,12 @@ class ChatScroll(VerticalScroll):
             self.at_top = at_top
 
     def on_key(self, event: events.Key) -> None:
-        """On a message or card, a character that no key of theirs takes starts a message in
-        the prompt, and Esc goes back to it (when it stops nothing)."""
-        binding = self.screen.active_bindings.get(event.key)
-        if binding is not None and binding.enabled:
-            return
-        if event.is_printable or event.key == "escape":
-            event.stop()
-            event.prevent_default()
-            self.post_message(TypedElsewhere(event.key, event.character if event.is_printable
-                                             else None, focus=True))
+        """Keys typed on a message or card are the message's (:class:`StrayKeys`)."""
+        self._stray_keys.on_key(event)
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._stray_keys = StrayKeys(self)
         #: The widget held in place, and where it was last arranged (in the scrolled content).
         self._held: tuple[Widget, int] | None = None
         self._hold_timer: Timer | None = None

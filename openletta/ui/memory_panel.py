@@ -29,6 +29,7 @@ from openletta.display import DisplayText, plain_text
 from openletta.ui.prompt import NEWLINE_KEYS
 from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
 from openletta.ui.steady import SteadyTextArea
+from openletta.ui.stray_keys import StrayKeys
 
 GAUGE_CELLS = 8
 #: Below this width the panel takes the whole screen.
@@ -143,8 +144,12 @@ class BlockView(Vertical, can_focus=True):
         self._title.update(self._title_of(len(event.text_area.text)))
 
     def action_edit(self) -> None:
-        """Open the value for editing (Ctrl+S saves this block only, Esc cancels)."""
-        if self._editor is not None or self.block.read_only:
+        """Open the value for editing (Ctrl+S saves this block only, Esc cancels), or go
+        back to the editor open."""
+        if self._editor is not None:
+            self._editor.focus()
+            return
+        if self.block.read_only:
             return
         self._editor = BlockEditor(self.block.value)
         self._editor.move_cursor(self._editor.document.end)
@@ -234,6 +239,7 @@ class MemoryPanel(Vertical):
         #: waits for the block being edited to close (a read would replace its editor).
         self._unread = False
         self._unwatch: Callable[[], None] = lambda: None
+        self._stray_keys = StrayKeys(self)
         self.display = False
 
     def compose(self) -> ComposeResult:
@@ -245,6 +251,11 @@ class MemoryPanel(Vertical):
 
     def on_mount(self) -> None:
         self._unwatch = self.client.watch_reachability(self._reachable)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed on a block (not in its editor) are the message's (:class:`StrayKeys`)."""
+        if not isinstance(self.app.focused, TextArea):
+            self._stray_keys.on_key(event)
 
     def on_unmount(self) -> None:
         self._unwatch()
@@ -279,8 +290,11 @@ class MemoryPanel(Vertical):
         unless the user moved it meanwhile). Not while a block is edited: then once it is not.
         """
         asked_from = self.app.focused
-        if any(view.editing for view in self._blocks.query(BlockView)):
+        editing = [view for view in self._blocks.query(BlockView) if view.editing]
+        if editing:
             self._unread = True
+            if focus:
+                editing[0].action_edit()
             return
         try:
             blocks = await self.client.list_blocks(self.agent_id)

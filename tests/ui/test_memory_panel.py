@@ -34,6 +34,15 @@ def at_end(view: BlockView) -> None:
     editor.cursor_location = editor.document.end
 
 
+async def edit(pilot: Pilot, wait_until) -> BlockEditor:
+    """Press ``e`` on the focused block, alone (a key that starts a word is typing), and
+    wait for its editor."""
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(pilot.app.focused, BlockEditor), what="editor")
+    assert isinstance(pilot.app.focused, BlockEditor)
+    return pilot.app.focused
+
+
 def blocks(panel: MemoryPanel) -> dict[str, BlockView]:
     return {view.block.label: view for view in panel.query(BlockView)}
 
@@ -103,7 +112,7 @@ async def test_an_edit_saves_only_that_block_and_refuses_a_newer_one(
         await wait_until(pilot, lambda: "persona" in blocks(panel))
         persona = blocks(panel)["persona"]
         persona.focus()
-        await pilot.press("e")
+        await edit(pilot, wait_until)
         at_end(persona)
         await pilot.press(*" Likes tea.", "ctrl+s")
         await wait_until(pilot, lambda: blocks(panel)["persona"].block.value.endswith(
@@ -116,7 +125,7 @@ async def test_an_edit_saves_only_that_block_and_refuses_a_newer_one(
                 blocks(panel)["human"].block.value]  # the other block was not touched
             human = blocks(panel)["human"]
             human.focus()
-            await pilot.press("e")
+            await edit(pilot, wait_until)
             at_end(human)
             await other.patch(f"/v1/agents/{agent}/core-memory/blocks/human",
                               json={"value": "Changed elsewhere."})
@@ -159,6 +168,28 @@ async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
         assert pilot.app.focused is screen.prompt and screen.memory.display
 
 
+@pytest.mark.parametrize("typed", ["tell me a joke", "explain memory"])
+async def test_a_message_typed_on_a_block_goes_to_the_prompt_and_edits_nothing(
+        demo_server, make_app, wait_until, typed: str) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        await pilot.press(*typed)
+        await wait_until(pilot, lambda: screen.prompt.text == typed, what="the message typed")
+        assert pilot.app.focused is screen.prompt
+        assert not any(view.editing for view in screen.memory.query(BlockView))
+
+
+async def test_a_block_edited_when_the_narrow_panel_closed_has_the_focus_when_it_opens(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until, (80, 24)) as (pilot, screen):
+        editor = await edit(pilot, wait_until)
+        await pilot.press(*"draft", "f2")
+        assert not screen.memory.display and pilot.app.focused is screen.prompt
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: pilot.app.focused is editor, what="the editor")
+        await pilot.press("!")
+        assert editor.text.endswith("draft!") and screen.prompt.text == ""
+
+
 async def test_on_a_narrow_terminal_the_panel_takes_the_screen_and_esc_closes_it(
         demo_server, make_app, wait_until) -> None:
     async with panel_focused(demo_server, make_app, wait_until, (80, 24)) as (pilot, screen):
@@ -176,8 +207,7 @@ async def test_page_and_end_keys_stay_with_a_block_being_edited(
         screen.action_newest = lambda: taken.append("newest")  # type: ignore[method-assign]
         await pilot.press("ctrl+end")
         assert taken == ["newest"]  # outside the editor the chat has the key
-        await pilot.press("e")
-        assert isinstance(pilot.app.focused, BlockEditor)
+        await edit(pilot, wait_until)
         await pilot.press("ctrl+end")
         assert taken == ["newest"]  # in the editor, it does not
 
@@ -214,8 +244,7 @@ async def test_the_key_bar_shows_the_block_keys_that_work_now(
                     for key, active in screen.active_bindings.items() if active.enabled}
 
         assert actions()["e"] == "edit" and "toggle_diff" not in actions().values()  # unchanged
-        await pilot.press("e")
-        assert isinstance(pilot.app.focused, BlockEditor)
+        await edit(pilot, wait_until)
         assert not {"edit", "toggle_diff"} & set(actions().values())  # Enter: a new line
         await pilot.press("escape")
         assert actions()["e"] == "edit"
@@ -232,7 +261,8 @@ async def test_a_turn_that_ends_while_a_block_is_edited_keeps_the_edit(
             return await list_blocks(agent_id)
 
         monkeypatch.setattr(screen.memory.client, "list_blocks", counted)
-        await pilot.press("e", *"half typed")
+        await edit(pilot, wait_until)
+        await pilot.press(*"half typed")
         editor = pilot.app.focused
         assert isinstance(editor, BlockEditor)
         screen.memory.turn_ended()  # the agent's turn ended: the blocks are read again…
@@ -253,7 +283,8 @@ async def test_blocks_are_stepped_through_and_edited_from_their_end_with_a_live_
         await pilot.press(*["up"] * (len(views) - 1), "down")
         assert pilot.app.focused is views[1]
         value = views[1].block.value
-        await pilot.press("e", *"!", "ctrl+j", "x")
+        await edit(pilot, wait_until)
+        await pilot.press(*"!", "ctrl+j", "x")
         editor = pilot.app.focused
         assert isinstance(editor, BlockEditor) and editor.text == value + "!\nx"
         title = views[1].query_one(".memory-title").render()

@@ -168,12 +168,14 @@ async def test_c_copies_the_focused_message_code_block_or_tool_output(
             assert widget is not None
             widget.focus()
             await pilot.press("c")
-            assert app.clipboard == expected
+            await wait_until(pilot, lambda expected=expected: app.clipboard == expected,
+                             what="copied")
 
         fence = screen.view.scroll.query(CodeBlock).last()
         fence.focus()
         await pilot.press("c")
-        assert app.clipboard.startswith("./build.sh --round ")
+        await wait_until(pilot, lambda: app.clipboard.startswith("./build.sh --round "),
+                         what="the code copied")
         await pilot.pause()
         assert any("code block" in str(toast.message) for toast in app._notifications)
 

@@ -99,14 +99,19 @@ async def test_typing_on_a_focused_message_starts_a_message_and_esc_goes_back(
         copied: list[str] = []
         app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
         await tab_to_a_message(pilot)
-        await pilot.press("c")  # the message's own key: copies it
-        assert copied and app.focused is not screen.prompt
+        await pilot.press("c")  # the message's own key, alone: it copies the message
+        await wait_until(pilot, lambda: copied, what="copied")
+        assert app.focused is not screen.prompt
         await pilot.press(*"abc")
         assert app.focused is screen.prompt and screen.prompt.text == "abc"
         await tab_to_a_message(pilot)
         await pilot.press("escape")
         assert app.focused is screen.prompt and screen.prompt.text == "abc"
-        assert len(copied) == 1
+        screen.prompt.clear()
+        await tab_to_a_message(pilot)
+        await pilot.press(*"cool")  # the key starts a word: all of it is typing
+        await wait_until(pilot, lambda: screen.prompt.text == "cool", what="the word typed")
+        assert app.focused is screen.prompt and len(copied) == 1
 
 
 async def tab_to_a_message(pilot) -> None:

@@ -1,0 +1,79 @@
+"""Keys typed where no text goes: on a message, a card or a memory block.
+
+Such a widget has keys of its own (``c`` copies, ``e`` edits a block), but a user who starts
+typing a message there expects a message. So a character that none of its keys takes starts
+the message in the prompt, with the focus (:class:`~openletta.ui.prompt.TypedElsewhere`),
+and Esc, when it does nothing there, goes back to the prompt. A character that is one of its
+keys acts once no other key followed it for :data:`BURST_SECONDS`; if one did, it was the
+first letter of a word, and goes to the prompt with what follows.
+"""
+
+from __future__ import annotations
+
+from textual import events
+from textual.binding import ActiveBinding
+from textual.timer import Timer
+from textual.widget import Widget
+
+from openletta.ui.prompt import TypedElsewhere
+
+#: How long a widget's own key waits to see that it does not start a word.
+BURST_SECONDS = 0.15
+
+
+class StrayKeys:
+    """Handles the keys that reach ``owner`` (a container of such widgets; see the module)."""
+
+    def __init__(self, owner: Widget) -> None:
+        self._owner = owner
+        #: A widget's key that waits for :data:`BURST_SECONDS`, its binding, and the timer.
+        self._pending: tuple[str, ActiveBinding] | None = None
+        self._timer: Timer | None = None
+
+    @property
+    def pending(self) -> bool:
+        """Whether a key waits to see that no other key follows it."""
+        return self._pending is not None
+
+    def on_key(self, event: events.Key) -> None:
+        """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this)."""
+        character = event.character if event.is_printable else None
+        if self._pending is not None:
+            self._type_pending()
+            if character is not None:
+                self._hand_on(event, character)
+            return
+        active = self._owner.screen.active_bindings.get(event.key)
+        if active is not None and active.enabled:
+            if character is not None:
+                self._stop(event)
+                self._pending = (character, active)
+                self._timer = self._owner.set_timer(BURST_SECONDS, self._act)
+            return
+        if character is not None or event.key == "escape":
+            self._hand_on(event, character)
+
+    def _act(self) -> None:
+        """No key followed: the widget's key does what it does."""
+        if self._pending is None:
+            return
+        active, self._pending, self._timer = self._pending[1], None, None
+        self._owner.call_later(self._owner.app.run_action, active.binding.action, active.node)
+
+    def _type_pending(self) -> None:
+        """Another key followed the widget's key: it was typing."""
+        if self._timer is not None:
+            self._timer.stop()
+        if self._pending is not None:
+            character = self._pending[0]
+            self._owner.post_message(TypedElsewhere(character, character, focus=True))
+        self._pending = self._timer = None
+
+    def _hand_on(self, event: events.Key, character: str | None) -> None:
+        self._stop(event)
+        self._owner.post_message(TypedElsewhere(event.key, character, focus=True))
+
+    @staticmethod
+    def _stop(event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
