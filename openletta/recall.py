@@ -1,7 +1,7 @@
-"""The messages the user sent, kept across runs for ↑ in the prompt, as a shell keeps its
-history: one JSON string per line in openletta's config directory, a file only the user can
-read. The newest :data:`KEPT` are kept. A file that cannot be read or written costs only the
-recall (it is logged), never a message."""
+"""What the user typed, kept across runs in openletta's config directory, in files only the
+user can read: the messages sent, for ↑ in the prompt, as a shell keeps its history (one JSON
+string per line; the newest :data:`KEPT`), and the drafts not sent when the app quit. A file
+that cannot be read or written costs only the recall (it is logged), never a message."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from openletta.settings import config_dir, write_private_file
 log = logging.getLogger(__name__)
 
 RECALL_FILE = "sent-messages.jsonl"
+DRAFTS_FILE = "drafts.json"
 #: How many messages are kept.
 KEPT = 500
 
@@ -78,3 +79,56 @@ class SentMessages:
     def _write_all(self) -> None:
         write_private_file(self.path, "".join(json.dumps(entry) + "\n"
                                               for entry in self.entries))
+
+
+class Drafts:
+    """The unsent text of each chat (agent and conversation) of one server, kept across runs
+    when ``path`` is given: a chat opened again finds its draft in its prompt. Runs on other
+    servers keep theirs in the same file, untouched."""
+
+    def __init__(self, server: str, path: Path | None = None) -> None:
+        self.server, self.path = server, path
+        self._mine = {key: text for key, text in self._read().items() if self._is_mine(key)}
+
+    def take(self, agent_id: str, conversation_id: str | None) -> str:
+        """The draft of a chat, which leaves the store (``""``: none)."""
+        return self._mine.pop(self._key(agent_id, conversation_id), "")
+
+    def keep(self, agent_id: str, conversation_id: str | None, text: str) -> None:
+        """Keep ``text`` as the chat's draft."""
+        self._mine[self._key(agent_id, conversation_id)] = text
+
+    def save(self) -> None:
+        """Write this server's drafts to the file, with the other servers' as they are now."""
+        if self.path is None:
+            return
+        kept = {key: text for key, text in self._read().items() if not self._is_mine(key)}
+        kept |= self._mine
+        try:
+            if kept:
+                write_private_file(self.path, json.dumps(kept, ensure_ascii=False))
+            else:
+                self.path.unlink(missing_ok=True)
+        except OSError as error:
+            log.warning("could not keep the drafts: %s", error)
+
+    def _key(self, agent_id: str, conversation_id: str | None) -> str:
+        return json.dumps([self.server, agent_id, conversation_id])
+
+    def _is_mine(self, key: str) -> bool:
+        return key.startswith(json.dumps([self.server])[:-1] + ",")
+
+    def _read(self) -> dict[str, str]:
+        if self.path is None:
+            return {}
+        try:
+            stored = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as error:
+            log.warning("could not read the drafts: %s", error)
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        return {key: text for key, text in stored.items()
+                if isinstance(text, str) and text.strip()}

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from openletta import recall
-from openletta.recall import KEPT, SentMessages
+from openletta.recall import KEPT, Drafts, SentMessages
 
 
 def test_messages_are_kept_across_runs_in_a_private_file(tmp_path: Path) -> None:
@@ -53,3 +53,36 @@ def test_a_broken_file_costs_only_the_recall(tmp_path: Path) -> None:
     unwritable = SentMessages(blocked / "sent.jsonl")  # its directory is a file
     unwritable.add("still recalled this run")
     assert unwritable.entries == ["still recalled this run"]
+
+
+def test_drafts_are_kept_by_server_agent_and_conversation_in_a_private_file(
+        tmp_path: Path) -> None:
+    path = tmp_path / "drafts.json"
+    here, there = Drafts("http://here", path), Drafts("http://there", path)
+    here.keep("agent-1", None, "default thread draft")
+    here.keep("agent-1", "conv-1", "side draft")
+    here.save()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert Drafts("http://there", path).take("agent-1", None) == ""  # another server's
+    again = Drafts("http://here", path)
+    assert again.take("agent-1", "conv-1") == "side draft"
+    assert again.take("agent-1", "conv-1") == ""  # taken: it is in the prompt now
+    again.save()
+    assert Drafts("http://here", path).take("agent-1", None) == "default thread draft"
+    there.keep("agent-1", None, "there's")
+    there.save()  # beside here's
+    assert Drafts("http://there", path).take("agent-1", None) == "there's"
+    assert Drafts("http://here", path).take("agent-1", None) == "default thread draft"
+    for server in ("http://here", "http://there"):
+        emptied = Drafts(server, path)
+        emptied.take("agent-1", None)
+        emptied.save()
+    assert not path.exists()  # nothing kept: no file
+
+
+def test_a_broken_drafts_file_costs_only_the_drafts(tmp_path: Path) -> None:
+    path = tmp_path / "drafts.json"
+    for content in ("{not json", "[1, 2]", json.dumps({"key": 5})):
+        path.write_text(content)
+        assert Drafts("http://here", path).take("agent-1", None) == ""
+    assert Drafts("http://here", None).take("agent-1", None) == ""  # kept in memory only

@@ -27,17 +27,12 @@ from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent
 from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.opening import (
-    Opening,
-    first_requests,
-    read_conversation,
-    start_request,
-)
+from openletta.chat.opening import Opening, first_requests, read_conversation, start_request
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import resume_command, server_key
 from openletta.display import DisplayText, single_line
-from openletta.recall import SentMessages
-from openletta.settings import Settings, load_settings, save_settings
+from openletta.recall import DRAFTS_FILE, Drafts, SentMessages
+from openletta.settings import Settings, config_dir, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
@@ -55,8 +50,6 @@ if TYPE_CHECKING:
     from openletta.demo import DemoServer
 
 DEMO_LABEL = "the embedded demo server"
-
-
 #: Seconds within which a second Ctrl+C quits.
 QUIT_AGAIN_SECONDS = 2.0
 
@@ -101,7 +94,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
         self._open_with: dict[str, str | None] = {}
-        self._drafts: dict[tuple[str, str | None], str] = {}
+        #: What was typed and not sent in each chat (kept across runs but for the demo's).
+        self._drafts = Drafts(server_key(base_url, demo=demo),
+                              None if demo else config_dir() / DRAFTS_FILE)
         self._agent_ref = agent
         self._conversation = conversation
         self._demo_speed = demo_speed
@@ -233,7 +228,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                               conversation_name=found.summary if found else None)
         self._open_with[full.id] = conversation
         self.chats.opened(session)
-        typed = self._drafts_kept().pop((full.id, conversation), "") + self._typed_ahead()
+        typed = self._drafts_kept().take(full.id, conversation) + self._typed_ahead()
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
                                          recall=self.sent_messages))
@@ -274,14 +269,19 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                                   demo=self.demo, search=self._typed_ahead() or search,
                                   can_go_back=can_go_back)
 
-    def _drafts_kept(self) -> dict[tuple[str, str | None], str]:
-        """The drafts of the chats left, by agent and conversation, with the one being left
-        now (it waits in its prompt for the chat to open again)."""
+    def _drafts_kept(self) -> Drafts:
+        """The drafts of the chats left, with the one being left now (it waits in its prompt
+        for the chat to open again, in this run or the next)."""
         for screen in self.screen_stack:
             if isinstance(screen, ChatScreen) and screen.prompt.text.strip():
                 session = screen.session
-                self._drafts[(session.agent.id, session.conversation_id)] = screen.prompt.text
+                self._drafts.keep(session.agent.id, session.conversation_id, screen.prompt.text)
         return self._drafts
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Quit, keeping the drafts for the next run."""
+        self._drafts_kept().save()
+        super().exit(*args, **kwargs)
 
     def _typed_ahead(self) -> str:
         """What the user typed while the connect screen showed (for the screen after it)."""

@@ -746,6 +746,22 @@ async def test_up_recalls_messages_sent_in_an_earlier_run(demo_server, make_app,
         assert screen.prompt.text == "draft"
 
 
+async def test_a_draft_left_when_the_app_quits_waits_in_its_prompt_next_run(
+        demo_server, make_app, wait_until) -> None:
+    # (what is in the prompt when the chat opens, what is typed; None: the prompt is cleared)
+    for expected, typed in (("", "unsent words"), ("unsent words", ""),
+                            ("unsent words", None), ("", "")):
+        app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+        async with app.run_test(size=(100, 30)) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            assert screen.prompt.text == expected
+            if typed is None:
+                screen.prompt.clear()  # the draft sent or thrown away: nothing is kept
+            else:
+                await pilot.press(*typed)
+            app.exit()
+
+
 async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
         demo_server, make_app, wait_until) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
