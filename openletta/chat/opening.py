@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from openletta.api.client import LettaClient
-from openletta.api.errors import LettaError, NotFoundError
+from openletta.api.errors import LettaError, NotFoundError, ValidationError
 from openletta.api.history import HistoryPage
 from openletta.api.resources import Agent, Conversation, Health
 from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
@@ -58,6 +58,8 @@ async def read_conversation(client: LettaClient, agent_id: str,
         conversation = await client.get_conversation(conversation_id)
     except NotFoundError:
         return f"There is no conversation {conversation_id} on this server."
+    except ValidationError:
+        return f"{conversation_id} is not a conversation id this server knows."
     except LettaError:
         return None
     if conversation.agent_id and conversation.agent_id != agent_id:

@@ -5,6 +5,8 @@ for an invalid request).
 
 from __future__ import annotations
 
+import re
+
 from openletta.demo.http import JSONResponse
 from openletta.demo.state import AgentRecord, Store, Thread
 from openletta.demo.turns import Engine
@@ -38,10 +40,22 @@ class Endpoints:
         return self.store.agents[conversation.agent_id], conversation.thread
 
 
+#: What Letta accepts as a thread id in a path (besides ``default`` and an agent's id).
+_NAMED_THREAD = re.compile(
+    r"conv-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+    r"|default|agent-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def invalid(detail: str) -> JSONResponse:
     return JSONResponse({"trace_id": "", "detail": detail}, status=422)
 
 
 def conversation_not_found(conversation_id: str) -> JSONResponse:
+    """The answer for an id that names no conversation: 422 when it does not even have the
+    form Letta accepts in a path (``conv-`` and a UUID), 404 otherwise."""
+    if not _NAMED_THREAD.fullmatch(conversation_id):
+        return invalid(f"[{{'type': 'string_pattern_mismatch', 'loc': ('path', "
+                       f"'conversation_id'), 'msg': \"String should match pattern "
+                       f"'{_NAMED_THREAD.pattern}'\", 'input': {conversation_id!r}}}]")
     return JSONResponse({"detail": f"Conversation with ID {conversation_id} not found"},
                         status=404)

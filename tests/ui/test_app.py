@@ -664,7 +664,9 @@ async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_an
         ours = await client.create_conversation(agents["demo-agent"], "ours")
         found = await read_conversation(client, agents["demo-agent"], ours.id)
         assert isinstance(found, Conversation) and found.summary == "ours"
-    for conversation, said in (("conv-nowhere", "There is no conversation conv-nowhere"),
+    unknown = "conv-00000000-0000-4000-8000-000000000000"
+    for conversation, said in ((unknown, f"There is no conversation {unknown}"),
+                               ("conv-bogus", "conv-bogus is not a conversation id this"),
                                (theirs.id, f"Conversation {theirs.id} is another agent's")):
         app = make_app(base_url=demo_server.base_url, agent="demo-agent",
                        conversation=conversation)
