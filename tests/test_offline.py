@@ -272,13 +272,15 @@ async def test_sending_it_again_first_looks_whether_it_arrived(chat: Chat) -> No
     assert [item.kind for item in chat.session.transcript.items][:2] == ["user", "assistant"]
 
 
-async def test_typing_looks_at_a_server_quiet_for_a_while_once(chat: Chat) -> None:
+async def test_typing_looks_at_a_server_quiet_for_a_while_once(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "QUIET_SECONDS", 0.05)
     chat.client.last_answer = time.monotonic()
     chat.controller.typing()
     await asyncio.sleep(0.01)
-    assert chat.client.health_checks == 0  # it answered just now
+    assert chat.client.health_checks == 0  # it answered just now (and the chat just opened)
 
-    chat.client.last_answer = time.monotonic() - turn_tasks.QUIET_SECONDS - 1
+    await asyncio.sleep(0.05)
     chat.client.down = DOWN
     chat.controller.typing()
     await chat.until(lambda: chat.controller.state.offline, "offline, before any send")
@@ -288,6 +290,7 @@ async def test_typing_looks_at_a_server_quiet_for_a_while_once(chat: Chat) -> No
     await chat.until(lambda: not chat.controller.state.offline, "online")
     assert turn_tasks.BACK_ONLINE in chat.reports() and chat.client.sent == []
     assert chat.client.health_checks == checks + 1
-    chat.controller.typing()  # looked a moment ago
+    monkeypatch.setattr(turn_tasks, "QUIET_SECONDS", 60.0)
+    chat.controller.typing()  # it looked a moment ago
     await asyncio.sleep(0.01)
     assert chat.client.health_checks == checks + 1

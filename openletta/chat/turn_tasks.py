@@ -76,8 +76,9 @@ class TurnTasks:
         #: Called once the server can be reached again after a request could not reach it.
         self.on_back_online: Callable[[], None] = lambda: None
         self._offline_watch: asyncio.Task[None] | None = None
-        #: ``time.monotonic()`` of the last look at a server quiet for a while.
-        self._looked_at = 0.0
+        #: ``time.monotonic()`` of the last look at a server quiet for a while (the chat
+        #: opening counts: its history was just read, maybe by requests made before it).
+        self._looked_at = time.monotonic()
 
     @property
     def state(self) -> TurnState:
