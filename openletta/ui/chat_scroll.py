@@ -112,7 +112,7 @@ class PendingRows(Static):
         self.display = bool(rows)
 
 
-class ChatScroll(VerticalScroll):
+class ChatScroll(VerticalScroll, can_focus=False):
     """The scrolling part of the chat view; reports where the user scrolled to."""
 
     #: Its height changes with every item mounted and every reply that grows a line; the

@@ -18,6 +18,7 @@ from openletta.cli import keys_not_echoed
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.footer import TurnFooter
 
 SIZE = (100, 30)
 
@@ -112,6 +113,27 @@ async def test_typing_on_a_focused_message_starts_a_message_and_esc_goes_back(
         await pilot.press(*"cool")  # the key starts a word: all of it is typing
         await wait_until(pilot, lambda: screen.prompt.text == "cool", what="the word typed")
         assert app.focused is screen.prompt and len(copied) == 1
+
+
+async def test_a_footer_has_nothing_to_copy_so_c_starts_a_message(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await send(pilot, screen, "hello", wait_until)
+        footer = screen.query(TurnFooter).last()
+        footer.focus()
+        await pilot.pause()
+        assert "c" not in screen.active_bindings and "enter" in screen.active_bindings
+        await pilot.press(*"cat")
+        await wait_until(pilot, lambda: screen.prompt.text == "cat", what="typed")
+        assert app.focused is screen.prompt
+
+
+async def test_tab_from_the_prompt_goes_to_an_item_not_the_chat_column(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        await send(pilot, screen, "hello", wait_until)
+        await pilot.press("tab")
+        assert isinstance(app.focused, ItemWidget)
 
 
 async def tab_to_a_message(pilot) -> None:

@@ -123,6 +123,11 @@ class ItemWidget(Widget):
     def sync(self) -> None:
         """Re-read ``self.item`` and update what is shown (only what changed)."""
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``c`` only where there is something to copy (a footer or a divider has nothing,
+        and there ``c`` is the message's)."""
+        return action != "copy" or copy_text(self.item) is not None
+
     def action_copy(self) -> None:
         """Copy what this item says (the reply, the tool output, …) to the clipboard."""
         found = copy_text(self.item)
