@@ -158,12 +158,16 @@ class ModelPicker(Vertical):
         else:
             self.status.say(f"No model's handle contains {event.value.strip()!r}.", error=True)
 
-    @on(Input.Submitted, ".model-filter")
-    def _filter_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def choose_highlighted(self) -> None:
+        """Choose the model highlighted (none while none is listed)."""
         index = self.model_list.highlighted
         if index is not None and index < len(self.model_list.models):
             self.post_message(self.Chosen(self.model_list.models[index].handle))
+
+    @on(Input.Submitted, ".model-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.choose_highlighted()
 
     @on(OptionList.OptionSelected)
     def _selected(self, event: OptionList.OptionSelected) -> None:

@@ -42,9 +42,7 @@ async def test_ctrl_n_makes_an_agent_and_opens_its_chat(demo_server, make_app,
         assert name.value == "helper" and app.focused is name  # the search names it
         models = form.model_list
         assert models.highlighted == 0 and models.option_count == 1
-        await pilot.press("enter")  # the name is done: on to the models' filter
-        assert app.focused is form.picker.filter
-        await pilot.press("enter")
+        await pilot.press("enter")  # the name is done: made on the model highlighted
         screen = await open_chat(pilot, wait_until)
         assert screen.session.agent.name == "helper"
         made = [agent for agent in demo_server.server.store.agents.values()
@@ -117,6 +115,20 @@ async def test_a_refused_agent_keeps_the_form_and_says_why(wait_until) -> None:
         ("kept", "letta/letta-free"), ("kept", "openai-proxy/fake-model")]
 
 
+async def test_arrows_in_the_name_field_pick_the_model_enter_makes_it_on(wait_until) -> None:
+    client = AcceptingClient(Agent(id="agent-2", name="picked"))
+    results: list[Agent | None] = []
+    form = NewAgentScreen(client, name="picked")  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(form, results.append)
+        await wait_until(pilot, lambda: form.model_list.models, what="models")
+        assert pilot.app.focused is form.query_one("#new-agent-name")
+        await pilot.press("down", "enter")
+        await wait_until(pilot, lambda: results, what="the agent")
+    assert [(name, model) for name, model, _ in client.attempts] == [
+        ("picked", "openai-proxy/fake-model")]
+
+
 class NoModels:
     async def list_models(self) -> list[Model]:
         raise LettaError("Could not reach the server")
@@ -146,7 +158,7 @@ async def test_typing_after_the_name_filters_the_models(wait_until) -> None:
     async with App[None]().run_test(size=SIZE) as pilot:
         pilot.app.push_screen(form, results.append)
         await wait_until(pilot, lambda: form.model_list.models, what="models")
-        await pilot.press("enter", *"FAKE")
+        await pilot.press("tab", *"FAKE")
         assert [model.handle for model in form.model_list.models] == ["openai-proxy/fake-model"]
         assert form.query_one("#new-agent-name", Input).value == "filtered"
         await pilot.press("enter")

@@ -25,8 +25,9 @@ STARTING_MEMORY = {
     "human": "Nothing is known about the user yet.",
 }
 NAME_NEEDED = "The agent needs a name."
-HINT = ("Type to filter · ↑↓ to move · Enter makes the agent on the model, with a persona "
-        "and a human memory block (F2 in the chat shows and edits them) · Esc cancels")
+HINT = ("Enter makes the agent on the highlighted model, with a persona and a human memory "
+        "block (F2 in the chat shows and edits them) · ↑↓ pick another · Tab, then type, "
+        "filters the models · Esc cancels")
 
 
 class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
@@ -38,6 +39,8 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "dismiss(None)", "Cancel", id="new_agent.cancel"),
+        Binding("down", "move(1)", "Next model", show=False, priority=True),
+        Binding("up", "move(-1)", "Previous model", show=False, priority=True),
     ]
 
     def __init__(self, client: LettaClient, *, name: str = "", model: str | None = None
@@ -70,12 +73,16 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         if self.models_listed and not self._creating:
             self.status.say(HINT)
 
+    def action_move(self, step: int) -> None:
+        """Move the highlight in the models, from the name field too."""
+        self.picker.action_move(step)
+
     @on(Input.Submitted, "#new-agent-name")
     def _name_submitted(self, event: Input.Submitted) -> None:
         if not event.value.strip():
             self.status.say(NAME_NEEDED, error=True)
-        elif self.models_listed:
-            self.picker.filter.focus()
+        else:
+            self.picker.choose_highlighted()
 
     @on(ModelPicker.Chosen)
     def _model_chosen(self, event: ModelPicker.Chosen) -> None:
