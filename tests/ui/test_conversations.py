@@ -56,6 +56,7 @@ async def test_d_twice_deletes_a_conversation_but_not_the_open_one(demo_server, 
         screen = await open_list(pilot, wait_until)
         rows = {c.id: index + 1 for index, c in enumerate(screen.conversations)}
         options = screen.query_one("#conversations-list")
+        assert options.highlighted == rows[kept.id]  # the list opens on the open conversation
         await pilot.press("home", "d")
         assert status(screen) == "The default thread cannot be deleted."
         options.highlighted = rows[kept.id]

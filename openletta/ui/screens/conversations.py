@@ -107,7 +107,9 @@ class ConversationsScreen(ModalScreen[None]):
             *(Option(conversation_row(conversation, self.current, self._clock),
                      id=conversation.id) for conversation in self.conversations),
         ])
-        self._list.highlighted = 0
+        open_row = next((row for row, conversation in enumerate(self.conversations, start=1)
+                         if conversation.id == self.current), 0)
+        self._list.highlighted = open_row  # the conversation open, if on the first page
         self._list.focus()
         self._count()
 
