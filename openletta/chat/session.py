@@ -153,7 +153,12 @@ class ChatSession(ReplyStreams):
         done = await self.client.compact(self.agent.id, self.conversation_id)
         page = await newest_page(self.client, self.agent.id, self.conversation_id)
         on_change(self.transcript.load_history(page.messages))
-        await self.read_context_size(on_change)
+        try:
+            window = await self.client.get_context(self.agent.id, self.conversation_id)
+        except LettaError:
+            return done  # the size shown is the old one until the next turn says
+        on_change(self.transcript.set_context_tokens(window.context_window_size_current,
+                                                     replacing=True))
         return done
 
     async def switch_model(self, model: str) -> Agent:

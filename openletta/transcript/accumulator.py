@@ -140,9 +140,10 @@ class Transcript(HistoryPages):
         return next((item.run_ids for item in reversed(self.items)
                      if isinstance(item, TurnFooterItem) and item.run_ids), ())
 
-    def set_context_tokens(self, tokens: int) -> Change:
-        """The context's size, read elsewhere than in a usage (a usage that gave it wins)."""
-        if self.context_tokens is None:
+    def set_context_tokens(self, tokens: int, *, replacing: bool = False) -> Change:
+        """The context's size, read elsewhere than in a usage: a usage that gave it wins,
+        unless this one is ``replacing`` it (the context shrank since: a compaction)."""
+        if self.context_tokens is None or replacing:
             self.context_tokens = tokens
         return Change()
 

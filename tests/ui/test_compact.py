@@ -31,6 +31,7 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
             await send(pilot, screen, text, wait_until)
         items = screen.session.transcript.items
         shown = len(items)
+        before = screen.session.transcript.context_tokens
         await pilot.press(*"/compact", "enter")
         await wait_until(pilot, lambda: any(isinstance(item, EventItem) for item in items),
                          what="the summary")
@@ -40,6 +41,13 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
         assert len(items) == shown + 1  # nothing shown again
         await wait_until(pilot, lambda: "Messages in context: 5 → 2." in notes(app),
                          what="the figures")
+        assert app.client is not None
+        window = await app.client.get_context(screen.session.agent.id)
+        await wait_until(pilot, lambda: screen.session.transcript.context_tokens
+                         == window.context_window_size_current, what="the context's new size")
+        assert before is not None and window.context_window_size_current < before
+        assert f"{window.context_window_size_current / 1000:.1f}k/" in str(
+            screen.status.render())  # the gauge says so at once
         await wait_until(pilot, lambda: isinstance(screen.view.widget_for(summary),
                                                    EventDivider), what="the divider")
         divider = screen.view.widget_for(summary)
