@@ -85,7 +85,8 @@ def choose_chat(args: argparse.Namespace, settings: Settings) -> Server | str:
     conversation are then set in ``args``. A string says why there is nothing to continue."""
     last = settings.last_chat() if args.resume else None
     if args.resume and last is None:
-        return "there is no chat to continue yet. Run openletta without --continue to choose one."
+        return ("there is no chat to continue yet (a chat with the demo's agents ends with the "
+                "app). Run openletta without --continue to choose one.")
     if last is not None:
         last_server, args.agent, args.conversation = last
         if not (args.base_url or args.demo):  # back to where it was
