@@ -17,6 +17,7 @@ from textual.color import Color
 from waiting import wait_until
 
 import openletta.ui
+from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
 from openletta.cli import build_parser
 from openletta.config import port_open, should_use_demo
@@ -29,7 +30,7 @@ from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt
-from openletta.ui.screens.agents import time_ago
+from openletta.ui.screens.agents import agent_row, time_ago
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
@@ -80,6 +81,15 @@ def test_the_status_line_counts_the_seconds_of_the_request_in_flight() -> None:
     assert status_text(busy, now=112.5).plain == "◉ streaming 12s  a"
     assert status_text(busy, now=225.0).plain == "◉ streaming 2m 05s  a"
     assert "·" not in status_text(StatusInfo(state="connected"), now=500.0).plain
+
+
+def test_an_agent_row_says_when_it_last_ran_or_else_when_it_changed() -> None:
+    ran = Agent(id="agent-1", name="ran", last_run_completion=NOW - timedelta(hours=1),
+                updated_at=NOW - timedelta(minutes=1))
+    idle = Agent(id="agent-2", name="idle", updated_at=NOW - timedelta(minutes=3))
+    assert "· ran 1 h ago" in agent_row(ran, NOW).plain
+    assert "· changed 3 min ago" in agent_row(idle, NOW).plain
+    assert "· never ran" in agent_row(Agent(id="agent-3"), NOW).plain
 
 
 def test_time_ago_is_relative_to_the_given_now() -> None:

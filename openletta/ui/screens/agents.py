@@ -65,8 +65,13 @@ def agent_row(agent: Agent, now: datetime) -> Text:
     if agent.model_name:
         text.append("  ")
         text.append_text(plain_text(agent.model_name, style="dim"))
-    text.append(f"  · {time_ago(agent.last_run_completion or agent.updated_at, now)}",
-                style="dim")
+    if agent.last_run_completion is not None:
+        when = f"ran {time_ago(agent.last_run_completion, now)}"
+    elif agent.updated_at is not None:  # (listed after those that ran, by the server)
+        when = f"changed {time_ago(agent.updated_at, now)}"
+    else:
+        when = "never ran"
+    text.append(f"  · {when}", style="dim")
     if agent.last_stop_reason == "requires_approval":
         text.append("  ⚠ approval pending", style="bold yellow")
     if agent.description:
