@@ -194,3 +194,21 @@ def test_a_split_turn_keeps_its_runs_tokens_when_its_older_part_arrives() -> Non
     transcript.prepend_history(older)  # the footer is written again with the whole turn
 
     assert (split.steps, split.tokens) == (3, 700)
+
+
+def test_a_split_turn_whose_older_part_has_another_run_counts_its_tokens_again() -> None:
+    whole = turn("one", 0, 3)
+    for message, run in zip(whole, ["run-a", "run-a", "run-b", "run-b"], strict=True):
+        message.run_id = run  # a turn that paused for approval: two runs
+    transcript = Transcript(footers=True)
+    transcript.load_history(whole[2:] + turn("two", 60, 1))
+    split, _ = footers(transcript)
+    assert split.run_ids == ("run-b",)
+    transcript.set_footer_tokens(split, 700)  # run-b's usage
+
+    transcript.prepend_history(whole[:2])
+
+    assert split.run_ids == ("run-a", "run-b") and split.tokens is None
+    assert split in transcript.footers_without_tokens()  # both runs' usage is read again
+    transcript.set_footer_tokens(split, 1500)
+    assert split.tokens == 1500

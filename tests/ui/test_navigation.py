@@ -10,10 +10,11 @@ from textual.app import App
 from textual.widgets import Static
 
 from openletta.api import http
+from openletta.api.client import LettaClient
 from openletta.api.errors import ConnectError
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, RunUsage
 from openletta.demo import DemoServer
-from openletta.transcript import AssistantItem, ToolCallItem, UserItem
+from openletta.transcript import AssistantItem, ToolCallItem, TurnFooterItem, UserItem
 from openletta.ui.screens import agents as agents_screen
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.search_bar import MATCH_CLASS
@@ -65,8 +66,16 @@ def marked(screen) -> list[object]:
 
 
 async def test_find_steps_through_matches_and_loads_older_pages(
-        history_server, make_app, wait_until) -> None:
+        history_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(base_url=history_server, agent="demo-agent")
+    asked: set[str] = set()
+    usage = LettaClient.get_run_usage
+
+    async def counted(client: LettaClient, run_id: str) -> RunUsage:
+        asked.add(run_id)
+        return await usage(client, run_id)
+
+    monkeypatch.setattr(LettaClient, "get_run_usage", counted)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         await pilot.press("ctrl+f", *"ROUND 2?")
@@ -91,6 +100,10 @@ async def test_find_steps_through_matches_and_loads_older_pages(
         (found,) = marked(screen)
         assert isinstance(found, UserItem) and "round 25?" in found.text
         await wait_until(pilot, lambda: top_item(screen) is found, what="scrolled to it")
+        runs = {run for item in screen.session.transcript.items
+                if isinstance(item, TurnFooterItem) for run in item.run_ids}
+        await wait_until(pilot, lambda: runs <= asked, what="the usage of the turns' runs "
+                         "on the pages search loaded (for their footers' tokens)")
 
         await pilot.press("escape")
         assert not screen.search.display and app.focused is screen.prompt

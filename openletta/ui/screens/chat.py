@@ -156,7 +156,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     async def _load_earlier_page(self) -> bool:
         """Load the next older page now (for search); ``False`` at the start or on error."""
-        return self.session.has_more_history and await self._load(self.session.load_earlier)
+        if not (self.session.has_more_history and await self._load(self.session.load_earlier)):
+            return False
+        self.fill_from_runs()
+        return True
 
     async def _load(self, load: Callable[[], Awaitable[Change]]) -> bool:
         """Load a page of history and show it; ``False`` (and the error shown) if it failed."""
