@@ -158,6 +158,21 @@ async def test_a_broken_reply_keeps_what_arrived_and_gives_the_queue_back(chat: 
                for item in chat.transcript.items)  # marked; what arrived is kept
 
 
+async def test_messages_queued_when_the_chat_is_left_go_back_to_its_prompt(chat: Chat) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.submit("first queued")
+    chat.controller.submit("second queued")
+    chat.controller.leaving()  # another chat opens, or the app quits: nothing more is sent
+    assert chat.listener.restored == ["first queued\n\nsecond queued"]
+    assert chat.state.queued == ()
+    hold.set()
+    await chat.settled()
+    assert chat.client.sent == ["hello"]
+
+
 async def test_an_error_in_the_stream_ends_the_turn(chat: Chat) -> None:
     chat.client.turns.append(FakeStream(recorded("llm_error_tokens.sse")))
     chat.controller.submit("llmerror")

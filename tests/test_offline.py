@@ -18,7 +18,7 @@ from openletta.api.errors import APIConnectionError, ConnectError, StreamDropped
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent, Run
 from openletta.api.sse import SSEParseResult, parse_sse_text
-from openletta.chat import controller, replies, turn_tasks
+from openletta.chat import replies, turn_tasks
 from openletta.chat.controller import ChatController
 from openletta.chat.replies import INTERRUPTED
 from openletta.chat.session import ChatSession
@@ -242,7 +242,7 @@ async def test_a_send_that_may_have_arrived_is_shown_once_the_server_is_back_if_
     otid = await send_that_breaks(chat)
     chat.client.history = stored_turn(otid)
     chat.client.down = None
-    await chat.until(lambda: controller.ARRIVED in chat.reports()
+    await chat.until(lambda: turn_tasks.ARRIVED in chat.reports()
                      and chat.controller.state.phase is Phase.IDLE, "found")
     assert chat.listener.withdrawn == ["hello"]
     assert chat.client.sent == ["hello"]
@@ -255,7 +255,7 @@ async def test_a_send_that_did_not_arrive_is_left_in_the_prompt_and_said_so(chat
     otid = await send_that_breaks(chat)
     chat.client.history = stored_turn("another-otid")
     chat.client.down = None
-    await chat.until(lambda: controller.NOT_ARRIVED in chat.reports(), "not found")
+    await chat.until(lambda: turn_tasks.NOT_ARRIVED in chat.reports(), "not found")
     assert otid is not None and chat.listener.withdrawn == []
     assert chat.client.sent == ["hello"] and chat.session.transcript.items == []
     assert chat.controller.state.phase is Phase.IDLE
@@ -266,7 +266,7 @@ async def test_sending_it_again_first_looks_whether_it_arrived(chat: Chat) -> No
     chat.client.history = stored_turn(otid)
     chat.client.down = None
     chat.controller.submit("hello")  # before the watch found the server again
-    await chat.until(lambda: controller.ARRIVED in chat.reports()
+    await chat.until(lambda: turn_tasks.ARRIVED in chat.reports()
                      and chat.controller.state.phase is Phase.IDLE, "found")
     assert chat.client.sent == ["hello"]
     assert [item.kind for item in chat.session.transcript.items][:2] == ["user", "assistant"]

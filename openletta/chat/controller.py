@@ -31,7 +31,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import TurnTasks
+from openletta.chat.turn_tasks import ARRIVED, NOT_ARRIVED, TurnTasks, not_sent
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 
@@ -42,10 +42,6 @@ CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 #: The divider above a reply that was already going when it was followed.
 FOLLOWING_OPENED = "Reply in progress when this chat opened"
 FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
-ARRIVED = ("Your message reached the server after all (its connection broke before the answer "
-           "came): it is shown with the agent's reply.")
-NOT_ARRIVED = ("Not sent: the server does not have your message. It is in the prompt: press "
-               "Enter to send it.")
 #: How long a message waits for a busy conversation before it is given back.
 BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
@@ -117,6 +113,11 @@ class ChatController:
         else:
             self._tasks.queue.append(text)
             self._tasks.update()
+
+    def leaving(self) -> None:
+        """The chat is being left (another opens, or the app quits): messages queued, which
+        would never be sent, go back to the prompt, to be kept as its draft."""
+        self._tasks.return_queue()
 
     def typing(self) -> None:
         """The user types: a server unheard for a while is looked at (offline shows early)."""
@@ -386,12 +387,3 @@ class ChatController:
         """Cancel the interrupted continuation, then ask the server what still waits."""
         await self._tasks.cancel_on_server(run_id)
         await self._approvals.approvals_then_converse()
-
-
-def not_sent(error: LettaError) -> str:
-    """What to say of a message whose request failed: it may have arrived all the same."""
-    if isinstance(error, APIConnectionError) and error.may_have_arrived:
-        return ("Maybe not sent: the connection broke before the server answered, so it may "
-                "have your message. openletta looks for it there once the server can be "
-                f"reached (or when you send it again). {error.message}")
-    return f"Not sent: {error.message}"

@@ -34,8 +34,23 @@ FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-host
                      "Redis for it): a reply whose connection drops cannot be resumed.")
 
 BACK_ONLINE = "The server can be reached again."
+ARRIVED = ("Your message reached the server after all (its connection broke before the answer "
+           "came): it is shown with the agent's reply.")
+NOT_ARRIVED = ("Not sent: the server does not have your message. It is in the prompt: press "
+               "Enter to send it.")
 #: How long the server may stay unheard while nothing is asked of it before typing looks at it.
 QUIET_SECONDS = 60.0
+
+
+
+def not_sent(error: LettaError) -> str:
+    """What to say of a message whose request failed: it may have arrived all the same."""
+    if isinstance(error, APIConnectionError) and error.may_have_arrived:
+        return ("Maybe not sent: the connection broke before the server answered, so it may "
+                "have your message. openletta looks for it there once the server can be "
+                f"reached (or when you send it again). {error.message}")
+    return f"Not sent: {error.message}"
+
 
 #: Work for a task, made when the task starts (a task cancelled first never makes it).
 Work = Callable[[], Awaitable[object]]

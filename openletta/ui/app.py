@@ -273,6 +273,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         """The drafts of the chats left, with the one being left now (it waits in its prompt
         for the chat to open again, in this run or the next)."""
         for screen in self.screen_stack:
+            if isinstance(screen, ChatScreen):
+                screen.controller.leaving()
             if isinstance(screen, ChatScreen) and screen.prompt.text.strip():
                 session = screen.session
                 self._drafts.keep(session.agent.id, session.conversation_id, screen.prompt.text)

@@ -21,6 +21,7 @@ from openletta.api.resources import Agent, Conversation
 from openletta.chat import replies
 from openletta.chat.early import EarlyOpening
 from openletta.chat.opening import read_conversation
+from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
 from openletta.demo.catalog import CONTEXT_WINDOW
 from openletta.demo.http import Handler, Request, Response
@@ -762,6 +763,29 @@ async def test_a_draft_left_when_the_app_quits_waits_in_its_prompt_next_run(
             else:
                 await pilot.press(*typed)
             app.exit()
+
+
+async def test_a_message_queued_when_another_conversation_opens_waits_in_its_prompt(
+        make_app, wait_until) -> None:
+    server = DemoServer(speed=5.0)  # replies at a slow pace: one is still streaming
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            agent = screen.session.agent
+            await pilot.press(*"help", "enter")
+            await wait_until(pilot, lambda: screen.controller.state.phase is Phase.STREAMING,
+                             what="the reply streaming")
+            await pilot.press(*"queued meanwhile", "enter")
+            assert screen.controller.state.queued == ("queued meanwhile",)
+            await start_new_conversation(pilot, screen, wait_until)
+            app.open_conversation(agent, None)
+            await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen)
+                             and app.screen.session.conversation_id is None, what="back")
+            assert app.screen.prompt.text == "queued meanwhile"
+    finally:
+        await server.stop()
 
 
 async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
