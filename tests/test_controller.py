@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ from openletta.transcript import (
     EventItem,
     ToolStatus,
     Transcript,
+    TurnFooterItem,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -207,6 +209,21 @@ async def test_a_dropped_background_reply_is_resumed_after_its_last_chunk(
     shown = [item.to_json() for item in chat.transcript.items if item.kind != "footer"]
     assert shown == [item.to_json() for item in whole.items]
     assert chat.state.stop_reason == "end_turn" and not chat.listener.reports
+
+
+async def test_a_followed_reply_names_its_prompt_once_the_server_stored_it(chat: Chat) -> None:
+    chat.client.active = [running().model_copy(update={
+        "created_at": datetime.now(UTC) - timedelta(seconds=30)})]
+    chat.client.resumes.append(FakeStream(recorded(REPLAY)))
+    chat.client.run_messages[REPLAY_RUN] = [parse_message(
+        {"message_type": "user_message", "id": "message-q", "content": "what changed?"})]
+    chat.controller.opened()
+    await chat.settled()
+    assert followed_divider(chat).text == (
+        f"{controller_module.FOLLOWING_OPENED} · answering “what changed?”")
+    footer = chat.transcript.items[-1]
+    assert isinstance(footer, TurnFooterItem) and footer.duration is not None
+    assert footer.duration >= 30  # from the run's start, not from when it was followed
 
 
 async def test_a_replay_from_the_start_shows_no_chunk_twice(

@@ -93,3 +93,27 @@ def test_a_new_message_ends_following() -> None:
     transcript.add_user("again")
     change = transcript.feed(chunks[1])
     assert change.changed or change.added
+
+
+def test_a_followed_run_counts_from_its_start_and_names_its_prompt_once_stored() -> None:
+    now = [100.0]
+    transcript = Transcript(footers=True, clock=lambda: now[0])
+    transcript.follow_run("run-7", "Reply in progress when this chat opened", started_ago=9.0)
+    chunks = recorded("hello_tokens.sse")
+    now[0] = 104.0
+    transcript.feed_all(chunks)
+    footer = transcript.items[-1]
+    assert footer.kind == "footer" and footer.duration == 13.0  # 9 s before it was followed
+    run_id = next(chunk.run_id for chunk in chunks if getattr(chunk, "run_id", None))
+    question = m.UserMessage(message_type="user_message", id="message-q", run_id=run_id,
+                             content="hello\n  there")
+    stored = [question, *stored_form(chunks)]
+
+    change = transcript.name_followed_prompt(stored)
+
+    divider = transcript.items[0]
+    assert isinstance(divider, EventItem) and divider in change.changed
+    assert divider.text == "Reply in progress when this chat opened · answering “hello there”"
+    kinds = [item.kind for item in transcript.items]
+    transcript.load_history(stored)  # a newest page read later: the prompt is not added below
+    assert [item.kind for item in transcript.items] == kinds

@@ -9,9 +9,11 @@ breaks) is :class:`~openletta.chat.replies.ReplyStreams`'s part.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Awaitable, Collection, Coroutine
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -254,8 +256,15 @@ class ChatSession(ReplyStreams):
         except LettaError:
             await stream.aclose()
             return None
-        return await self._follow(stream, lambda: self.transcript.follow_run(run.id, note),
-                                  on_change, on_connection)
+        started_ago = (datetime.now(UTC) - run.created_at).total_seconds() if run.created_at \
+            else 0.0
+        outcome = await self._follow(
+            stream, lambda: self.transcript.follow_run(run.id, note, started_ago=started_ago),
+            on_change, on_connection)
+        with contextlib.suppress(LettaError):  # (the divider then goes without it)
+            on_change(self.transcript.name_followed_prompt(
+                await self.client.list_run_messages(run.id)))
+        return outcome
 
     async def catch_up(self, run: Run, on_change: OnChange) -> str | None:
         """Wait for ``run`` to end (for up to :data:`RUN_WAIT_SECONDS`), then show what it

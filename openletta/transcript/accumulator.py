@@ -46,6 +46,8 @@ from openletta.transcript.items import (
 from openletta.transcript.shown import StoredParts
 from openletta.transcript.turns import TurnStats
 
+#: Characters of a followed run's prompt named on its divider.
+PROMPT_SHOWN = 80
 #: Live output of a call run here: parts kept before they are joined, characters kept then.
 _LIVE_PARTS = 2000
 _LIVE_CHARACTERS = 200_000
@@ -83,9 +85,10 @@ class Transcript(HistoryPages):
         self._add(item, change)
         return change
 
-    def follow_run(self, run_id: str, note: str) -> Change:
+    def follow_run(self, run_id: str, note: str, *, started_ago: float = 0.0) -> Change:
         """Start showing a run that was going before this transcript followed it (the chat
-        opened mid-reply, or another client started it), under an event saying ``note``.
+        opened mid-reply, or another client started it), under an event saying ``note``;
+        the run began ``started_ago`` seconds ago (its turn's footer counts from then).
 
         Its stream is fed from the first chunk: what the loaded history already shows of it
         (its finished steps) is skipped, the rest streams in as a live turn.
@@ -97,9 +100,26 @@ class Transcript(HistoryPages):
         self._close_open(change)
         if self._turn.footer is not None:  # the last turn shown is over: this is a new one
             self._turn = TurnStats()
-        self._turn.live_started = self._clock()
-        self._add(EventItem(key=self._fresh_key("event"), event_type="following", text=note),
-                  change)
+        self._turn.live_started = self._clock() - max(0.0, started_ago)
+        self._following = EventItem(key=self._fresh_key("event"), event_type="following",
+                                    text=note)
+        self._add(self._following, change)
+        return change
+
+    def name_followed_prompt(self, stored: Iterable[m.Message]) -> Change:
+        """The stored messages of the run followed, once it ended: the user's message that
+        started it (stored only then, so never shown) is named on its divider, and a page
+        of history read later does not add it below the reply."""
+        change = Change()
+        for message in stored:
+            if isinstance(message, m.UserMessage) and self._first_sight(message):
+                prompt = " ".join(message.content.split())
+                if self._following is not None and prompt:
+                    short = prompt if len(prompt) <= PROMPT_SHOWN else (
+                        prompt[:PROMPT_SHOWN - 1] + "…")
+                    self._following.text += f" · answering “{short}”"
+                    change.touch(self._following)
+                break
         return change
 
     def record_decisions(

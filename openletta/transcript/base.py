@@ -15,6 +15,7 @@ from collections.abc import Callable
 from openletta.transcript.change import Change
 from openletta.transcript.items import (
     AssistantItem,
+    EventItem,
     Item,
     ReasoningItem,
     ToolCallItem,
@@ -58,6 +59,8 @@ class TranscriptBase:
         self._stored_parts: set[str] = set()
         #: While a run that started before it was shown is followed: what not to repeat.
         self._followed: StoredParts | None = None
+        #: The divider above the run followed last (:meth:`Transcript.follow_run`).
+        self._following: EventItem | None = None
         self._last_seq: dict[str | None, int] = {}
         self._last_call_of_group: dict[str, str] = {}
         self._prepend_at: int | None = None
