@@ -11,14 +11,14 @@ its first :data:`RESULT_LINES` lines (``/export`` saves everything).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
 
 from openletta.chat.session import ChatSession
 from openletta.display import plain_text
-from openletta.transcript import Item, TurnFooterItem
+from openletta.transcript import Item, ToolCallItem, ToolStatus, TurnFooterItem
 from openletta.ui.widgets.footer import footer_text
 
 #: Lines of a tool's result or errors printed before the rest is left out.
@@ -50,14 +50,27 @@ def chat_title(session: ChatSession) -> str:
     return f"{session.agent.name or session.agent.id} · {conversation}"
 
 
-def print_chats(chats: Sequence[tuple[str, Iterable[Item]]], console: Console) -> None:
-    """Print each chat under a rule with its title."""
+def print_chats(chats: Sequence[tuple[str, Sequence[Item]]], console: Console) -> None:
+    """Print each chat under a rule with its title, and say when its last turn was left
+    unfinished."""
     for title, items in chats:
         console.rule(plain_text(title), style="dim")
         for item in items:
             for line in console.render_lines(printed(item), pad=False, new_lines=True):
                 console.print(Segments(_without_trailing_blanks(line)), end="")
+        if (note := unfinished(items)) is not None:
+            console.print(plain_text(note, "dim italic"))
         console.print()
+
+
+def unfinished(items: Sequence[Item]) -> str | None:
+    """What to say of a chat left before its last turn ended (it ends with a footer)."""
+    last = items[-1] if items else None
+    if last is None or isinstance(last, TurnFooterItem):
+        return None
+    if isinstance(last, ToolCallItem) and last.status is ToolStatus.AWAITING_APPROVAL:
+        return "… waiting for your approval: it is asked again when this chat opens."
+    return "… left before the turn ended: what the agent did after that is in the conversation."
 
 
 def _without_trailing_blanks(line: list[Segment]) -> list[Segment]:

@@ -67,6 +67,23 @@ def test_only_what_was_said_in_this_run_is_printed_under_the_chats_title() -> No
     assert shown.count("tokens") == 2  # each turn's footer line
 
 
+def test_a_chat_left_before_its_turn_ended_says_so() -> None:
+    chats, chat = ChatsOfThisRun(), session()
+    chats.opened(chat)
+    say(chat, "finished")
+    assert "left before" not in printed(chats)
+    chat.transcript.add_user("cut off")
+    chunks = parse_sse_text((FIXTURES / "hello_tokens.sse").read_text()).messages
+    chat.transcript.feed_all(chunks[:5])  # the chat was left while the reply streamed
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", printed(chats))
+    assert shown.rstrip().endswith(
+        "… left before the turn ended: what the agent did after that is in the conversation.")
+    waiting = session()
+    chats.opened(waiting)
+    say(waiting, "run it", "approval_request_tokens.sse")
+    assert "… waiting for your approval" in printed(chats)
+
+
 def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
     chats = ChatsOfThisRun()
     browsed, talked, last = session("browsed"), session("talked", "conv-9"), session("last")
