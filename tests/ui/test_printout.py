@@ -78,7 +78,7 @@ def test_a_chat_left_before_its_turn_ended_says_so() -> None:
     shown = re.sub(r"\x1b\[[0-9;]*m", "", printed(chats))
     assert shown.rstrip().endswith(
         "… left before the turn ended: what the agent did after that is in the conversation.")
-    waiting = session()
+    waiting = session(history=False)
     chats.opened(waiting)
     say(waiting, "run it", "approval_request_tokens.sse")
     assert "… waiting for your approval" in printed(chats)
