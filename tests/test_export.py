@@ -92,6 +92,19 @@ def test_each_turn_gets_you_and_agent_headings() -> None:
     assert "\n**one**\n" in markdown
 
 
+def test_a_replys_headings_go_under_the_transcripts_and_the_users_lines_stay_lines() -> None:
+    reply = "# Plan\n\n```sh\n# not a heading\n```\n\n## Step\n\n##### deep\n#tag"
+    items = [UserItem(key="u", text="first line\nsecond line\n\n# not mine"),
+             AssistantItem(key="a", text=reply)]
+    markdown = to_markdown(items, "agent")
+    lines = markdown.split("\n")
+    assert [line for line in lines if re.match(r"#+ ", line)] == [
+        "# agent", "## You", "## Agent", "### Plan", "# not a heading", "#### Step",
+        "###### deep"]  # (the one in the fence is code)
+    assert "```sh\n# not a heading\n```" in markdown and "\n#tag" in markdown
+    assert "first line  \nsecond line\n\n\\# not mine" in markdown  # as typed
+
+
 def test_fences_outgrow_backticks_inside() -> None:
     result = "Use ```python\nprint(1)\n``` and ````` too"
     call = ToolCallItem(key="c", name="run", arguments_text='{"code": "```"}',
@@ -150,7 +163,7 @@ def test_control_characters_are_dropped() -> None:
     markdown = to_markdown(items, "bad\x1b[2J\nname")
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", markdown)
     assert markdown.startswith("# bad[2J name\n")
-    assert "red [31mtext\nnext\tline" in markdown
+    assert "red [31mtext  \nnext\tline" in markdown
 
 
 def test_empty_transcript() -> None:

@@ -1,10 +1,11 @@
 """A transcript as a readable Markdown document (pure: no I/O).
 
-User turns start with ``## You`` and the agent's part with ``## Agent``. Assistant text is
-kept as written (it is Markdown already); reasoning becomes a blockquote; a tool call gets a
-heading with its name and status and fenced arguments and result; errors and events become
-notes. Control characters are dropped so the file is safe to ``cat``; fences are always
-longer than any run of backticks they enclose.
+User turns start with ``## You`` and the agent's part with ``## Agent``. The user's text
+keeps its line breaks. Assistant text is kept as written (it is Markdown already), its
+headings two levels down, under those of the transcript; reasoning becomes a blockquote; a
+tool call gets a heading with its name and status and fenced arguments and result; errors
+and events become notes. Control characters are dropped so the file is safe to ``cat``;
+fences are always longer than any run of backticks they enclose.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from openletta.transcript.items import (
 #: Controls but tab and newline (escape sequences lose their ESC and turn into plain text).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BACKTICKS = re.compile(r"`+")
+#: An ATX heading's marks, and a code fence's (with what may follow them).
+_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 #: Items that belong to the agent's part of a turn (notes do not open one).
 _AGENT_ITEMS = (ReasoningItem, AssistantItem, ToolCallItem)
 
@@ -52,11 +56,16 @@ def to_markdown(items: Iterable[Item], title: str, include_internal: bool = Fals
 
 
 def _user(item: UserItem) -> str:
-    return f"## You\n\n{_clean(item.text).strip()}"
+    """The user's text with its line breaks (hard breaks: a line typed alone stays so), a
+    ``#`` that starts a line shown as typed, not as a heading."""
+    lines = [_HEADING.sub(r"\1\\\2", line) for line in _clean(item.text).strip().split("\n")]
+    return "## You\n\n" + "\n".join(
+        f"{line}  " if line.strip() and following.strip() else line
+        for line, following in zip(lines, [*lines[1:], ""], strict=True))
 
 
 def _assistant(item: AssistantItem) -> str:
-    return _clean(item.text).strip()
+    return _demoted(_clean(item.text).strip())
 
 
 def _reasoning(item: ReasoningItem) -> str:
@@ -144,6 +153,24 @@ def _one_line(text: str) -> str:
 def _quote(text: str) -> str:
     """``text`` as a blockquote, every line marked (so nothing escapes it)."""
     return "\n".join(f"> {line}" if line else ">" for line in text.split("\n"))
+
+
+def _demoted(markdown: str) -> str:
+    """``markdown`` with its ATX headings two levels down (at most ``######``), fenced code
+    left as it is: a reply's own ``#`` does not outrank the transcript's headings."""
+    lines, fence = markdown.split("\n"), ""
+    for index, line in enumerate(lines):
+        if (opening := _FENCE.match(line)) is not None:
+            marks = opening.group(1)
+            if not fence:
+                fence = marks
+            elif marks[0] == fence[0] and len(marks) >= len(fence) and not line.strip(
+                    )[len(marks):].strip():
+                fence = ""
+        elif not fence and (heading := _HEADING.match(line)) is not None:
+            level = min(6, len(heading.group(2)) + 2)
+            lines[index] = heading.group(1) + "#" * level + line[heading.end(2):]
+    return "\n".join(lines)
 
 
 def _longest_backtick_run(text: str) -> int:
