@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from rich.cells import cell_len
 from textual import events, work
 from textual.message import Message
 
@@ -25,6 +26,15 @@ from openletta.ui.steady import SteadyTextArea
 RELIST_SECONDS = 5.0
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
+
+
+def fitted_hints(hints: str, width: int) -> str:
+    """The leading `` · ``-separated parts of ``hints`` that fit in ``width`` cells (the first
+    one always)."""
+    parts = hints.split(" · ")
+    while len(parts) > 1 and cell_len(" · ".join(parts)) > width:
+        parts.pop()
+    return " · ".join(parts)
 
 
 class TypedElsewhere(Message):
@@ -70,6 +80,8 @@ class Prompt(SteadyTextArea):
         """``recall``: the messages sent before, kept across runs (else only this prompt's)."""
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
                          placeholder=placeholder)
+        #: The whole placeholder: as many of its `` · ``-separated hints as fit are shown.
+        self._hints = placeholder
         self.menu = menu
         self.mentions = mentions
         #: The paths mentions complete from, as last listed (``None``: not yet).
@@ -81,6 +93,9 @@ class Prompt(SteadyTextArea):
         self.prompt_history: list[str] = recall.entries if recall is not None else []
         self._recall_index: int | None = None
         self._draft = ""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.placeholder = fitted_hints(self._hints, event.size.width - 1)
 
     async def _on_key(self, event: events.Key) -> None:
         if self.read_only:

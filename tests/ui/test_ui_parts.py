@@ -29,7 +29,7 @@ from openletta.ui import status_bar
 from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
-from openletta.ui.prompt import Prompt
+from openletta.ui.prompt import Prompt, fitted_hints
 from openletta.ui.screens.agents import agent_row, time_ago
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
@@ -157,6 +157,13 @@ async def test_prompt_up_and_down_recall_sent_prompts() -> None:
         assert prompt.text == "first"
         await pilot.press("down", "down")
         assert prompt.text == "dra"
+
+
+def test_the_placeholder_keeps_the_hints_that_fit() -> None:
+    hints = "Message the agent · Enter sends · F1 help"
+    assert fitted_hints(hints, 80) == hints
+    assert fitted_hints(hints, 32) == "Message the agent · Enter sends"
+    assert fitted_hints(hints, 5) == "Message the agent"  # the first, always
 
 
 async def test_prompt_restore_puts_unsent_text_first_and_withdraw_takes_it_back_unedited() -> None:
