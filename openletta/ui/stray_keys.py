@@ -17,8 +17,10 @@ from textual.widget import Widget
 
 from openletta.ui.prompt import TypedElsewhere
 
-#: How long a widget's own key waits to see that it does not start a word.
-BURST_SECONDS = 0.15
+#: How long a widget's own key waits to see that it does not start a word: longer than the
+#: pause between two letters of a word, even typed slowly (copying a little later costs
+#: nothing; a word's first letter taken as a copy costs the clipboard).
+BURST_SECONDS = 0.3
 
 
 class StrayKeys:
