@@ -72,7 +72,8 @@ async def test_an_edit_round_trip_and_its_refusal(letta_base_url: str,
         await waited(pilot, lambda: "persona" in views(screen.memory))
         persona = views(screen.memory)["persona"]
         persona.focus()
-        await pilot.press("e")
+        await pilot.press("e")  # alone: it opens the editor once no other key follows
+        await waited(pilot, lambda: isinstance(app.focused, BlockEditor))
         editor = persona.query_one(BlockEditor)
         editor.cursor_location = editor.document.end
         await pilot.press(*" Likes tea.", "ctrl+s")
@@ -82,6 +83,7 @@ async def test_an_edit_round_trip_and_its_refusal(letta_base_url: str,
         human = views(screen.memory)["human"]
         human.focus()
         await pilot.press("e")
+        await waited(pilot, lambda: isinstance(app.focused, BlockEditor))
         await other.update_block(fresh_agent_id, "human", "Changed elsewhere.")
         await pilot.press(*"mine", "ctrl+s")
         await waited(pilot, lambda: human.block.value == "Changed elsewhere.")
