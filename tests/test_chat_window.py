@@ -112,12 +112,12 @@ def test_scrolling_up_mounts_a_batch_and_unmounts_the_newest_beyond_the_limit() 
     check(window)
 
 
-def test_a_busy_item_stays_mounted_with_everything_above_it() -> None:
+def test_an_item_that_stays_stays_mounted_with_everything_above_it() -> None:
     window = following_window(200)
     window.remount(100)
     window.show_above(PRUNE_SLACK)  # at the limit plus the slack now
     assert window.mounted_count == LIMIT
-    move = window.show_above(busy=lambda item: item == 137)  # 124..139 would go
+    move = window.show_above(stays=lambda item: item == 137)  # 124..139 would go
     assert move.unmount == [138, 139]
     assert window.last_mounted == 137 and window.hidden_below == 60 + 2
 
@@ -131,6 +131,16 @@ def test_scrolling_down_mounts_a_batch_and_unmounts_the_oldest() -> None:
     window.show_below(PRUNE_SLACK)
     assert window.mounted_count == MAX_MOUNTED
     assert window.first_mounted == window.hidden_above == EARLIER_BATCH + PRUNE_SLACK
+    check(window)
+
+
+def test_scrolling_down_keeps_an_item_that_stays_with_everything_below_it() -> None:
+    window = following_window(200)
+    window.remount(0)
+    window.show_below(PRUNE_SLACK)  # at the limit plus the slack now
+    move = window.show_below(stays=lambda item: item == 3)  # in view: 0..15 would go
+    assert move.unmount == [0, 1, 2]
+    assert window.first_mounted == 3 and window.mounted_count == LIMIT + EARLIER_BATCH - 3
     check(window)
 
 
@@ -294,15 +304,17 @@ class WindowMachine(RuleBasedStateMachine):
         if item in self.widgets:
             self.widgets.remove(item)
 
-    @rule(busy=st.sets(st.integers(-50, 200), max_size=3))
-    def scroll_up(self, busy: set[int]) -> None:
-        move = self.window.show_above(busy=busy.__contains__)
-        self.bounded &= not busy & set(self.window.mounted)
+    @rule(stays=st.sets(st.integers(-50, 200), max_size=3))
+    def scroll_up(self, stays: set[int]) -> None:
+        move = self.window.show_above(stays=stays.__contains__)
+        self.bounded &= not stays & set(self.window.mounted)
         self.apply(move)
 
-    @rule()
-    def scroll_down(self) -> None:
-        self.apply(self.window.show_below())
+    @rule(stays=st.sets(st.integers(-50, 200), max_size=3))
+    def scroll_down(self, stays: set[int]) -> None:
+        move = self.window.show_below(stays=stays.__contains__)
+        self.bounded &= not stays & set(self.window.mounted)
+        self.apply(move)
 
     @precondition(lambda self: self.window.items)
     @rule(data=st.data())
