@@ -107,7 +107,7 @@ class ChatView(Vertical):
             return self._show_earlier(number)
         if side == "below":
             return self._show_later(number)
-        return self._remount(self._window.remount(number))
+        return self._remount(self._window.around(number))
 
     def prompt_near(self, direction: int) -> UserItem | None:
         """The user message above (``-1``) or below (``+1``) the top line of the view."""

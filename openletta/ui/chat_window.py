@@ -12,10 +12,11 @@ below while some already wait there. A batch mounted above (below) unmounts the 
 down to ``MAX_MOUNTED`` once over the same limit; an item that must stay (the view says which:
 one in view, one busy) stays, with all above (below) it.
 An empty window opens with the newest screenful of its items (estimated, at most
-``OPENING_BATCH``); a jump far away mounts a new window with ``WINDOW_LEAD`` items above its
-target. With nothing hidden above, reaching the top asks the server for an older page (once,
-until it arrives or fails); :meth:`ChatWindow.earlier_label` says which of these the "earlier"
-row shows.
+``OPENING_BATCH``). An item jumped to is mounted with a screenful below it, so that it can be
+scrolled to the top; far away, in a new window with ``WINDOW_LEAD`` items above it. With
+nothing hidden above, reaching the top asks the server for an older page (once, until it
+arrives or fails); :meth:`ChatWindow.earlier_label` says which of these the "earlier" row
+shows.
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ BEGINNING = "beginning of the conversation"
 
 T = TypeVar("T")
 
-#: How to mount an item outside the window: ``("above", n)`` / ``("below", n)``: ``n`` more
-#: items next to the window; ``("window", start)``: a new window from about index ``start``.
+#: How to mount an item (and a screenful below it): ``("above", n)`` / ``("below", n)``: ``n``
+#: more items next to the window; ``("window", index)``: a new window around ``items[index]``.
 Reach = tuple[Literal["above", "below", "window"], int]
 
 
@@ -126,18 +127,20 @@ class ChatWindow(Generic[T]):
         return self._screenful_from(self._end) - self._end
 
     def reach(self, item: T) -> Reach | None:
-        """How to mount ``item``: ``None`` if it is mounted or unknown, else with the items
-        between it and the window if they are few, or in a window of its own."""
+        """How to mount ``item`` and a screenful below it: ``None`` if they are mounted (or all
+        that follow it) or ``item`` is unknown, else with the items between it and the window
+        if they are few, or in a window of its own."""
         if item not in self.items:
             return None
         index = self.items.index(item)
-        if self._start <= index < self._end:
-            return None
         if self._start - self.limit <= index < self._start:
             return "above", self._start - index
-        if self._end <= index < self._end + self.limit:
-            return "below", index - self._end + 1
-        return "window", index - self.lead
+        end = self._screenful_from(index)
+        if self._start <= index and end <= self._end:
+            return None
+        if self._start <= index < self._end + self.limit:
+            return "below", end - self._end
+        return "window", index
 
     def _screenful_from(self, index: int) -> int:
         """The index after the items from ``index`` on that fill the view (estimated)."""
@@ -240,6 +243,12 @@ class ChatWindow(Generic[T]):
         unmount = self.mounted
         self._start, self._end = start, end
         return Move(self.items[start:end], unmount)
+
+    def around(self, index: int) -> Move[T]:
+        """A new window with ``lead`` items above ``items[index]`` and a screenful from it on
+        (``limit`` items at least)."""
+        start = index - self.lead
+        return self.remount(start, max(self.limit, self._screenful_from(index) - start))
 
     def bottom(self) -> Move[T]:
         """Jump to the newest items: a new window of the last ``opening`` of them."""

@@ -1,4 +1,4 @@
-"""Going forward again from the top of a long conversation: PageDown (demo server).
+"""Going forward again from the top of a long conversation: PageDown and Alt+↓ (demo server).
 
 The history comes page by page from the server; at the top of it only a window of the oldest
 items is mounted, and the later ones must come as the user goes down, on any terminal height.
@@ -12,7 +12,7 @@ import pytest
 from chat_helpers import laid_out, open_chat
 
 from openletta.demo import DemoServer
-from openletta.transcript import Item
+from openletta.transcript import Item, UserItem
 from openletta.ui.chat_window import BEGINNING
 
 HISTORY = 100  # two pages of 50
@@ -98,3 +98,41 @@ async def test_pagedown_from_the_top_goes_a_page_forward_every_time(
                 f"{items.index(first)} is on the first"
         assert view.mounted_items[-1] is items[-1]
         assert items[0] not in view.mounted_items  # a window, not the whole transcript
+
+
+def next_prompt(view, items: list[Item]) -> UserItem | None:
+    """The first prompt that starts below the top line of the view."""
+    top = item_at(view, view.scroll.scroll_y)
+    assert top is not None
+    for item in items[items.index(top):]:
+        widget = view.widget_for(item)
+        if isinstance(item, UserItem) and (widget is None or (widget.display and
+                                           widget.virtual_region.y > view.scroll.scroll_y)):
+            return item
+    return None
+
+
+async def test_alt_down_puts_each_next_prompt_at_the_top(
+        history_server, make_app, wait_until) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        view, items = screen.view, screen.session.transcript.items
+        await to_the_top(pilot, screen, wait_until)
+        jumps = 0
+        while (prompt := next_prompt(view, items)) is not None:
+            jumps += 1
+            before = (view.scroll.scroll_y, view.mounted_items[:1])
+            await pilot.press("alt+down")
+            await wait_until(pilot, lambda before=before: view.widget_for(prompt) is not None
+                             and (view.scroll.scroll_y, view.mounted_items[:1]) != before,
+                             what=f"Alt+↓ {jumps} to move the view")
+            await settled(pilot, view)
+            widget = view.widget_for(prompt)
+            assert widget is not None
+            if view.following and view.scroll.scroll_y < widget.virtual_region.y:
+                break  # the end of the chat is in view: the last prompt cannot go higher
+            assert widget.virtual_region.y == view.scroll.scroll_y, \
+                f"Alt+↓ {jumps}: {items.index(item_at(view, view.scroll.scroll_y))} " \
+                f"at the top, not the prompt {items.index(prompt)}"
+        assert jumps > 10
