@@ -18,6 +18,7 @@ from openletta.ui.chat_window import (
 )
 
 LIMIT = MAX_MOUNTED + PRUNE_SLACK
+SCREENFUL = 5  # items that fill the view of window_of()
 
 
 def following_window(count: int) -> ChatWindow[int]:
@@ -112,12 +113,12 @@ def test_scrolling_up_mounts_a_batch_and_unmounts_the_newest_beyond_the_limit() 
     check(window)
 
 
-def test_a_busy_item_stays_mounted_with_everything_above_it() -> None:
+def test_an_item_that_stays_stays_mounted_with_everything_above_it() -> None:
     window = following_window(200)
     window.remount(100)
     window.show_above(PRUNE_SLACK)  # at the limit plus the slack now
     assert window.mounted_count == LIMIT
-    move = window.show_above(busy=lambda item: item == 137)  # 124..139 would go
+    move = window.show_above(stays=lambda item: item == 137)  # 124..139 would go
     assert move.unmount == [138, 139]
     assert window.last_mounted == 137 and window.hidden_below == 60 + 2
 
@@ -131,6 +132,16 @@ def test_scrolling_down_mounts_a_batch_and_unmounts_the_oldest() -> None:
     window.show_below(PRUNE_SLACK)
     assert window.mounted_count == MAX_MOUNTED
     assert window.first_mounted == window.hidden_above == EARLIER_BATCH + PRUNE_SLACK
+    check(window)
+
+
+def test_scrolling_down_keeps_an_item_that_stays_with_everything_below_it() -> None:
+    window = following_window(200)
+    window.remount(0)
+    window.show_below(PRUNE_SLACK)  # at the limit plus the slack now
+    move = window.show_below(stays=lambda item: item == 3)  # in view: 0..15 would go
+    assert move.unmount == [0, 1, 2]
+    assert window.first_mounted == 3 and window.mounted_count == LIMIT + EARLIER_BATCH - 3
     check(window)
 
 
@@ -171,31 +182,53 @@ def test_the_earlier_row_says_what_is_above() -> None:
 
 # --- jumping ----------------------------------------------------------------------------------
 
+def window_of(count: int, screenful: int = SCREENFUL) -> ChatWindow[int]:
+    """``count`` items, the newest mounted, in a view that ``screenful`` items fill."""
+    window: ChatWindow[int] = ChatWindow(screenful=lambda items: min(len(items), screenful))
+    window.append(list(range(count)), following=False)
+    window.remount(count - MAX_MOUNTED)
+    return window
+
+
 def test_jumping_to_an_item_far_away_mounts_a_window_with_lead() -> None:
-    window = following_window(200)
+    window = window_of(200)
     assert window.reach(199) is None  # mounted already
     assert window.reach(-5) is None  # not an item
-    assert window.reach(50) == ("window", 50 - WINDOW_LEAD)
+    assert window.reach(50) == ("window", 50)
     shown = window.mounted
-    move = window.remount(50 - WINDOW_LEAD)
+    move = window.around(50)
     assert move == Move(mount=list(range(40, 40 + MAX_MOUNTED)), unmount=shown)
     assert window.mounted == move.mount
-    assert window.reach(200 - 1) == ("window", 199 - WINDOW_LEAD)
-    window.remount(199 - WINDOW_LEAD)  # pushed back: the window ends with the newest item
+    window.around(199)  # pushed back: the window ends with the newest item
     assert window.mounted == list(range(200 - MAX_MOUNTED, 200))
-    window.remount(-7)
+    window.around(3)
     assert window.mounted == list(range(MAX_MOUNTED))
+    tall = window_of(200, screenful=60)  # more than the limit: a screenful below it all the same
+    tall.around(100)
+    assert tall.mounted == list(range(100 - WINDOW_LEAD, 160))
 
 
 def test_an_item_near_the_window_is_mounted_with_the_items_between() -> None:
-    window = following_window(200)
+    window = window_of(200)
     window.remount(100)
     assert window.reach(100 - MAX_MOUNTED) == ("above", MAX_MOUNTED)
-    assert window.reach(99 - MAX_MOUNTED) == ("window", 99 - MAX_MOUNTED - WINDOW_LEAD)
+    assert window.reach(99 - MAX_MOUNTED) == ("window", 99 - MAX_MOUNTED)
     end = window.mounted_end
-    assert window.reach(end) == ("below", 1)
-    assert window.reach(end + MAX_MOUNTED - 1) == ("below", MAX_MOUNTED)
-    assert window.reach(end + MAX_MOUNTED) == ("window", end + MAX_MOUNTED - WINDOW_LEAD)
+    assert window.reach(end) == ("below", SCREENFUL)  # with a screenful from it on
+    assert window.reach(end + MAX_MOUNTED - 1) == ("below", MAX_MOUNTED - 1 + SCREENFUL)
+    assert window.reach(end + MAX_MOUNTED) == ("window", end + MAX_MOUNTED)
+
+
+def test_an_item_without_a_screenful_mounted_below_it_gets_one() -> None:
+    window = window_of(200)
+    window.remount(100)
+    end = window.mounted_end
+    assert window.reach(end - SCREENFUL) is None  # it can go to the top of the view
+    assert window.reach(end - 2) == ("below", SCREENFUL - 2)
+    window.show_below(window.filling_below)
+    assert window.mounted_end == end + SCREENFUL
+    newest = window_of(50)  # nothing more below item 48: it cannot go higher
+    assert newest.reach(48) is None and not newest.filling_below
 
 
 def test_the_bottom_is_a_new_window_of_the_newest_batch() -> None:
@@ -255,7 +288,8 @@ class WindowMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        self.window: ChatWindow[int] = ChatWindow(limit=8, slack=3, batch=2, opening=5, lead=2)
+        self.window: ChatWindow[int] = ChatWindow(limit=8, slack=3, batch=2, opening=5, lead=2,
+                                                  screenful=lambda items: min(len(items), 3))
         self.widgets: list[int] = []
         self.next = 0
         self.oldest = 0
@@ -294,15 +328,17 @@ class WindowMachine(RuleBasedStateMachine):
         if item in self.widgets:
             self.widgets.remove(item)
 
-    @rule(busy=st.sets(st.integers(-50, 200), max_size=3))
-    def scroll_up(self, busy: set[int]) -> None:
-        move = self.window.show_above(busy=busy.__contains__)
-        self.bounded &= not busy & set(self.window.mounted)
+    @rule(stays=st.sets(st.integers(-50, 200), max_size=3))
+    def scroll_up(self, stays: set[int]) -> None:
+        move = self.window.show_above(stays=stays.__contains__)
+        self.bounded &= not stays & set(self.window.mounted)
         self.apply(move)
 
-    @rule()
-    def scroll_down(self) -> None:
-        self.apply(self.window.show_below())
+    @rule(stays=st.sets(st.integers(-50, 200), max_size=3))
+    def scroll_down(self, stays: set[int]) -> None:
+        move = self.window.show_below(stays=stays.__contains__)
+        self.bounded &= not stays & set(self.window.mounted)
+        self.apply(move)
 
     @precondition(lambda self: self.window.items)
     @rule(data=st.data())
@@ -318,8 +354,9 @@ class WindowMachine(RuleBasedStateMachine):
         elif side == "below":
             self.apply(self.window.show_below(number))
         else:
-            self.apply(self.window.remount(number), overlap=True)
+            self.apply(self.window.around(number), overlap=True)
         assert item in self.window.mounted
+        assert self.window.reach(item) is None, "a screenful below it is mounted too"
 
     @rule()
     def jump_to_bottom(self) -> None:

@@ -42,6 +42,8 @@ RETIRED_LIMIT = 40
 #: The label of a message on its way to the server, and how long it goes unshown.
 SENDING = "sending"
 SENDING_ROW_DELAY = 0.15
+#: What the row below the chat says when content arrived out of view.
+NEW = "↓ new messages (Ctrl+End)"
 
 
 class EarlierRow(Static):
@@ -53,6 +55,14 @@ class EarlierRow(Static):
     def on_click(self) -> None:
         self.post_message(self.Pressed())
 
+    def say(self, text: str, state: str, *, shown: bool) -> None:
+        """Say what is above, in the look of ``state`` (``-beginning``, ``-failed`` or ``""``);
+        the row is one line whatever it says, so no layout is needed."""
+        self.update(text, layout=False)
+        self.set_class(state == "-beginning", "-beginning")
+        self.set_class(state == "-failed", "-failed")
+        self.display = shown
+
 
 class NewIndicator(Static):
     """``↓ new``: shown when content arrives while the user is scrolled up."""
@@ -60,8 +70,17 @@ class NewIndicator(Static):
     class Pressed(Message):
         """The user wants to jump to the bottom."""
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(NEW, id=id)
+
     def on_click(self) -> None:
         self.post_message(self.Pressed())
+
+    def say_waiting(self, hidden: int) -> None:
+        """Say how many items wait below (shown), or that new ones came once none does."""
+        self.update(f"↓ {hidden} later items (Ctrl+End)" if hidden else NEW, layout=False)
+        if hidden:
+            self.display = True
 
 
 class PendingRows(Static):
@@ -155,6 +174,26 @@ class ChatScroll(VerticalScroll, can_focus=False):
         scrolled away while the anchor holds."""
         return (self.max_scroll_y <= 0 or self.scroll_y >= self.max_scroll_y - 1
                 or anchor_holds(self))
+
+    @property
+    def page_height(self) -> int:
+        """The rows a page key scrolls by."""
+        return self.scrollable_content_region.height
+
+    @property
+    def rows_below(self) -> int:
+        """The rows of content below the view (as last laid out)."""
+        return max(0, round(self.max_scroll_y - self.scroll_y))
+
+    def shows(self, widget: Widget) -> bool:
+        """Whether ``widget`` is in view (as last laid out)."""
+        region, top = widget.virtual_region, self.scroll_y
+        return widget.display and region.bottom > top and region.y < top + self.page_height
+
+    def page_down(self) -> None:
+        """Scroll a page down, from where the view is held (if it is)."""
+        self.release_hold()
+        self.scroll_page_down(animate=False)
 
     def resume_reports(self) -> None:
         """Report moves again (the new window of items is laid out)."""

@@ -57,7 +57,7 @@ class ChatView(Vertical):
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
         self._earlier = EarlierRow(id="earlier")
-        self._indicator = NewIndicator("↓ new messages (Ctrl+End)", id="new-indicator")
+        self._indicator = NewIndicator(id="new-indicator")
         self._pending = PendingRows(id="pending")
 
     def compose(self) -> ComposeResult:
@@ -107,7 +107,7 @@ class ChatView(Vertical):
             return self._show_earlier(number)
         if side == "below":
             return self._show_later(number)
-        return self._remount(self._window.remount(number))
+        return self._remount(self._window.around(number))
 
     def prompt_near(self, direction: int) -> UserItem | None:
         """The user message above (``-1``) or below (``+1``) the top line of the view."""
@@ -260,14 +260,15 @@ class ChatView(Vertical):
             self._dirty.pop(item.key, None)
         self._scroll.retire(widgets)
 
-    def _busy(self, item: Item) -> bool:
-        """Whether the widget of ``item`` must stay (an approval prompt is open in it)."""
+    def _stays(self, item: Item) -> bool:
+        """Whether the widget of ``item`` must stay: it is in view, or an approval prompt is
+        open in it."""
         widget = self._widgets.get(item.key)
-        return widget is not None and widget.busy
+        return widget is not None and (widget.busy or self._scroll.shows(widget))
 
     def _show_earlier(self, count: int | None = None) -> asyncio.Event:
         """Mount a batch above, unmounting the newest once too many are mounted."""
-        move = self._window.show_above(count, busy=self._busy)
+        move = self._window.show_above(count, stays=self._stays)
         widgets = [self._make(item) for item in move.mount]
         self._update_earlier_row()
         if move.unmount:
@@ -280,7 +281,7 @@ class ChatView(Vertical):
         """Mount the next ``count`` items below, unmounting the oldest once too many are."""
         last = self._window.last_mounted
         after = self._widgets.get(last.key) if last is not None else None
-        move = self._window.show_below(count)
+        move = self._window.show_below(count, stays=self._stays)
         widgets = [self._make(item) for item in move.mount]
         self._update_indicator()
         if move.unmount:
@@ -309,21 +310,12 @@ class ChatView(Vertical):
         self.call_after_refresh(self._scroll.resume_reports)
 
     def _update_indicator(self) -> None:
-        """Say how many items wait below, or hide the row once none does."""
-        hidden = self._window.hidden_below
-        self._indicator.update(f"↓ {hidden} later items (Ctrl+End)" if hidden
-                               else "↓ new messages (Ctrl+End)", layout=False)
-        if hidden:
-            self._indicator.display = True
+        self._indicator.say_waiting(self._window.hidden_below)
 
     def _update_earlier_row(self) -> None:
-        """Say what is above; the row is one line whatever it says, so no layout is needed."""
-        row = self._earlier
-        text, state = self._window.earlier_label(more_on_server=self.more_on_server)
-        row.update(text, layout=False)
-        row.set_class(state == "-beginning", "-beginning")
-        row.set_class(state == "-failed", "-failed")
-        row.display = bool(self._window.hidden_above) or self.more_on_server is not None
+        self._earlier.say(*self._window.earlier_label(more_on_server=self.more_on_server),
+                          shown=bool(self._window.hidden_above)
+                          or self.more_on_server is not None)
 
     def earlier_failed(self) -> None:
         """The older page asked for did not come: the row offers to ask again."""
@@ -381,13 +373,22 @@ class ChatView(Vertical):
     def page(self, direction: int) -> None:
         """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do; at the top,
         a page up asks for what is above."""
+        if direction > 0:
+            self.call_later(self._page_down)
+            return
         self._scroll.release_hold()
-        if direction < 0 and self._scroll.scroll_y < 1:
+        if self._scroll.scroll_y < 1:
             self.show_earlier()
-        elif direction < 0:
-            self._scroll.scroll_page_up(animate=False)
         else:
-            self._scroll.scroll_page_down(animate=False)
+            self._scroll.scroll_page_up(animate=False)
+
+    async def _page_down(self) -> None:
+        """A page down once what mounts below is laid out, a screenful more mounted first if
+        less than a page is below the view (the items pruned above do not move it)."""
+        if self._window.hidden_below and self._scroll.rows_below < self._scroll.page_height:
+            self._show_later(self._window.filling_below)
+        await self._scroll.wait_for_mounts()
+        self.call_after_refresh(self._scroll.page_down)
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""

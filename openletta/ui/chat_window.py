@@ -9,12 +9,14 @@ and answers with a :class:`Move`, the items whose widgets the view must mount an
 The rules: while the view follows the bottom, the oldest mounted items go once more than
 ``MAX_MOUNTED + PRUNE_SLACK`` would be mounted, down to ``MAX_MOUNTED``; new items go straight
 below while some already wait there. A batch mounted above (below) unmounts the newest (oldest)
-down to ``MAX_MOUNTED`` once over the same limit; a busy newest item stays, with all above it.
+down to ``MAX_MOUNTED`` once over the same limit; an item that must stay (the view says which:
+one in view, one busy) stays, with all above (below) it.
 An empty window opens with the newest screenful of its items (estimated, at most
-``OPENING_BATCH``); a jump far away mounts a new window with
-``WINDOW_LEAD`` items above its target. With nothing hidden above, reaching the top asks the
-server for an older page (once, until it arrives or fails); :meth:`ChatWindow.earlier_label`
-says which of these the "earlier" row shows.
+``OPENING_BATCH``). An item jumped to is mounted with a screenful below it, so that it can be
+scrolled to the top; far away, in a new window with ``WINDOW_LEAD`` items above it. With
+nothing hidden above, reaching the top asks the server for an older page (once, until it
+arrives or fails); :meth:`ChatWindow.earlier_label` says which of these the "earlier" row
+shows.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ BEGINNING = "beginning of the conversation"
 
 T = TypeVar("T")
 
-#: How to mount an item outside the window: ``("above", n)`` / ``("below", n)``: ``n`` more
-#: items next to the window; ``("window", start)``: a new window from about index ``start``.
+#: How to mount an item (and a screenful below it): ``("above", n)`` / ``("below", n)``: ``n``
+#: more items next to the window; ``("window", index)``: a new window around ``items[index]``.
 Reach = tuple[Literal["above", "below", "window"], int]
 
 
@@ -119,19 +121,30 @@ class ChatWindow(Generic[T]):
         """Whether a batch can go above without the window growing beyond the limit."""
         return bool(self._start) and self.mounted_count + self.batch <= self.limit + self.slack
 
+    @property
+    def filling_below(self) -> int:
+        """How many of the items below the window fill the view (estimated)."""
+        return self._screenful_from(self._end) - self._end
+
     def reach(self, item: T) -> Reach | None:
-        """How to mount ``item``: ``None`` if it is mounted or unknown, else with the items
-        between it and the window if they are few, or in a window of its own."""
+        """How to mount ``item`` and a screenful below it: ``None`` if they are mounted (or all
+        that follow it) or ``item`` is unknown, else with the items between it and the window
+        if they are few, or in a window of its own."""
         if item not in self.items:
             return None
         index = self.items.index(item)
-        if self._start <= index < self._end:
-            return None
         if self._start - self.limit <= index < self._start:
             return "above", self._start - index
-        if self._end <= index < self._end + self.limit:
-            return "below", index - self._end + 1
-        return "window", index - self.lead
+        end = self._screenful_from(index)
+        if self._start <= index and end <= self._end:
+            return None
+        if self._start <= index < self._end + self.limit:
+            return "below", end - self._end
+        return "window", index
+
+    def _screenful_from(self, index: int) -> int:
+        """The index after the items from ``index`` on that fill the view (estimated)."""
+        return index + self.screenful(self.items[index:][::-1])
 
     # --- changes to the items ---------------------------------------------------------------
 
@@ -186,34 +199,39 @@ class ChatWindow(Generic[T]):
     # --- moves of the window ----------------------------------------------------------------
 
     def show_above(self, count: int | None = None, *,
-                   busy: Callable[[T], bool] = _never) -> Move[T]:
+                   stays: Callable[[T], bool] = _never) -> Move[T]:
         """Mount up to ``count`` (default ``batch``) items above, and unmount the newest beyond
-        ``limit`` once over ``limit + slack``; a ``busy`` item stays, with all above it."""
+        ``limit`` once over ``limit + slack`` (not these); an item that ``stays`` stays, with all
+        above it."""
         count = min(self.batch if count is None else count, self._start)
         mount = self.items[self._start - count:self._start]
         self._start -= count
         excess = self.mounted_count - self.limit
         if excess <= self.slack:
             return Move(mount)
-        doomed = self.items[self._end - excess:self._end]
+        doomed = self.items[max(self._end - excess, self._start + count):self._end]
         for index in range(len(doomed) - 1, -1, -1):
-            if busy(doomed[index]):
+            if stays(doomed[index]):
                 doomed = doomed[index + 1:]
                 break
         self._end -= len(doomed)
         return Move(mount, doomed)
 
-    def show_below(self, count: int | None = None) -> Move[T]:
+    def show_below(self, count: int | None = None, *,
+                   stays: Callable[[T], bool] = _never) -> Move[T]:
         """Mount up to ``count`` (default ``batch``) items below, and unmount the oldest beyond
-        ``limit`` once over ``limit + slack``."""
+        ``limit`` once over ``limit + slack`` (not these); an item that ``stays`` stays, with all
+        below it."""
         count = min(self.batch if count is None else count, self.hidden_below)
         mount = self.items[self._end:self._end + count]
         self._end += count
         excess = self.mounted_count - self.limit
         if excess <= self.slack:
             return Move(mount)
-        pruned = self.items[self._start:self._start + excess]
-        self._start += excess
+        pruned = self.items[self._start:min(self._start + excess, self._end - count)]
+        pruned = pruned[:next((index for index, item in enumerate(pruned) if stays(item)),
+                              len(pruned))]
+        self._start += len(pruned)
         return Move(mount, pruned)
 
     def remount(self, start: int, count: int | None = None) -> Move[T]:
@@ -225,6 +243,12 @@ class ChatWindow(Generic[T]):
         unmount = self.mounted
         self._start, self._end = start, end
         return Move(self.items[start:end], unmount)
+
+    def around(self, index: int) -> Move[T]:
+        """A new window with ``lead`` items above ``items[index]`` and a screenful from it on
+        (``limit`` items at least)."""
+        start = index - self.lead
+        return self.remount(start, max(self.limit, self._screenful_from(index) - start))
 
     def bottom(self) -> Move[T]:
         """Jump to the newest items: a new window of the last ``opening`` of them."""
