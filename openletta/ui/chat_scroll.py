@@ -195,6 +195,24 @@ class ChatScroll(VerticalScroll, can_focus=False):
         self.release_hold()
         self.scroll_page_down(animate=False)
 
+    def top_line(self) -> tuple[Widget, int] | None:
+        """The item on the top line of the view, and how far into it the view starts."""
+        top = next((child for child in self.children if isinstance(child, ItemWidget)
+                    and child.display and child.virtual_region.bottom > self.scroll_y), None)
+        return None if top is None else (top, max(0, round(self.scroll_y) - top.virtual_region.y))
+
+    def page_up(self, top_line: tuple[Widget, int] | None = None) -> None:
+        """Scroll a page up: from ``top_line`` (:meth:`top_line` before items were mounted
+        above) or from where the view is; the item then on the top line keeps its place
+        while the items just mounted above it take their height."""
+        self.release_hold()
+        start = self.scroll_y
+        if top_line is not None and top_line[0].is_mounted:
+            start = top_line[0].virtual_region.y + top_line[1]
+        self.scroll_to(y=start - self.page_height, animate=False, immediate=True)
+        if (now := self.top_line()) is not None:
+            self.hold_in_place(now[0])
+
     def resume_reports(self) -> None:
         """Report moves again (the new window of items is laid out)."""
         self.reporting = True

@@ -3,16 +3,12 @@
 Cost per stream chunk does not depend on the length of the chat: a change names the items it
 touched, their widgets are marked dirty, and a timer syncs the dirty ones (and mounts the new
 ones, together) at most ``FLUSH_HZ`` times a second. About ``MAX_MOUNTED`` items stay mounted,
-a window that moves with the user: while the view follows the bottom the oldest are unmounted
-and come back through the "earlier" row; while the user scrolls back, the newest are unmounted
-and come back when the user scrolls down again or presses Ctrl+End. Which items those are is
-worked out by :class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the
-widgets. A window move mounts its widgets and removes the ones it unmounts with the screen's
-updates held: one layout and one paint. Widgets unmounted otherwise (while following the
-bottom) are hidden at once and removed with the next window move or once the view has been
-still for a moment (:meth:`ChatScroll.retire`). The scroller is in :mod:`openletta.ui.chat_scroll`.
+a window that moves with the user (worked out by
+:class:`~openletta.ui.chat_window.ChatWindow`; the view mounts and removes the widgets). A
+window move mounts its widgets and removes the ones it unmounts with the screen's updates
+held: one layout and one paint. Widgets unmounted while following the bottom are hidden at
+once and removed with the next move or once the view is still (:meth:`ChatScroll.retire`).
 """
-
 from __future__ import annotations
 
 import asyncio
@@ -204,7 +200,7 @@ class ChatView(Vertical):
         above = self._window.hidden_above
         move = self._window.append(items, following=self.following)
         if self._window.hidden_below:  # the user is reading far back: these wait below
-            self._update_indicator()
+            self._indicator.say_waiting(self._window.hidden_below)
             return
         if move.unmount:
             self._unmount(move.unmount)
@@ -274,7 +270,7 @@ class ChatView(Vertical):
         if move.unmount:
             self._unmount(move.unmount)
             self._scroll.anchor(False)  # the bottom is no longer the end of the chat
-            self._update_indicator()
+            self._indicator.say_waiting(self._window.hidden_below)
         return self._mount_above(widgets)
 
     def _show_later(self, count: int | None = None) -> asyncio.Event:
@@ -283,7 +279,7 @@ class ChatView(Vertical):
         after = self._widgets.get(last.key) if last is not None else None
         move = self._window.show_below(count, stays=self._stays)
         widgets = [self._make(item) for item in move.mount]
-        self._update_indicator()
+        self._indicator.say_waiting(self._window.hidden_below)
         if move.unmount:
             first = self._window.first_mounted
             if first is not None:  # keep the view where it is
@@ -299,7 +295,7 @@ class ChatView(Vertical):
         self._scroll.release_hold()  # whatever it held is gone
         self._scroll.anchor(not self._window.hidden_below)
         self._update_earlier_row()
-        self._update_indicator()
+        self._indicator.say_waiting(self._window.hidden_below)
         widgets = [self._make(item) for item in move.mount]
         shown = self._mount_held(widgets, after=self._earlier)
         self.call_later(self._end_remount, shown)
@@ -308,9 +304,6 @@ class ChatView(Vertical):
     async def _end_remount(self, shown: asyncio.Event) -> None:
         await shown.wait()
         self.call_after_refresh(self._scroll.resume_reports)
-
-    def _update_indicator(self) -> None:
-        self._indicator.say_waiting(self._window.hidden_below)
 
     def _update_earlier_row(self) -> None:
         self._earlier.say(*self._window.earlier_label(more_on_server=self.more_on_server),
@@ -371,16 +364,8 @@ class ChatView(Vertical):
         self.action_jump_to_bottom()
 
     def page(self, direction: int) -> None:
-        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do; at the top,
-        a page up asks for what is above."""
-        if direction > 0:
-            self.call_later(self._page_down)
-            return
-        self._scroll.release_hold()
-        if self._scroll.scroll_y < 1:
-            self.show_earlier()
-        else:
-            self._scroll.scroll_page_up(animate=False)
+        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do."""
+        self.call_later(self._page_down if direction > 0 else self._page_up)
 
     async def _page_down(self) -> None:
         """A page down once what mounts below is laid out, a screenful more mounted first if
@@ -389,6 +374,19 @@ class ChatView(Vertical):
             self._show_later(self._window.filling_below)
         await self._scroll.wait_for_mounts()
         self.call_after_refresh(self._scroll.page_down)
+
+    async def _page_up(self) -> None:
+        """A page up, a screenful more mounted above first if less than a page is above the
+        view; at the very top, the older page of history is asked for."""
+        top_line = None
+        if self._window.hidden_above and self._scroll.scroll_y < self._scroll.page_height:
+            top_line = self._scroll.top_line()
+            self._show_earlier(self._window.filling_above)
+            await self._scroll.wait_for_mounts()
+        elif self._scroll.scroll_y < 1:
+            self.show_earlier()
+            return
+        self.call_after_refresh(self._scroll.page_up, top_line)
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""

@@ -122,6 +122,11 @@ class ChatWindow(Generic[T]):
         return bool(self._start) and self.mounted_count + self.batch <= self.limit + self.slack
 
     @property
+    def filling_above(self) -> int:
+        """How many of the items above the window fill the view (estimated)."""
+        return self.screenful(self.items[:self._start])
+
+    @property
     def filling_below(self) -> int:
         """How many of the items below the window fill the view (estimated)."""
         return self._screenful_from(self._end) - self._end

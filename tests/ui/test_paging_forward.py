@@ -136,3 +136,34 @@ async def test_alt_down_puts_each_next_prompt_at_the_top(
                 f"Alt+↓ {jumps}: {items.index(item_at(view, view.scroll.scroll_y))} " \
                 f"at the top, not the prompt {items.index(prompt)}"
         assert jumps > 10
+
+
+@pytest.mark.parametrize("size", [(120, 40), (120, 150)])
+async def test_pageup_through_items_unmounted_above_goes_a_page_back_every_time(
+        history_server, make_app, wait_until, size) -> None:
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=size) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        view, items = screen.view, screen.session.transcript.items
+        await to_the_top(pilot, screen, wait_until)  # every page of history is loaded
+        await pilot.press("ctrl+end")
+        await wait_until(pilot, lambda: view.following, what="back at the bottom")
+        await settled(pilot, view)
+        assert items[0] not in view.mounted_items  # the oldest wait above, unmounted
+        height = view.scroll.scrollable_content_region.height
+        presses = 0
+        while view.scroll.scroll_y >= 1 or items[0] not in view.mounted_items:
+            presses += 1
+            assert presses < 60, "PageUp never reached the top"
+            was = item_at(view, view.scroll.scroll_y)  # on the top line
+            await pilot.press("pageup")
+            await wait_until(pilot, lambda was=was: item_at(view, view.scroll.scroll_y)
+                             is not was, what=f"PageUp {presses} to move the view")
+            await settled(pilot, view)
+            if view.scroll.scroll_y < 1:
+                break
+            last = item_at(view, view.scroll.scroll_y + height - 1)  # the bottom line now
+            assert last is not None and was is not None
+            assert items.index(last) in (items.index(was), items.index(was) - 1), \
+                f"PageUp {presses}: {items.index(was)} was on the first line, " \
+                f"{items.index(last)} is on the last"
