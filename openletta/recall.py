@@ -83,40 +83,58 @@ class SentMessages:
 
 class Drafts:
     """The unsent text of each chat (agent and conversation) of one server, kept across runs
-    when ``path`` is given: a chat opened again finds its draft in its prompt. Runs on other
-    servers keep theirs in the same file, untouched."""
+    when ``path`` is given: a chat opened again finds its draft in its prompt. The file is
+    changed key by key: other runs (of this server or another) keep theirs in it."""
 
     def __init__(self, server: str, path: Path | None = None) -> None:
         self.server, self.path = server, path
-        self._mine = {key: text for key, text in self._read().items() if self._is_mine(key)}
+        self._stored = self._read()
+        #: The drafts this run kept (text) or took back into a prompt (``None``).
+        self._changes: dict[str, str | None] = {}
 
     def take(self, agent_id: str, conversation_id: str | None) -> str:
-        """The draft of a chat, which leaves the store (``""``: none)."""
-        return self._mine.pop(self._key(agent_id, conversation_id), "")
+        """The draft of a chat (``""``: none), which leaves the file at once: once in the
+        prompt, it is sent or typed over, and a run that ends badly must not bring it back."""
+        key = self._key(agent_id, conversation_id)
+        text = self._changes[key] if key in self._changes else self._stored.get(key)
+        if not text:
+            return ""
+        self._changes[key] = None
+        self.save()
+        return text
 
     def keep(self, agent_id: str, conversation_id: str | None, text: str) -> None:
-        """Keep ``text`` as the chat's draft."""
-        self._mine[self._key(agent_id, conversation_id)] = text
+        """Keep ``text`` as the chat's draft (written by :meth:`save`)."""
+        self._changes[self._key(agent_id, conversation_id)] = text
 
-    def save(self) -> None:
-        """Write this server's drafts to the file, with the other servers' as they are now."""
+    @property
+    def kept(self) -> list[str]:
+        """The drafts this run keeps."""
+        return [text for text in self._changes.values() if text is not None]
+
+    def save(self) -> OSError | None:
+        """Write this run's changes over the drafts in the file now; the error if it could
+        not be written (nothing is kept without a file)."""
         if self.path is None:
-            return
-        kept = {key: text for key, text in self._read().items() if not self._is_mine(key)}
-        kept |= self._mine
+            return None
+        drafts = self._read()
+        for key, text in self._changes.items():
+            if text is None:
+                drafts.pop(key, None)
+            else:
+                drafts[key] = text
         try:
-            if kept:
-                write_private_file(self.path, json.dumps(kept, ensure_ascii=False))
+            if drafts:
+                write_private_file(self.path, json.dumps(drafts, ensure_ascii=False))
             else:
                 self.path.unlink(missing_ok=True)
         except OSError as error:
             log.warning("could not keep the drafts: %s", error)
+            return error
+        return None
 
     def _key(self, agent_id: str, conversation_id: str | None) -> str:
         return json.dumps([self.server, agent_id, conversation_id])
-
-    def _is_mine(self, key: str) -> bool:
-        return key.startswith(json.dumps([self.server])[:-1] + ",")
 
     def _read(self) -> dict[str, str]:
         if self.path is None:

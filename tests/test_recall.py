@@ -58,26 +58,39 @@ def test_a_broken_file_costs_only_the_recall(tmp_path: Path) -> None:
 def test_drafts_are_kept_by_server_agent_and_conversation_in_a_private_file(
         tmp_path: Path) -> None:
     path = tmp_path / "drafts.json"
-    here, there = Drafts("http://here", path), Drafts("http://there", path)
+    here = Drafts("http://here", path)
     here.keep("agent-1", None, "default thread draft")
     here.keep("agent-1", "conv-1", "side draft")
-    here.save()
+    assert here.save() is None
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert Drafts("http://there", path).take("agent-1", None) == ""  # another server's
     again = Drafts("http://here", path)
     assert again.take("agent-1", "conv-1") == "side draft"
-    assert again.take("agent-1", "conv-1") == ""  # taken: it is in the prompt now
-    again.save()
+    assert again.take("agent-1", "conv-1") == ""  # taken: it is in the prompt now…
+    assert Drafts("http://here", path).take("agent-1", "conv-1") == ""  # …and not on disk
     assert Drafts("http://here", path).take("agent-1", None) == "default thread draft"
-    there.keep("agent-1", None, "there's")
-    there.save()  # beside here's
-    assert Drafts("http://there", path).take("agent-1", None) == "there's"
-    assert Drafts("http://here", path).take("agent-1", None) == "default thread draft"
-    for server in ("http://here", "http://there"):
-        emptied = Drafts(server, path)
-        emptied.take("agent-1", None)
-        emptied.save()
-    assert not path.exists()  # nothing kept: no file
+    assert not path.exists()  # nothing left: no file
+
+
+def test_two_runs_at_once_keep_each_others_drafts(tmp_path: Path) -> None:
+    path = tmp_path / "drafts.json"
+    first, second = Drafts("http://here", path), Drafts("http://here", path)
+    first.keep("agent-1", None, "typed in the first window")
+    first.save()
+    second.keep("agent-1", "conv-2", "typed in the second")
+    second.save()  # quits last: it changes its own draft only
+    third = Drafts("http://here", path)
+    assert third.take("agent-1", None) == "typed in the first window"
+    assert third.take("agent-1", "conv-2") == "typed in the second"
+
+
+def test_a_draft_that_cannot_be_written_is_said_and_kept_for_printing(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    drafts = Drafts("http://here", blocker / "drafts.json")  # its folder is a file
+    drafts.keep("agent-1", None, "do not lose me")
+    assert isinstance(drafts.save(), OSError)
+    assert drafts.kept == ["do not lose me"]
 
 
 def test_a_broken_drafts_file_costs_only_the_drafts(tmp_path: Path) -> None:

@@ -43,8 +43,9 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
+from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import ThemeVariables, install_themes
+from openletta.ui.themes import ThemeVariables, install_themes, next_theme
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
@@ -76,9 +77,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         """``tune_gc``: after the first connection attempt, tune the garbage collector for this
         process (and let it run, if the command line paused it), and let it work while requests
         wait for the server (:mod:`openletta.ui.collector`; for a process that runs one app, as
-        the command line does). ``local``: the tools the agent may run
-        on this machine (``None``: none are declared). ``early``: the requests for ``agent``
-        on ``base_url``, already sent (the first connection attempt takes their answers)."""
+        the command line does). ``local``: the tools the agent may run on this machine (``None``:
+        none). ``early``: the requests for ``agent`` on ``base_url``, already sent."""
         super().__init__()
         self.local = local
         self.base_url = base_url
@@ -88,8 +88,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.settings = settings if settings is not None else load_settings()
         #: The messages sent, in this run and before (↑ in the prompt recalls them).
         self.sent_messages = SentMessages()
-        #: How to come back to the same agent, printed on exit.
+        #: How to come back to the same agent, printed on exit; and drafts that could not be kept.
         self.resume_hint: str | None = None
+        self.unkept_drafts: tuple[OSError, list[str]] | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
@@ -119,9 +120,11 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     def on_mount(self) -> None:
         for warning in self._theme_warnings:
             self.notify(warning, title="Theme", severity="warning")
-        target = DEMO_LABEL if self.demo else (self.base_url or "")
+        if not self.is_headless:
+            quit_on_signals(self)
         self._first_attempt = start_request(self._connect())
-        self.push_screen(ConnectScreen(target, self._establish))
+        self.push_screen(ConnectScreen(DEMO_LABEL if self.demo else (self.base_url or ""),
+                                       self._establish))
 
     async def on_unmount(self) -> None:
         if self._first_attempt is not None:
@@ -228,7 +231,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                               conversation_name=found.summary if found else None)
         self._open_with[full.id] = conversation
         self.chats.opened(session)
-        typed = self._drafts_kept().take(full.id, conversation) + self._typed_ahead()
+        typed = "\n".join(filter(None, (self._drafts_kept().take(full.id, conversation),
+                                        self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
                                          recall=self.sent_messages))
@@ -281,8 +285,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         return self._drafts
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
-        """Quit, keeping the drafts for the next run."""
-        self._drafts_kept().save()
+        """Quit, keeping the drafts for the next run (printed on exit if they cannot be)."""
+        if (error := self._drafts_kept().save()) is not None:
+            self.unkept_drafts = (error, self._drafts.kept)
         super().exit(*args, **kwargs)
 
     def _typed_ahead(self) -> str:
@@ -380,14 +385,10 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             known = ", ".join(self._theme_names)
             self.notify(f"Unknown theme {name!r}. Known: {known}", severity="warning")
             return
-        self.theme = name or self._next_theme()
+        self.theme = name or next_theme(self._theme_names or sorted(self.available_themes),
+                                        self.theme)
         self.notify(f"Theme: {self.theme}")
         await self._save_settings(theme=self.theme)
-
-    def _next_theme(self) -> str:
-        names = self._theme_names or sorted(self.available_themes)
-        index = names.index(self.theme) + 1 if self.theme in names else 0
-        return names[index % len(names)]
 
     async def _save_settings(self, **changes: Any) -> None:
         self.settings = dataclasses.replace(self.settings, **changes)

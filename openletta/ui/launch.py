@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -30,6 +31,10 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
         print_chats(app.chats.said(), Console())
     if app.resume_hint:
         print(DisplayText(f"Resume this chat with: {app.resume_hint}"))
+    if app.unkept_drafts is not None:
+        error, drafts = app.unkept_drafts
+        print(DisplayText(f"openletta could not keep what you typed and did not send ({error}):"),
+              *(DisplayText(draft) for draft in drafts), sep="\n\n", file=sys.stderr)
     return app.return_code or 0
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import tomllib
 import warnings
+from collections.abc import Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -140,3 +141,10 @@ def _describe(error: ValidationError) -> str:
 
 def _warn(message: str) -> None:
     warnings.warn(message, ThemeFileWarning, stacklevel=3)
+
+
+def next_theme(names: Sequence[str], current: str) -> str:
+    """The theme after ``current`` in ``names`` (the first after the last, or for a theme
+    not among them)."""
+    index = names.index(current) + 1 if current in names else 0
+    return names[index % len(names)]
