@@ -42,11 +42,11 @@ class SentMessages:
             log.warning("could not keep the message for recall: %s", error)
 
     def _read(self) -> list[str]:
-        try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+        try:  # (a line that is not UTF-8 is skipped below, as one that is not JSON)
+            lines = self.path.read_bytes().decode("utf-8", "replace").splitlines()
         except FileNotFoundError:
             return []
-        except (OSError, UnicodeError) as error:
+        except OSError as error:
             log.warning("could not read the messages to recall: %s", error)
             return []
         entries = self._entries_of(lines)
@@ -66,7 +66,7 @@ class SentMessages:
                 entry = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(entry, str) and entry:
+            if isinstance(entry, str) and entry and "\ufffd" not in line:
                 entries.append(entry)
         return entries
 

@@ -44,8 +44,8 @@ def test_a_long_file_from_many_runs_is_cut_down_when_read(tmp_path: Path) -> Non
 
 def test_a_broken_file_costs_only_the_recall(tmp_path: Path) -> None:
     path = tmp_path / "sent.jsonl"
-    path.write_bytes(b'"ok"\nnot json\n[1, 2]\n""\n\xff\xfe')
-    assert SentMessages(path).entries == []  # not UTF-8: nothing to recall
+    path.write_bytes(b'"ok"\nnot json\n[1, 2]\n""\n"\xff\xfe"\n"kept"')
+    assert SentMessages(path).entries == ["ok", "kept"]  # a line not UTF-8 is skipped alone
     path.write_text('"ok"\nnot json\n[1, 2]\n""\n"fine"\n')
     assert SentMessages(path).entries == ["ok", "fine"]
     blocked = tmp_path / "a-file"
