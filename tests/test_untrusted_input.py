@@ -214,10 +214,15 @@ async def test_a_key_with_a_trailing_newline_is_used_without_it(replay_server) -
     assert replay_server.requests[0].headers["authorization"] == "Bearer sk-abcdef-123"
 
 
-@pytest.mark.parametrize("url", ["ftp://example.com", "http://[::1", "letta.example"])
-def test_an_unusable_base_url_is_a_typed_error(url: str) -> None:
-    with pytest.raises(ConfigurationError, match="base URL"):
+@pytest.mark.parametrize(("url", "why"), [
+    ("ftp://example.com", "does not start with http"), ("http://[::1", ""),
+    ("letta.example", "does not start with http"), ("http://", "names no host"),
+    ("http://127.0.0.1:99999", "port 99999 is not between 1 and 65535"),
+    ("https://localhost:0", "port 0"), ("http://exa mple.com", "not a name or an address")])
+def test_an_unusable_base_url_is_a_typed_error_that_says_why(url: str, why: str) -> None:
+    with pytest.raises(ConfigurationError, match="base URL") as raised:
         LettaClient(url)
+    assert why in raised.value.message
 
 
 async def test_a_password_in_the_base_url_never_appears_in_errors() -> None:

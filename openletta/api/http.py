@@ -174,15 +174,30 @@ def _http_client(base_url: str, api_key: str | None,
     if api_key:
         headers["Authorization"] = f"Bearer {_header_safe_key(api_key)}"
     problem = "it does not start with http:// or https://"
-    if base_url.lower().startswith(("http://", "https://")):
+    if base_url.lower().rstrip("/") in ("http:", "https:"):
+        problem = "it names no host"
+    elif base_url.lower().startswith(("http://", "https://")):
         try:
-            return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
-                                     transport=transport, follow_redirects=False,
-                                     verify=tls_context(), limits=LIMITS)
+            problem = _address_problem(httpx.URL(base_url))
+            if not problem:
+                return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
+                                         transport=transport, follow_redirects=False,
+                                         verify=tls_context(), limits=LIMITS)
         except httpx.InvalidURL as error:
             problem = str(error)
     raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "
                              f"{problem}. Check --base-url or LETTA_BASE_URL.")
+
+
+def _address_problem(url: httpx.URL) -> str:
+    """Why ``url`` names no server that can be reached ("" when it does)."""
+    if not url.host:
+        return "it names no host"
+    if "%" in url.host or " " in url.host:
+        return f"its host {url.host!r} is not a name or an address"
+    if url.port is not None and not 0 < url.port < 65536:
+        return f"its port {url.port} is not between 1 and 65535"
+    return ""
 
 
 def _header_safe_key(api_key: str) -> str:
