@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 
 from openletta import __version__
 from openletta.chat.early import EarlyOpening
 from openletta.config import DEMO_SERVER, Server, choose_server
-from openletta.settings import Settings, load_settings
+from openletta.settings import Settings, SettingsWarning, load_settings
 from openletta.tls import prepare_tls_context
 from openletta.ui.collector import pause_for_startup
 
@@ -68,7 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     pause_for_startup()  # the app settles the collector after its first connection attempt
     prepare_tls_context()  # in a thread, while the app is imported
-    settings = load_settings()
+    with warnings.catch_warnings(record=True) as problems:
+        warnings.simplefilter("always", SettingsWarning)
+        settings = load_settings()
+    for problem in problems:  # plainly, in the terminal's scrollback above the app
+        print(f"openletta: {problem.message}", file=sys.stderr)
     server = choose_chat(args, settings)
     if isinstance(server, str):
         print(f"openletta: {server}", file=sys.stderr)

@@ -9,6 +9,7 @@ import pytest
 from openletta import cli
 from openletta.config import Server, choose_server
 from openletta.settings import Settings
+from openletta.settings import load_settings as cli_load_settings
 from openletta.ui import launch
 
 
@@ -87,3 +88,16 @@ def test_the_last_chat_on_the_demo_is_continued_on_the_demo() -> None:
     saved = Settings(last_agent="agent-d", last_server=Server(demo=True).key)
     assert cli.choose_chat(args, saved) == Server(demo=True)
     assert (args.agent, args.conversation) == ("agent-d", None)
+
+
+def test_a_settings_problem_is_said_plainly_before_the_app_starts(
+        capsys: pytest.CaptureFixture[str],
+        launched: list[tuple[Server, str | None, str | None]],
+        monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path))
+    (tmp_path / "settings.toml").write_text('print_chat_on_exit = "no"\n')
+    monkeypatch.setattr(cli, "load_settings", cli_load_settings)
+    assert cli.main(["--demo"]) == 0
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"openletta: Ignoring print_chat_on_exit in {tmp_path / 'settings.toml'}: "
+                    "expected true or false, got 'no'"]  # no source line, no warning class
