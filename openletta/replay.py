@@ -119,9 +119,10 @@ _STATUS_STYLE = {
 def render_item(item: Item, *, max_lines: int | None = None) -> RenderableType:
     """A Rich renderable for one item; every piece of server text goes through
     :class:`DisplayText` (tool names and arguments through :func:`literal_text`).
-    ``max_lines``: lines of a tool's result or errors shown before the rest is left out."""
+    ``max_lines``: lines of a user's message or of a tool's result or errors shown before the
+    rest is left out."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), DisplayText(item.text))
+        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
     if isinstance(item, ReasoningItem):
         return plain_text(item.text or f"(reasoning {item.state or 'hidden'})", "dim italic")
     if isinstance(item, AssistantItem):

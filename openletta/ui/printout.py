@@ -5,7 +5,8 @@ there before it started. So that a chat can still be read, searched and copied w
 terminal's own tools after quitting, each conversation the user wrote in during the run is
 printed as the app exits: from the first message sent in it this time (not what was read
 from its history), with the renderings of ``openletta replay``, a long tool result cut to
-its first :data:`RESULT_LINES` lines (``/export`` saves everything).
+its first :data:`RESULT_LINES` lines, as is a long message of the user's (``/export`` saves
+everything).
 ``print_chat_on_exit = false`` in ``settings.toml`` turns it off.
 """
 
@@ -21,7 +22,8 @@ from openletta.display import plain_text
 from openletta.transcript import Item, ToolCallItem, ToolStatus, TurnFooterItem
 from openletta.ui.widgets.footer import footer_text
 
-#: Lines of a tool's result or errors printed before the rest is left out.
+#: Lines of a message of the user's, or a tool's result or errors, printed before the rest
+#: is left out.
 RESULT_LINES = 20
 
 

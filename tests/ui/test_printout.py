@@ -95,6 +95,16 @@ def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
     assert [title for title, _ in chats.said()] == ["talked · conv-9"]
 
 
+def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "\n".join(f"pasted line {n}" for n in range(1, 2001)))
+    shown = printed(chats)
+    assert f"pasted line {RESULT_LINES}" in shown
+    assert f"pasted line {RESULT_LINES + 1}\n" not in shown
+    assert f"… {2000 - RESULT_LINES} more lines not shown" in shown
+
+
 def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -> None:
     chats, chat = ChatsOfThisRun(), session(history=False)
     chats.opened(chat)

@@ -154,6 +154,20 @@ async def test_a_long_message_folds_until_enter_opens_it() -> None:
         assert shown_text(app.widget_of(short)).split("\n")[-1] == "▌ line 12"
 
 
+async def test_a_long_single_line_folds_by_its_characters() -> None:
+    item = UserItem(key="u", text="x" * 20_000)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        widget = app.widget_of(item)
+        assert shown_text(widget).split("\n")[-1] == (
+            "▌ … 19,200 more characters — Enter to expand")
+        assert widget.size.height < 15  # 800 characters, not the 20,000 (200 rows)
+        widget.focus()
+        await pilot.press("enter")
+        assert widget.size.height > 150
+
+
 async def test_a_long_summary_folds_under_its_divider_until_enter_opens_it() -> None:
     long = EventItem(key="v", event_type="compaction_summary",
                      text="\n".join(f"point {n}" for n in range(1, 31)))
