@@ -17,6 +17,7 @@ from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.display import plain_text
 from openletta.ui.formatting import home_relative
+from openletta.ui.key_bar import KeyBar
 
 HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
         "server, so it holds in every client (checking a tool also revokes any \"don't ask "
@@ -60,6 +61,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
                              id="local-rules-title")
                 yield Static(LOCAL_HINT, id="local-rules-hint")
                 yield self._local_tools
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

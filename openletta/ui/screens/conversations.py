@@ -19,6 +19,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Conversation
 from openletta.display import plain_text
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
 DEFAULT_THREAD = "default"
@@ -85,6 +86,7 @@ class ConversationsScreen(ModalScreen[None]):
                          id="conversations-hint")
             yield self._list
             yield self._status
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()

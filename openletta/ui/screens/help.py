@@ -14,6 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openletta.tools.permissions import SWITCHABLE
+from openletta.ui.key_bar import KeyBar
 
 KEYS = (
     ("Enter", "send (queued while the agent answers)"),
@@ -71,3 +72,4 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static(self._table)
+        yield KeyBar()

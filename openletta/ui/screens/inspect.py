@@ -23,6 +23,7 @@ from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
+from openletta.ui.key_bar import KeyBar
 
 BAR_CELLS = 24
 #: How often, and how far apart, the run inspector asks for step timings not recorded yet.
@@ -165,6 +166,7 @@ class InspectScreen(ModalScreen[None]):
             yield Static(plain_text(self._title), classes="inspect-title")
             yield self._body
             yield Static("Esc closes", classes="inspect-hint")
+        yield KeyBar()
 
     def show(self, content: Content | str) -> None:
         self._body.update(content)

@@ -13,6 +13,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from openletta.ui.key_bar import KeyBar
+
 
 class LeaveChoice(StrEnum):
     """Deny the waiting requests, or leave them pending for later."""
@@ -44,6 +46,7 @@ class LeaveApprovalScreen(ModalScreen[LeaveChoice | None]):
                 Option("Esc  Back to the request", id="back"),
                 id="leave-options",
             )
+        yield KeyBar()
 
     def action_pick(self, value: str) -> None:
         """Close with the choice ``value``."""

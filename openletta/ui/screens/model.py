@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from openletta.api.client import LettaClient
 from openletta.display import plain_text
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_list import ModelPicker
 
 HINT = ("Type to filter · ↑↓ to move · Enter switches the agent to the model (on the server, "
@@ -37,6 +38,7 @@ class ModelScreen(ModalScreen[str | None]):
         with Vertical(classes="model-box"):
             yield Static(plain_text(f"Model of {self.agent_name}"), classes="model-box-title")
             yield self.picker
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.picker.filter.focus()

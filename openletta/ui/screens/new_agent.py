@@ -14,6 +14,7 @@ from textual.widgets import Input, Static
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_list import ModelPicker
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.steady import SteadyInput
@@ -60,6 +61,7 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
                               id="new-agent-name")
             yield Static("Model", classes="model-box-label")
             yield self.picker
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#new-agent-name", Input).focus()
