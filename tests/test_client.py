@@ -3,6 +3,7 @@ query, bodies, headers), how it reads the captures, its fallbacks and its typed 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import uuid
@@ -21,6 +22,7 @@ from openletta.api.errors import (
     NotFoundError,
     RequestTimeout,
     ServerError,
+    TLSHandshakeError,
     ValidationError,
 )
 from openletta.api.messages import ApprovalRequestMessage, AssistantMessage, parse_message
@@ -703,3 +705,23 @@ async def test_a_get_whose_pooled_connection_was_closed_is_sent_once_more() -> N
         with pytest.raises(APIConnectionError):
             await client.compact(AGENT)
         assert broken == ["POST"]
+
+
+async def test_https_to_a_server_that_speaks_plain_http_says_so() -> None:
+    async def plain_http(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)  # the TLS hello: answered as an HTTP server answers garbage
+        writer.write(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(plain_http, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        async with LettaClient(f"https://127.0.0.1:{port}") as client:
+            with pytest.raises(TLSHandshakeError) as raised:
+                await client.health()
+    finally:
+        server.close()
+    assert "not over TLS" in raised.value.message and "use an http:// base URL" in (
+        raised.value.message)
+    assert not raised.value.may_have_arrived

@@ -63,6 +63,16 @@ class ConnectError(APIConnectionError):
         self.base_url = base_url
 
 
+class TLSHandshakeError(ConnectError):
+    """The server at the base URL accepted the connection but did not speak TLS (https)."""
+
+    def __init__(self, base_url: str, reason: str) -> None:
+        APIConnectionError.__init__(
+            self, f"The server at {base_url} answered, but not over TLS ({reason}). If it "
+                  "speaks plain HTTP, use an http:// base URL.")
+        self.base_url = base_url
+
+
 #: The phase of a request before anything of it was sent.
 CONNECTION_PHASE = "accept the connection"
 

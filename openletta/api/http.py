@@ -24,6 +24,7 @@ from openletta.api.errors import (
     LettaError,
     RequestTimeout,
     ServerError,
+    TLSHandshakeError,
     error_from_response,
 )
 from openletta.display import redact
@@ -154,6 +155,8 @@ class LettaHTTP:
     def _network_error(self, error: httpx.TransportError) -> APIConnectionError:
         self._reached(False)
         shown_url = redact(self.base_url)
+        if isinstance(error, httpx.ConnectError) and "[SSL" in str(error):
+            return TLSHandshakeError(shown_url, str(error).split("]")[0].strip("[ "))
         if isinstance(error, httpx.ConnectError):
             return ConnectError(shown_url)
         if isinstance(error, httpx.ConnectTimeout):
