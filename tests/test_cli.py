@@ -77,6 +77,9 @@ def test_continue_goes_back_to_the_last_chat_on_its_server(
     with pytest.raises(SystemExit):
         cli.main(["-c", "--agent", "agent-1"])
     assert "leave out --agent" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli.main(["--conversation", "conv-1"])
+    assert "--conversation needs --agent" in capsys.readouterr().err
     monkeypatch.setattr(cli, "load_settings", Settings)
     assert cli.main(["-c"]) == 2
     assert "no chat to continue yet" in capsys.readouterr().err
