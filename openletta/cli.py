@@ -59,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.resume and (args.agent or args.conversation):
         parser.error("--continue opens the last chat: leave out --agent and --conversation")
+    if args.yolo and args.permission_mode != "ask":
+        parser.error("--yolo runs every local call without asking: leave out --permission-mode")
     if args.conversation and not args.agent and not args.resume:
         parser.error("--conversation needs --agent: the name or id of the agent it belongs to")
     if args.command == "replay":

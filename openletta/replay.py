@@ -173,9 +173,10 @@ def print_transcript(transcript: Transcript, console: Console, include_internal:
     for item in transcript.visible_items(include_internal):
         console.print(render_item(item))
     usage = transcript.usage
-    console.print(plain_text(
-        f"stop: {transcript.stop_reason or '—'} · tokens in {usage.prompt_tokens:,} / out "
-        f"{usage.completion_tokens:,} · steps {usage.step_count}", style="dim"))
+    if transcript.stop_reason is not None or usage.step_count:  # (history has neither)
+        console.print(plain_text(
+            f"stop: {transcript.stop_reason or '—'} · tokens in {usage.prompt_tokens:,} / out "
+            f"{usage.completion_tokens:,} · steps {usage.step_count}", style="dim"))
 
 
 def run_replay(file: str, *, as_json: bool = False, include_internal: bool = False) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -104,3 +105,19 @@ def test_a_settings_problem_is_said_plainly_before_the_app_starts(
     said = capsys.readouterr().err.splitlines()
     assert said == [f"openletta: Ignoring print_chat_on_exit in {tmp_path / 'settings.toml'}: "
                     "expected true or false, got 'no'"]  # no source line, no warning class
+
+
+def test_replay_says_how_a_stream_stopped_and_nothing_of_the_kind_for_history(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    fixtures = Path(__file__).parent / "fixtures"
+    assert cli.main(["replay", str(fixtures / "hello_tokens.sse")]) == 0
+    assert "stop: end_turn" in capsys.readouterr().out
+    assert cli.main(["replay", str(fixtures / "agent_messages_default.json")]) == 0
+    assert "stop:" not in capsys.readouterr().out  # history has no stop reason nor usage
+
+
+def test_yolo_with_another_permission_mode_is_refused(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--yolo", "--permission-mode", "read-only"])
+    assert "--yolo runs every local call without asking" in capsys.readouterr().err

@@ -187,7 +187,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         except LettaError as error:
             found, problem = None, error.message
         else:
-            problem = f"No agent {opening.ref!r} on this server: choose one, or Ctrl+N makes it."
+            problem = f"No agent {opening.ref!r} on this server: choose one" + (
+                "." if opening.ref.startswith(AGENT_ID_PREFIX) else ", or Ctrl+N makes it.")
         if found is None:
             await opening.cancel()
             self.notify(problem, title="Agent", severity="warning")

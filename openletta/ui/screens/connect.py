@@ -93,8 +93,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self.attempt()
 
     def action_quit(self) -> None:
-        """Quit (offered once an attempt failed)."""
-        self.app.exit()
+        """Quit (offered once an attempt failed): not a success, for the shell."""
+        self.app.exit(return_code=1)
 
     def on_key(self, event: events.Key) -> None:
         if event.key == "backspace":
