@@ -195,6 +195,15 @@ class ChatScroll(VerticalScroll, can_focus=False):
         self.release_hold()
         self.scroll_page_down(animate=False)
 
+    def first_in_view(self) -> Widget | None:
+        """The first item that starts in the view (else the one on its top line)."""
+        top = self.scroll_y
+        items = [child for child in self.children
+                 if isinstance(child, ItemWidget) and child.display and child.can_focus]
+        starts = (item for item in items if top <= item.virtual_region.y < top + self.page_height)
+        return next(starts, None) or next(
+            (item for item in items if item.virtual_region.bottom > top), None)
+
     def top_line(self) -> tuple[Widget, int] | None:
         """The item on the top line of the view, and how far into it the view starts."""
         top = next((child for child in self.children if isinstance(child, ItemWidget)

@@ -24,6 +24,9 @@ from openletta.ui.steady import SteadyTextArea
 
 #: A mention begun this long after the paths were listed lists them again.
 RELIST_SECONDS = 5.0
+#: The chat prompt's hints, as many as fit (:func:`fitted_hints`).
+PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
+DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 

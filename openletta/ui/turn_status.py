@@ -12,6 +12,9 @@ from openletta.ui.attention import APPROVAL_STATE
 from openletta.ui.formatting import home_relative
 from openletta.ui.status_bar import REPLY_AWAITED
 
+YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
+                "on this machine, with your rights. Shift+Tab switches to asking.")
+
 
 def mode_fields(mode: PermissionMode | None, local: LocalCalls | None) -> dict[str, Any]:
     """The status bar's fields for the permission mode (none without local tools)."""

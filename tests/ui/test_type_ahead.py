@@ -128,12 +128,19 @@ async def test_a_footer_has_nothing_to_copy_so_c_starts_a_message(
         assert app.focused is screen.prompt
 
 
-async def test_tab_from_the_prompt_goes_to_an_item_not_the_chat_column(
+async def test_tab_from_the_prompt_goes_to_the_first_item_in_view(
         demo_server, make_app, wait_until) -> None:
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
-        await send(pilot, screen, "hello", wait_until)
+        for text in ("hello", "help", "hello again", "help"):  # more than a screenful
+            await send(pilot, screen, text, wait_until)
+        scroll = screen.view.scroll
+        assert scroll.scroll_y > 0  # items are mounted above the view
+        before = scroll.scroll_y
         await pilot.press("tab")
-        assert isinstance(app.focused, ItemWidget)
+        focused = app.focused
+        assert isinstance(focused, ItemWidget)  # not the chat column, nor the oldest item
+        assert before <= focused.virtual_region.y < before + scroll.page_height
+        assert scroll.scroll_y == before  # the view did not jump to the top
 
 
 async def tab_to_a_message(pilot) -> None:

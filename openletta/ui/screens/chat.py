@@ -9,8 +9,9 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.css.query import QueryType
 from textual.reactive import var
-from textual.widget import AwaitMount
+from textual.widget import AwaitMount, Widget
 
 from openletta.api.errors import LettaError
 from openletta.chat.controller import ChatController
@@ -26,20 +27,17 @@ from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
-from openletta.ui.prompt import Prompt, TypedElsewhere
+from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
-from openletta.ui.turn_status import mode_fields, status_state
+from openletta.ui.turn_status import YOLO_WARNING, mode_fields, status_state
 from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
-
-PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
-DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
 
 SlashHandler = Callable[[str], bool]
 
@@ -185,6 +183,14 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             self.view.action_jump_to_bottom()  # to follow the message and its answer
             self.controller.submit(event.text)
             self.action_back_to_approval()
+
+    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
+        """Tab from the prompt goes to the first item in view, not to the oldest one mounted
+        (far above it); from there on, as usual."""
+        if self.focused is self.prompt and (first := self.view.scroll.first_in_view()):
+            first.focus(scroll_visible=False)
+            return first
+        return super().focus_next(selector)
 
     @on(Prompt.Changed, "#prompt")
     def _typing(self) -> None:
@@ -387,8 +393,3 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
 
     def _report(self, message: str, *, title: str = "Error") -> None:
         self.report(message, title=title, notice=True)
-
-
-YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
-                "on this machine, with your rights. Shift+Tab switches to asking.")
-
