@@ -27,6 +27,9 @@ RELIST_SECONDS = 5.0
 #: The chat prompt's hints, as many as fit (:func:`fitted_hints`).
 PLACEHOLDER = "Message the agent · Enter sends · Ctrl+J new line · / commands · F1 help"
 DEMO_PLACEHOLDER = 'Type "help" to see what the demo agent can do · Enter sends · F1 help'
+#: Between messages given back to the prompt (and what was typed there), as between the
+#: messages of a queue given back.
+MESSAGES_APART = "\n\n"
 #: Keys that insert a line break instead of sending.
 NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j"})
 
@@ -133,7 +136,7 @@ class Prompt(SteadyTextArea):
     def restore(self, text: str) -> None:
         """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""
         current = self.text.strip()
-        self.load_text(f"{text}\n{current}" if current else text)
+        self.load_text(f"{text}{MESSAGES_APART}{current}" if current else text)
         self.move_cursor(self.document.end)
 
     def withdraw(self, text: str) -> None:
@@ -141,8 +144,8 @@ class Prompt(SteadyTextArea):
         current = self.text
         if current.strip() == text:
             self.clear()
-        elif current.startswith(f"{text}\n"):
-            self.load_text(current[len(text) + 1:])
+        elif current.startswith(text + MESSAGES_APART):
+            self.load_text(current[len(text + MESSAGES_APART):])
             self.move_cursor(self.document.end)
 
     def remember(self, text: str) -> None:

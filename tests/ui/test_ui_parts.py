@@ -172,14 +172,14 @@ async def test_prompt_restore_puts_unsent_text_first_and_withdraw_takes_it_back_
         prompt = app.query_one(Prompt)
         await pilot.press(*"typed")
         prompt.restore("unsent")
-        assert prompt.text == "unsent\ntyped"
+        assert prompt.text == "unsent\n\ntyped"
         prompt.withdraw("unsent")
         assert prompt.text == "typed"
         prompt.restore("unsent")
         prompt.move_cursor((0, 6))
         await pilot.press("!")
         prompt.withdraw("unsent")
-        assert prompt.text == "unsent!\ntyped"
+        assert prompt.text == "unsent!\n\ntyped"
         prompt.load_text("unsent")
         prompt.withdraw("unsent")
         assert prompt.text == ""
