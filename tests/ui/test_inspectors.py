@@ -16,6 +16,7 @@ from openletta.ui.formatting import short_id
 from openletta.ui.screens import inspect
 from openletta.ui.screens.inspect import (
     ESTIMATE_NOTE,
+    FULL_NOTE,
     ContextScreen,
     RunScreen,
     context_rows,
@@ -37,6 +38,10 @@ def test_the_context_parts_add_up_and_empty_parts_are_left_out() -> None:
     assert text.endswith(ESTIMATE_NOTE)  # not what the status bar's gauge counts
     window.context_window_size_current = 3100
     assert "The server counts 3,100 in all." in context_text(window).plain
+    assert FULL_NOTE not in text
+    full = ContextWindow(context_window_size_max=30000, context_window_size_current=46000,
+                         num_tokens_messages=46000, num_messages=90)
+    assert FULL_NOTE in context_text(full).plain  # over the window: how to make room
 
 
 def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:

@@ -57,6 +57,12 @@ def bar(part: int, whole: int, cells: int = BAR_CELLS) -> str:
     return "▰" * filled + "▱" * (cells - filled)
 
 
+#: A context this full gets a word on how to make room.
+FULL_SHARE = 0.9
+FULL_NOTE = ("The context is nearly full or over: the server summarises older messages when it "
+             "must, and /compact does it now.")
+
+
 def context_text(window: ContextWindow) -> Content:
     """The context window as a gauge per part, their sum, and the server's own total."""
     whole = window.context_window_size_max or window.context_window_size_current
@@ -73,6 +79,8 @@ def context_text(window: ContextWindow) -> Content:
     if window.context_window_size_current != total:
         lines.append(Content.styled(f"The server counts {window.context_window_size_current:,} "
                                     "in all.", MUTED))
+    if whole and total > whole * FULL_SHARE:
+        lines.append(Content.styled(FULL_NOTE, "bold"))
     lines.append(Content.styled(ESTIMATE_NOTE, MUTED))
     return Content("\n").join(lines)
 
