@@ -23,10 +23,10 @@ class FakeApp:
 
 @pytest.fixture
 def ended(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
-    """Set when the process would have been ended (``os._exit``), which it is not here."""
+    """Set when the process would have been ended, which it is not here."""
     event = threading.Event()
     monkeypatch.setattr(signals, "HANG_UP_GRACE", 0.01)
-    monkeypatch.setattr(signals.os, "_exit", lambda _status: event.set())
+    monkeypatch.setattr(signals, "end_process", event.set)
     return event
 
 

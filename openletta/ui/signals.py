@@ -30,8 +30,13 @@ def quit_on_signals(app: App[Any]) -> None:
 def _hung_up(app: App[Any]) -> None:
     """The terminal is gone: the app quits as asked (what it keeps on exit is written at
     once), and if its threads cannot stop, waiting on a terminal that is no more, the process
-    ends anyway :data:`HANG_UP_GRACE` seconds later, as a hang-up ends it."""
+    is ended :data:`HANG_UP_GRACE` seconds later."""
     app.exit()
-    ending = threading.Timer(HANG_UP_GRACE, os._exit, (128 + signal.SIGHUP,))
+    ending = threading.Timer(HANG_UP_GRACE, end_process)
     ending.daemon = True
     ending.start()
+
+
+def end_process() -> None:
+    """End this process at once (it could not stop by itself)."""
+    os.kill(os.getpid(), signal.SIGKILL)
