@@ -52,10 +52,8 @@ async def test_an_agent_made_in_the_app_opens_and_answers(letta_base_url: str,
         assert isinstance(form, NewAgentScreen)
         handles = [model.handle for model in form.model_list.models]
         assert "openai-proxy/fake-model" in handles
-        await pilot.press("enter")  # the name (typed in the search) is done
-        models = form.model_list
-        models.highlighted = handles.index("openai-proxy/fake-model")
-        await pilot.press("enter")
+        form.model_list.highlighted = handles.index("openai-proxy/fake-model")
+        await pilot.press("enter")  # in the name (typed in the search): made on that model
         await waited(pilot, lambda: isinstance(app.screen, ChatScreen))
         screen = app.screen
         assert isinstance(screen, ChatScreen)

@@ -63,7 +63,7 @@ async def started_elsewhere(base_url: str, agent_id: str, text: str) -> str:
 def after_divider(transcript: Transcript, note: str) -> list[Item]:
     items = transcript.visible_items()
     start = next(index for index, item in enumerate(items)
-                 if isinstance(item, EventItem) and item.text == note)
+                 if isinstance(item, EventItem) and item.text.startswith(note))
     return [item for item in items[start + 1:] if item.kind != "footer"]
 
 
@@ -79,6 +79,8 @@ async def test_a_reply_going_when_the_chat_opens_is_followed_to_its_end(
     stored = await history_transcript(chat.client, agent_id)
     followed = after_divider(chat.session.transcript, FOLLOWING_OPENED)
     assert shapes(followed) == shapes(last_turn(stored)[1:])  # history had no user item yet
+    divider = next(item for item in chat.session.transcript.items if isinstance(item, EventItem))
+    assert divider.text == f"{FOLLOWING_OPENED} · answering “slow please”"  # stored at the end
 
 
 async def test_a_message_for_a_busy_conversation_follows_the_reply_then_is_answered(
