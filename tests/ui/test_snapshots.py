@@ -23,7 +23,7 @@ from openletta.ui.app import OpenLettaApp
 from openletta.ui.screens.agents import AgentChooserScreen, Clock
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
-from openletta.ui.screens.new_agent import NewAgentScreen
+from openletta.ui.screens.new_agent import HINT, NewAgentScreen
 from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor
 
 SIZE = (100, 30)
@@ -66,7 +66,7 @@ def test_new_agent_form(snap_compare, fixed_clock: Clock) -> None:
                      and app.screen.agents)
         await pilot.press(*"helper", "ctrl+n")
         await settle(pilot, lambda: isinstance(app.screen, NewAgentScreen)
-                     and app.screen.model_list.models)
+                     and str(app.screen.status.render()) == HINT)  # the models listed
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
 
