@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, StrictInt, ValidationError, field_validator, model_validator
 
 from openletta.api import json_text
-from openletta.api.wire import WireDatetime, WireModel, WireText, content_text, json_fast_path
+from openletta.api.wire import JsonFastPath, WireDatetime, WireModel, WireText, content_text
 
 
 def _arguments_text(arguments: Any) -> str | None:
@@ -371,7 +371,7 @@ def parse_message(data: Any) -> Message:
 
 
 #: The known types but errors (a stream reads those its own way), straight from JSON text.
-_known_from_json = json_fast_path(
+_KNOWN_FROM_JSON = JsonFastPath(
     [model for model in MESSAGE_TYPES.values() if model is not ErrorMessage], "message_type")
 
 
@@ -386,6 +386,6 @@ def parse_known_json(text: str) -> Message | None:
     if json_text.too_deep(text):
         return None
     try:
-        return _known_from_json(text)  # type: ignore[return-value]
+        return _KNOWN_FROM_JSON.read(text)  # type: ignore[return-value]
     except (ValueError, TypeError):  # TypeError: a lone surrogate in the text
         return None

@@ -134,7 +134,7 @@ class StreamState:
             self.run_id = run_id
 
 
-_NO_MESSAGE = ErrorMessage().message
+_NO_MESSAGE = ErrorMessage.model_fields["message"].default
 
 
 def _error_message(data: str) -> ErrorMessage:

@@ -9,7 +9,7 @@ Two rules hold for every model read from the server (:class:`WireModel`):
 
 :func:`content_text` reads a ``content`` field, given as text or as a list of parts
 (:data:`WireText`).
-:func:`json_fast_path` reads JSON text straight into models, for the chunks of a stream.
+:class:`JsonFastPath` reads JSON text straight into models, for the chunks of a stream.
 """
 
 from __future__ import annotations
@@ -115,7 +115,9 @@ class WireModel(BaseModel):
     """Base for everything read from the server: unknown keys ignored, ``None`` tolerated,
     a value of the wrong type replaced by the field's default."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    #: ``defer_build``: a model's validator is built when first used, not at import (some
+    #: forty models cost a tenth of a second, and a launch uses a few).
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -133,8 +135,8 @@ class WireModel(BaseModel):
             return handler({key: value for key, value in data.items() if key not in bad})
 
 
-def json_fast_path(models: Iterable[type[WireModel]], tag: str) -> Callable[[str], WireModel]:
-    """A reader of JSON text holding one of ``models`` (picked by its ``tag`` field), that
+class JsonFastPath:
+    """Reads JSON text holding one of ``models`` (picked by its ``tag`` field): :attr:`read`
     gives what ``model.model_validate(json.loads(text))`` gives, or raises ``ValueError``.
 
     It validates the text in one pass, without Python's JSON objects in between, and without
@@ -142,14 +144,22 @@ def json_fast_path(models: Iterable[type[WireModel]], tag: str) -> Callable[[str
     changes nothing when validation succeeds, and it alone costs more than validating the
     text. A date is read without a call to Python when it is ISO text in UTC, as every
     chunk sends it (:data:`_UTC_TEXT`). A ``ValueError`` (not JSON, an unknown tag, a field
-    to default, a date in another form) means: validate the usual way.
+    to default, a date in another form) means: validate the usual way. The validator is
+    built when first used.
     """
-    choices = {model.model_fields[tag].default: _with_utc_text_dates(_without_leniency(model))
-               for model in models}
-    schema = {"type": "tagged-union", "choices": choices, "discriminator": tag}
-    validate: Callable[[str], WireModel] = TypeAdapter(
-        Annotated[Any, _CoreSchema(schema)]).validator.validate_json
-    return validate
+
+    def __init__(self, models: Iterable[type[WireModel]], tag: str) -> None:
+        self._models, self._tag = list(models), tag
+
+    @functools.cached_property
+    def read(self) -> Callable[[str], WireModel]:
+        """The validator of JSON text."""
+        choices = {model.model_fields[self._tag].default:
+                   _with_utc_text_dates(_without_leniency(model)) for model in self._models}
+        schema = {"type": "tagged-union", "choices": choices, "discriminator": self._tag}
+        validate: Callable[[str], WireModel] = TypeAdapter(
+            Annotated[Any, _CoreSchema(schema)]).validator.validate_json
+        return validate
 
 
 def _without_leniency(model: type[WireModel]) -> dict[str, Any]:
