@@ -19,6 +19,7 @@ from openletta.transcript.export import default_export_name
 from openletta.ui.screens.agents import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.model import ModelScreen
 
 
@@ -45,12 +46,16 @@ class ChatCommands(App[None]):
     def action_context(self) -> None:
         """Show how the open chat's agent spends its context window."""
         if isinstance(self.screen, ChatScreen):
-            self.screen.inspect_context()
+            self.push_screen(ContextScreen.of(self.screen.session))
 
     def action_inspect_run(self) -> None:
-        """Show the runs and steps of the open chat's last turn."""
-        if isinstance(self.screen, ChatScreen):
-            self.screen.inspect_last_run()
+        """Show the runs and steps of the open chat's newest turn that names them."""
+        if isinstance(screen := self.screen, ChatScreen):
+            session = screen.session
+            run_ids = session.transcript.newest_runs()
+            if not run_ids and session.run_id:
+                run_ids = (session.run_id,)
+            self.push_screen(RunScreen(session.client, run_ids))
 
     def action_approval_rules(self) -> None:
         """Show which of the agent's tools need approval, and toggle them."""

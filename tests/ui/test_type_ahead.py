@@ -143,6 +143,32 @@ async def test_tab_from_the_prompt_goes_to_the_first_item_in_view(
         assert scroll.scroll_y == before  # the view did not jump to the top
 
 
+async def test_shift_tab_on_an_item_goes_to_the_item_above_and_on_to_earlier_ones(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        for text in ("hello", "help", "hello again", "help"):  # more than a screenful
+            await send(pilot, screen, text, wait_until)
+        await pilot.press("tab")
+        first_in_view = app.focused
+        assert isinstance(first_in_view, ItemWidget)
+        await pilot.press("shift+tab")  # above the view: focused and scrolled into it
+        above = app.focused
+        chain = screen.focus_chain
+        assert above in chain and chain.index(above) < chain.index(first_in_view)
+        scroll = screen.view.scroll
+        await wait_until(pilot, lambda: scroll.region.overlaps(above.region),
+                         what="what is above in view")
+        await pilot.press("tab")
+        assert app.focused is first_in_view
+        mode = screen.controller.state.permission_mode
+        for _ in range(40):  # up to the oldest item: the mode never changes on the way
+            await pilot.press("shift+tab")
+        assert screen.controller.state.permission_mode == mode
+        shown = [widget for widget in screen.focus_chain if scroll in widget.ancestors]
+        assert app.focused is shown[0] and isinstance(shown[0], ItemWidget)
+        assert screen.session.transcript.items.index(shown[0].item) <= 1  # the oldest shown
+
+
 async def tab_to_a_message(pilot) -> None:
     for _ in range(5):
         await pilot.press("tab")

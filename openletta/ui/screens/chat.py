@@ -29,7 +29,7 @@ from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
-from openletta.ui.screens.inspect import ContextScreen, RunScreen
+from openletta.ui.screens.inspect import RunScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.status_bar import StatusBar, StatusInfo
@@ -62,6 +62,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         Binding("pagedown", "page(1)", "Page down", show=False, priority=True,
                 id="chat.page_down"),
         Binding("ctrl+end", "newest", "Newest", show=False, priority=True, id="chat.newest"),
+        Binding("shift+tab", "previous_item", "Previous", id="chat.previous_item"),
         Binding("shift+tab", "switch_mode", "Mode", id="chat.mode"),
         Binding("f2", "toggle_memory", "Memory", id="chat.memory"),
     ]
@@ -192,6 +193,21 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             return first
         return super().focus_next(selector)
 
+    def action_previous_item(self) -> None:
+        """Shift+Tab in the chat: what Tab came from (above the first mounted: a page up)."""
+        chain = [widget for widget in self.focus_chain if self._in_chat(widget)]
+        index = chain.index(self.focused) if self.focused in chain else 0
+        if index > 0:
+            chain[index - 1].focus()
+        else:
+            self.view.page(-1)
+
+    def _in_chat(self, widget: Widget | None) -> bool:
+        """In the chat, but for an approval prompt (a prompt too)."""
+        nodes = widget.ancestors_with_self if widget is not None else []
+        return self.view.scroll in nodes and not any(isinstance(node, ApprovalPrompt)
+                                                     for node in nodes)
+
     @on(Prompt.Changed, "#prompt")
     def _typing(self) -> None:
         self.controller.typing()
@@ -229,6 +245,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         if notice:
             self.view.add_notice(message, error=severity == "error")
         self.notify(message, title=title, severity=severity)
+
+    def _report(self, message: str, *, title: str = "Error") -> None:
+        self.report(message, title=title, notice=True)
 
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)
@@ -313,7 +332,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         if action == "back_to_approval":
             return self._asking is not None and not self.busy
         if action == "switch_mode":
-            return self.controller.local is not None
+            return self.controller.local is not None and not self._in_chat(self.focused)
+        if action == "previous_item":
+            return self._in_chat(self.focused)
         # In a memory block being edited, the page and end keys move in the block.
         return not (action in ("page", "newest") and isinstance(self.focused, BlockEditor))
 
@@ -321,17 +342,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def _inspect_turn(self, event: TurnFooter.Inspect) -> None:
         event.stop()
         self.app.push_screen(RunScreen(self.session.client, event.run_ids))
-
-    def inspect_last_run(self) -> None:
-        """Open the inspector on the newest turn that names its runs."""
-        run_ids = self.session.transcript.newest_runs()
-        if not run_ids and self.session.run_id:
-            run_ids = (self.session.run_id,)
-        self.app.push_screen(RunScreen(self.session.client, run_ids))
-
-    def inspect_context(self) -> None:
-        """Open the view of how the context window is spent."""
-        self.app.push_screen(ContextScreen.of(self.session))
 
     @on(BlockView.Left)
     @on(SearchBar.Closed)
@@ -388,8 +398,3 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def action_toggle_internal(self) -> None:
         """Show or hide internal items (system prompt, system notes)."""
         self.view.show_internal = not self.view.show_internal
-
-    # --- helpers ----------------------------------------------------------------------------
-
-    def _report(self, message: str, *, title: str = "Error") -> None:
-        self.report(message, title=title, notice=True)

@@ -22,14 +22,14 @@ KEYS = (
     ("↑ / ↓", "recall earlier prompts (on the first / last line)"),
     ("@", "mention a path of the working directory: the menu completes it (Tab or Enter)"),
     ("Esc / Ctrl+C", "stop the running turn (Ctrl+C twice quits)"),
-    ("Shift+Tab", "next permission mode for local tools: "
+    ("Shift+Tab", "in the prompt, next permission mode for local tools: "
      + ", ".join(mode.label for mode in SWITCHABLE)),
     ("PgUp / PgDn", "scroll the chat a page (earlier messages load at the top)"),
     ("Ctrl+End", "jump to the newest message and follow again (End in the chat)"),
     ("Alt+↑ / Alt+↓", "jump to the previous / next prompt you sent"),
     ("Ctrl+F", "find in the conversation (Enter/↑ older, ↓ newer)"),
-    ("Tab", "focus the next message, card or code block (typing there, or Esc, goes back "
-            "to the prompt)"),
+    ("Tab / Shift+Tab", "focus the next / previous message, card or code block (typing "
+                        "there, or Esc, goes back to the prompt)"),
     ("Enter", "on a card, a thought or a long message: open or fold it; on a turn's "
               "footer: its runs"),
     ("c", "copy the focused message, code block or tool output"),
