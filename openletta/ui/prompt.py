@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import ClassVar
 
 from rich.cells import cell_len
 from textual import events, work
+from textual.binding import Binding, BindingType
 from textual.message import Message
 
 from openletta.recall import SentMessages
@@ -66,7 +68,12 @@ class Prompt(SteadyTextArea):
     the screen (it interrupts the turn).
     The cursor does not blink: nothing on screen moves unless something changed (a blink
     repaints the prompt twice a second, a turn's worth of frames while a reply streams).
+    Ctrl+Home goes to the start of the message (Ctrl+End is the chat's: the newest message).
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+home", "message_start", "Start of the message", show=False),
+    ]
 
     class Submitted(Message):
         """The user pressed Enter on a non-empty prompt."""
@@ -118,6 +125,10 @@ class Prompt(SteadyTextArea):
             self._stop(event)
         else:
             await super()._on_key(event)
+
+    def action_message_start(self) -> None:
+        """Move the cursor to the start of the message."""
+        self.move_cursor((0, 0))
 
     def take_typed(self, typed: TypedElsewhere) -> None:
         """Keys of the message typed while another widget had the focus (Enter sends, as

@@ -147,6 +147,16 @@ async def test_prompt_enter_sends_and_ctrl_j_breaks_the_line() -> None:
         assert app.sent == ["one\ntwo"]
 
 
+async def test_ctrl_home_goes_to_the_start_of_a_message_of_several_lines() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press(*"one", "ctrl+j", *"two", "ctrl+j", *"three", "ctrl+home")
+        assert prompt.cursor_location == (0, 0)
+        await pilot.press("x")
+        assert prompt.text == "xone\ntwo\nthree"
+
+
 async def test_prompt_up_and_down_recall_sent_prompts() -> None:
     app = PromptApp()
     async with app.run_test() as pilot:
