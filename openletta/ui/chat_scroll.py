@@ -39,6 +39,8 @@ MOUNT_HOLD_SECONDS = 1.0
 #: A due full garbage collection waits for the same quiet moment.
 QUIET_SECONDS = 0.5
 RETIRED_LIMIT = 40
+#: A line brought into view goes a page divided by this below the top of the view.
+LINES_ABOVE_PER_PAGE = 4
 #: The label of a message on its way to the server, and how long it goes unshown.
 SENDING = "sending"
 SENDING_ROW_DELAY = 0.15
@@ -189,6 +191,15 @@ class ChatScroll(VerticalScroll, can_focus=False):
         """Whether ``widget`` is in view (as last laid out)."""
         region, top = widget.virtual_region, self.scroll_y
         return widget.display and region.bottom > top and region.y < top + self.page_height
+
+    def show_line(self, widget: Widget, row: int = 0) -> None:
+        """Scroll ``row`` of ``widget`` (an item) a quarter of a page below the top of the view,
+        or less, so that the view starts no higher than the item; keep it there while content
+        above grows (Markdown mounted above may still take its height)."""
+        top = widget.virtual_region.y
+        self.scroll_to(y=max(top, top + row - self.page_height // LINES_ABOVE_PER_PAGE),
+                       animate=False, immediate=True)
+        self.hold_in_place(widget)
 
     def page_down(self) -> None:
         """Scroll a page down, from where the view is held (if it is)."""

@@ -120,19 +120,19 @@ class ChatView(Vertical):
         candidates = items[split:] if direction > 0 else reversed(items[:split])
         return next((item for item in candidates if isinstance(item, UserItem)), None)
 
-    async def scroll_to_item(self, item: Item) -> ItemWidget | None:
-        """Bring ``item`` to the top of the view, mounting it first if it was pruned."""
+    async def show_item(self, item: Item) -> ItemWidget | None:
+        """The widget of ``item`` once it is mounted (with what lies between, if pruned)."""
         shown = self._mount_through(item)
         if shown is not None:
             await shown.wait()
-        widget = self._widgets.get(item.key)
-        if widget is not None:
-            self.call_after_refresh(self._bring_to_top, widget)
-        return widget
+        return self._widgets.get(item.key)
 
-    def _bring_to_top(self, widget: ItemWidget) -> None:
-        self._scroll.scroll_to(y=widget.virtual_region.y, animate=False, immediate=True)
-        self._scroll.hold_in_place(widget)  # Markdown mounted above may still grow
+    async def scroll_to_item(self, item: Item) -> ItemWidget | None:
+        """Bring ``item`` to the top of the view, mounting it first if it was pruned."""
+        widget = await self.show_item(item)
+        if widget is not None:
+            self.call_after_refresh(self._scroll.show_line, widget)
+        return widget
 
     # --- applying changes ------------------------------------------------------------------
 

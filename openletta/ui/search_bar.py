@@ -1,9 +1,10 @@
-"""Ctrl+F: find text in the conversation and step between the matching items.
+"""Ctrl+F: find text in the conversation and step between the matches.
 
-Matches are whole items (a message, a tool call), searched in what is loaded; stepping past
-the oldest match loads earlier pages from the server, a page at a time, until an older
-match turns up or the conversation begins. The current match is scrolled to the top of the
-chat view and tinted.
+Matches are counted by item (a message, a tool call), searched in what is loaded; stepping
+past the oldest match loads earlier pages from the server, a page at a time, until an older
+match turns up or the conversation begins. The current item is tinted and unfolded, and a
+step goes through each place its widget draws the query (:func:`find_hits`) before the next
+item: the view scrolls to that line and the words are selected.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.selection import Selection
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from openletta.transcript import Item
 from openletta.transcript.search import find_items
 from openletta.ui.chat_view import ChatView
+from openletta.ui.search_hits import Hit, find_hits
 from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.base import Folds
 
@@ -78,6 +81,11 @@ class SearchBar(Horizontal):
         self.matches: list[Item] = []
         #: Index in :attr:`matches` of the match shown, if any.
         self.current: int | None = None
+        #: Where the current item draws the query, and the index of the one shown, if any.
+        self.hits: list[Hit] = []
+        self.hit: int | None = None
+        #: The text selection made for the match shown.
+        self._selected: dict[Widget, Selection] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("Find", id="search-label")
@@ -109,7 +117,7 @@ class SearchBar(Horizontal):
     @on(Input.Changed, "#search-input")
     def _query_changed(self) -> None:
         self._mark(None)
-        self.current = None
+        self.current = self.hit = None
         self._refresh_matches()
 
     async def _step(self, direction: int) -> None:
@@ -118,6 +126,8 @@ class SearchBar(Horizontal):
                 await self._go(direction)
 
     async def _go(self, direction: int) -> None:
+        if self._step_in_item(direction):
+            return
         shown = self.matches[self.current] if self.current is not None else None
         target: int | None  # None: no older match, even after loading earlier pages
         target = (self.current if self.current is not None else len(self.matches)) + direction
@@ -127,14 +137,54 @@ class SearchBar(Horizontal):
             if direction > 0:
                 self._show_count("newest match")
                 return
-            if shown is not None:
-                await self._view.scroll_to_item(shown)  # loading pages may have moved the view
+            if shown is not None:  # loading pages may have moved the view
+                await self._show(shown, self.hit or 0)
             further = self._view.more_on_server
             self._show_count("none older yet · ↑ searches further" if further else "no older match")
             return
         self.current = target
-        widget = await self._view.scroll_to_item(self.matches[target])
+        await self._show(self.matches[target], -1 if direction < 0 else 0)
+
+    def _step_in_item(self, direction: int) -> bool:
+        """Go to the next place the current item draws the query, if it has one that way."""
+        if self.current is None or self.hit is None:
+            return False
+        widget = self._view.widget_for(self.matches[self.current])
+        if widget is None:
+            return False
+        self.hits = find_hits(widget, self.search_text)
+        target = self.hit + direction
+        if not 0 <= target < len(self.hits):
+            return False
+        self._show_hit(widget, target, moving=False)
+        return True
+
+    async def _show(self, item: Item, place: int) -> None:
+        """Tint (and unfold) ``item``, then scroll to where it draws the query: the place at
+        index ``place`` (``-1``: the last) or, when it draws none, the top of the item."""
+        widget = await self._view.show_item(item)
         self._mark(widget)
+        if widget is None:
+            return
+        await self._view.scroll.wait_for_refresh()  # laid out, unfolded
+        self.hits = find_hits(widget, self.search_text)
+        last = len(self.hits) - 1
+        if self.hits:
+            self._show_hit(widget, last if place < 0 else min(place, last), moving=True)
+        else:  # not drawn as text (a link's address, say)
+            self.hit = None
+            self._view.scroll.show_line(widget)
+            self._show_count()
+
+    def _show_hit(self, widget: Widget, index: int, *, moving: bool) -> None:
+        """Select place ``index`` of :attr:`hits`, in ``widget``, and scroll to its line: always
+        when ``moving`` to another item, else only when it is out of view."""
+        self.hit, hit = index, self.hits[index]
+        scroll, row = self._view.scroll, hit.row_in(widget)
+        line = widget.virtual_region.y + row
+        if moving or not scroll.scroll_y <= line < scroll.scroll_y + scroll.page_height:
+            scroll.show_line(widget, row)
+        self._select({hit.widget: hit.selection} if hit.selection is not None else {})
         self._show_count()
 
     async def _search_older(self, shown: Item | None) -> int | None:
@@ -166,11 +216,24 @@ class SearchBar(Horizontal):
             text = f"{len(self.matches)} matches"
         else:
             text = f"{self.current + 1}/{len(self.matches)}"
+            if self.hit is not None and len(self.hits) > 1:
+                text += f" · {self.hit + 1} of {len(self.hits)} in this message"
         if self._view.more_on_server and not note and self.search_text.strip():
             text += " · earlier pages not searched yet"
         self._count.update(f"{text} · {note}" if note and text else note or text)
 
+    def _select(self, selections: dict[Widget, Selection]) -> None:
+        """Select the match (``selections``) in place of the last match; with none, the last
+        match is no longer selected (unless the user has selected something else since)."""
+        if self._selected and self.screen.selections == self._selected:
+            self.screen.clear_selection()
+        if selections:
+            self.screen.selections = selections
+        self._selected = selections
+
     def _mark(self, widget: Widget | None) -> None:
+        """Tint ``widget`` (and unfold it) alone, and select nothing yet."""
+        self._select({})
         for marked in self._view.scroll.query(f".{MATCH_CLASS}"):
             marked.remove_class(MATCH_CLASS)
         if widget is not None:

@@ -12,10 +12,13 @@ put in a block before it is mounted), reached through :mod:`openletta.ui.textual
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
@@ -57,7 +60,8 @@ class Hanging(Visual):
                       options: RenderOptions) -> list[Strip]:
         indent = self._label.cell_length
         lines = self._body.render_strips(max(1, width - indent), height, style, options)
-        label = self._label.render_strips(indent, 1, style, options)[0]
+        unselected = replace(options, selection=None)  # a selection is of the body's text
+        label = self._label.render_strips(indent, 1, style, unselected)[0]
         gap = Strip.blank(indent, style.rich_style)
         return [Strip.join([label if row == 0 else gap, line]) for row, line in enumerate(lines)]
 
@@ -77,6 +81,10 @@ class BulletParagraph(SteadyParagraph):
             return body
         bullet_style = BULLET_STYLE[self.app.current_theme.dark]
         return Hanging(Content.styled(self.symbol, bullet_style), body)
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text of the paragraph (the bullet is not part of it)."""
+        return selection.extract(str(self.content)), "\n"
 
 
 def list_item(item: MarkdownListItem, symbol: str) -> MarkdownBlock | Horizontal:

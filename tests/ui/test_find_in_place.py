@@ -1,0 +1,113 @@
+"""Ctrl+F in a long reply: the view goes to the line the match is on and selects the match,
+and stepping goes from one occurrence to the next inside the reply (demo server)."""
+
+from __future__ import annotations
+
+from chat_helpers import demo_chat, laid_out, send
+from textual.widget import Widget
+from widget_app import shown_text
+
+from openletta.transcript import AssistantItem, ToolCallItem
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.search_bar import MATCH_CLASS
+from openletta.ui.widgets import ToolCallCard
+
+SIZE = (100, 30)
+#: The last line of the demo's long reply (about 140 lines), and words in each of its six
+#: parts.
+ENDING = "end of the long answer"
+IN_EACH_PART = "second point"
+
+
+def marked(screen: ChatScreen) -> list[object]:
+    return [widget.item for widget in screen.view.scroll.query(f".{MATCH_CLASS}")]
+
+
+def selected(screen: ChatScreen) -> tuple[Widget, str] | None:
+    """The one widget with selected text, and that text."""
+    if len(screen.selections) != 1:
+        return None
+    ((widget, _),) = screen.selections.items()
+    return widget, screen.get_selected_text() or ""
+
+
+def selected_widget(screen: ChatScreen) -> Widget | None:
+    found = selected(screen)
+    return found[0] if found is not None else None
+
+
+def in_view(screen: ChatScreen, text: str) -> bool:
+    """Whether the selected text is ``text`` (ignoring case) and is on screen."""
+    found = selected(screen)
+    return found is not None and found[1].lower() == text \
+        and text in shown_text(found[0]).lower()
+
+
+def long_reply(screen: ChatScreen) -> AssistantItem:
+    (reply,) = [item for item in screen.session.transcript.items
+                if isinstance(item, AssistantItem) and ENDING in item.text]
+    return reply
+
+
+async def test_a_match_deep_in_a_long_reply_is_shown_and_selected(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        await send(pilot, screen, "long", wait_until)
+        await send(pilot, screen, "hi", wait_until)
+        reply = long_reply(screen)
+        await pilot.press("ctrl+f", *ENDING, "enter")
+        await wait_until(pilot, lambda: marked(screen) == [reply], what="the reply marked")
+        await laid_out(pilot, screen.view)
+        assert ENDING in shown_text(screen.view.scroll).lower(), "the match's line on screen"
+        await wait_until(pilot, lambda: in_view(screen, ENDING),
+                         what="the match on screen, selected")
+        scroll = screen.view.scroll
+        found = selected(screen)
+        assert found is not None
+        assert found[0].region.y > scroll.region.y, "some of what leads to it is shown above"
+        await pilot.press("escape")
+        assert selected(screen) is None
+
+
+async def test_steps_go_through_each_occurrence_in_the_reply(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        await send(pilot, screen, "long", wait_until)
+        reply = long_reply(screen)
+        await pilot.press("ctrl+f", *IN_EACH_PART, "enter")
+        await wait_until(pilot, lambda: marked(screen) == [reply], what="the reply marked")
+        seen: list[Widget] = []
+        for step in range(6):  # from the last occurrence up to the first
+            if step:
+                await pilot.press("up")
+            await wait_until(pilot, lambda: in_view(screen, IN_EACH_PART)
+                             and selected_widget(screen) not in seen,
+                             what=f"occurrence {6 - step} on screen")
+            assert marked(screen) == [reply]
+            assert f"{6 - step} of 6" in str(screen.search.query_one("#search-count").render())
+            widget = selected_widget(screen)
+            assert widget is not None
+            seen.append(widget)
+        assert [widget.region.y for widget in seen] == sorted(
+            (widget.region.y for widget in seen), reverse=True), "from the bottom up"
+        await pilot.press("down")
+        await wait_until(pilot, lambda: in_view(screen, IN_EACH_PART)
+                         and selected_widget(screen) is seen[-2],
+                         what="the second occurrence again")
+
+async def test_a_match_in_folded_output_unfolds_the_card_and_is_shown(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, (100, 20)) as (
+            _, pilot, screen):
+        await send(pilot, screen, "read", wait_until)
+        (call,) = [item for item in screen.session.transcript.items
+                   if isinstance(item, ToolCallItem)]
+        card = screen.view.widget_for(call)
+        assert isinstance(card, ToolCallCard) and card.has_class("-foldable")
+        assert not card.expanded and "__main__" not in shown_text(card)
+        await pilot.press("ctrl+f", *"__main__", "enter")
+        await wait_until(pilot, lambda: marked(screen) == [call], what="the card marked")
+        await wait_until(pilot, lambda: in_view(screen, "__main__"),
+                         what="the match on screen, selected")
+        assert card.expanded
+
