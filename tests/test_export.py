@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from openletta.api.sse import parse_sse_file
+from openletta.display import register_secret
 from openletta.transcript import Transcript
 from openletta.transcript.export import to_markdown
 from openletta.transcript.items import (
@@ -162,8 +163,31 @@ def test_control_characters_are_dropped() -> None:
              AssistantItem(key="a", text="\x1b]0;title\x07done")]
     markdown = to_markdown(items, "bad\x1b[2J\nname")
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", markdown)
-    assert markdown.startswith("# bad[2J name\n")
-    assert "red [31mtext  \nnext\tline" in markdown
+    assert markdown.startswith("# bad name\n")  # sequences go whole, not only their ESC
+    assert "red text  \nnext\tline" in markdown
+
+
+def test_calls_run_here_are_not_said_to_wait_for_approval_once_answered() -> None:
+    """A call of a local tool asks for approval, and is answered by running it (or not):
+    it has no approval answer of the server's, and waits for nothing once it ended."""
+    ran = ToolCallItem(key="a", name="Bash", needs_approval=True, runs_here=True,
+                       approved=True, status=ToolStatus.SUCCESS)
+    from_history = ToolCallItem(key="b", name="Read", needs_approval=True, client_result=True,
+                                status=ToolStatus.SUCCESS)
+    stopped = ToolCallItem(key="c", name="Bash", needs_approval=True, runs_here=True,
+                           status=ToolStatus.CANCELLED)
+    markdown = to_markdown([ran, from_history, stopped], "agent")
+    assert "Waiting" not in markdown
+    assert markdown.count("*Approved.*") == 1
+    assert "### Tool call: `Bash` (cancelled)" in markdown
+
+
+def test_colours_of_a_commands_output_leave_no_trace_and_secrets_stay_hidden() -> None:
+    register_secret("sk-let-0123456789abcdef")
+    call = ToolCallItem(key="c", name="bash", status=ToolStatus.SUCCESS,
+                        result="\x1b[0m\x1b[01;34msrc\x1b[0m key=sk-let-0123456789abcdef")
+    markdown = to_markdown([call], "agent")
+    assert "src key=***" in markdown and "[0m" not in markdown
 
 
 def test_empty_transcript() -> None:

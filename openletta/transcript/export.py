@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
+from openletta.display import DisplayText
 from openletta.transcript.items import (
     AssistantItem,
     ErrorItem,
@@ -24,11 +25,10 @@ from openletta.transcript.items import (
     ReasoningItem,
     SystemItem,
     ToolCallItem,
+    ToolStatus,
     UserItem,
 )
 
-#: Controls but tab and newline (escape sequences lose their ESC and turn into plain text).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BACKTICKS = re.compile(r"`+")
 #: An ATX heading's marks, and a code fence's (with what may follow them).
 _HEADING = re.compile(r"^( {0,3})(#{1,6})(?=\s|$)")
@@ -79,8 +79,8 @@ def _reasoning(item: ReasoningItem) -> str:
 def _tool_call(item: ToolCallItem) -> str:
     name = _code_span(_one_line(item.name) or "unnamed tool")
     parts = [f"### Tool call: {name} ({str(item.status).replace('_', ' ')})"]
-    if item.needs_approval:
-        parts.append(_approval(item))
+    if item.needs_approval and (approval := _approval(item)):
+        parts.append(approval)
     if item.arguments is not None:
         parts.append("Arguments:\n\n" + _fenced(
             json.dumps(item.arguments, indent=2, ensure_ascii=False), "json"))
@@ -95,8 +95,8 @@ def _tool_call(item: ToolCallItem) -> str:
 
 
 def _approval(item: ToolCallItem) -> str:
-    if item.approved is None:
-        return "*Waiting for approval.*"
+    if item.approved is None:  # a call run here was answered by running it, or not
+        return "*Waiting for approval.*" if item.status is ToolStatus.AWAITING_APPROVAL else ""
     if item.approved:
         return "*Approved automatically.*" if item.auto_approved else "*Approved.*"
     reason = f" Reason: {_one_line(item.reason)}" if item.reason else ""
@@ -143,7 +143,9 @@ _RENDERERS: dict[type[Item], _Renderer] = dict([
 # --- Markdown helpers ---------------------------------------------------------------------
 
 def _clean(text: str) -> str:
-    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+    """Text from outside as it is shown: escape sequences and controls gone whole, secrets
+    hidden (:class:`~openletta.display.DisplayText`)."""
+    return str(DisplayText(text))
 
 
 def _one_line(text: str) -> str:
