@@ -27,7 +27,7 @@ from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import replies
 from openletta.chat.approval_flow import APPROVAL_FIRST
-from openletta.chat.approvals import CANCELLED_REASON, Choice
+from openletta.chat.approvals import CANCELLED_REASON, NO_REASON, Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.replies import INTERRUPTED
 from openletta.chat.session import ChatSession
@@ -390,6 +390,16 @@ async def test_deny_sends_the_reason(chat: Chat) -> None:
     await chat.settled()
     (answer,) = chat.client.answered[0]
     assert (answer.approve, answer.reason) == (False, "not here")
+
+
+async def test_a_deny_without_a_reason_tells_the_agent_none_was_given(chat: Chat) -> None:
+    """Letta puts the reason in what the agent reads: "User reason: None" it would be."""
+    await chat.ask()
+    chat.client.answers.append(FakeStream(recorded(DENIED)))
+    chat.controller.decide(chat.state.asking, Choice.DENY, "  ")  # type: ignore[arg-type]
+    await chat.settled()
+    (answer,) = chat.client.answered[0]
+    assert (answer.approve, answer.reason) == (False, NO_REASON)
 
 
 async def test_a_message_while_approvals_wait_stays_in_the_prompt(chat: Chat) -> None:

@@ -16,6 +16,8 @@ from openletta.transcript import ToolCallItem
 
 #: The reason sent when the user leaves an open prompt by denying it.
 CANCELLED_REASON = "cancelled by user"
+#: The reason sent for a denial the user gave none for (the agent reads it).
+NO_REASON = "none given"
 
 
 class Choice(StrEnum):
@@ -95,4 +97,5 @@ class ApprovalRound:
                                     stdout=outcome.stdout, stderr=outcome.stderr)
         decision = self.decisions[call.tool_call_id]
         return ApprovalAnswer(tool_call_id=call.tool_call_id, approve=decision.approve,
-                              reason=None if decision.approve else decision.reason)
+                              reason=None if decision.approve
+                              else (decision.reason or "").strip() or NO_REASON)
