@@ -11,6 +11,7 @@ from textual.widgets import Markdown
 from waiting import wait_until
 from widget_app import ItemsApp, shown_text
 
+from openletta.chat.approvals import NO_REASON
 from openletta.demo import content
 from openletta.transcript import (
     AssistantItem,
@@ -119,7 +120,8 @@ def test_denial_reason_from_the_decision_or_the_result() -> None:
     assert denial_reason(call("x", result="Error: request to call tool denied. "
                                           "User reason: not now")) == "not now"
     assert denial_reason(call("x", result="Error: request to call tool denied.")) is None
-    for none in ("None", "", " "):  # a denial without a reason, as the server words it
+    assert denial_reason(call("x", reason=" ")) is None
+    for none in ("None", "", " ", NO_REASON):  # a denial without a reason, as the server words it
         assert denial_reason(call("x", result="Error: request to call tool denied. "
                                               f"User reason: {none}")) is None
 

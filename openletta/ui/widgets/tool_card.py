@@ -16,6 +16,7 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
+from openletta.chat.approvals import NO_REASON
 from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.formatting import format_elapsed
@@ -42,12 +43,12 @@ _DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
 
 def denial_reason(item: ToolCallItem) -> str | None:
     """Why the call was denied: the user's reason, or the one quoted in the result (where
-    the server writes ``None`` for a denial without one)."""
-    if item.reason:
+    the server writes ``None``, and this client :data:`NO_REASON`, for a denial without one)."""
+    if item.reason and item.reason.strip():
         return item.reason
     match = _DENIAL_REASON.search(item.result or "")
     quoted = match[1].strip() if match else ""
-    return quoted if quoted not in ("", "None") else None
+    return quoted if quoted not in ("", "None", NO_REASON) else None
 
 
 #: The cells a card's title keeps on a narrow line before badges are dropped (or the
