@@ -482,3 +482,24 @@ def test_a_result_that_only_looks_like_an_edit_note_changes_nothing() -> None:
     call = call_read_back("tool_call_message", '{"text": "x"}',
                           with_edit_note("command", "rm -rf /", "done"))
     assert not call.edited and call.arguments == {"text": "x"}
+
+
+def test_a_call_of_the_servers_waits_while_its_step_waits_for_an_approval() -> None:
+    """Letta stops the run for the call that needs approval; the other call of the step has
+    not run meanwhile (it is not "running"), and never runs if the turn ends without it."""
+    def call(kind: str, call_id: str, name: str) -> dict:
+        return {"message_type": kind, "id": f"message-{call_id}", "otid": call_id,
+                "tool_call": {"tool_call_id": call_id, "name": name, "arguments": "{}"}}
+
+    transcript = Transcript()
+    transcript.add_user("mixed")
+    transcript.feed_all([parse_message(chunk) for chunk in (
+        call("tool_call_message", "server-1", "bash"),
+        call("approval_request_message", "local-1", "Bash"),
+        {"message_type": "stop_reason", "stop_reason": "requires_approval"})])
+    server, local = [item for item in transcript.items if isinstance(item, ToolCallItem)]
+    assert (server.status, local.status) == (ToolStatus.WAITING, ToolStatus.AWAITING_APPROVAL)
+    transcript.record_decisions({local.tool_call_id: (False, "no")})
+    transcript.feed_all([parse_message({"message_type": "stop_reason",
+                                        "stop_reason": "end_turn"})])
+    assert server.status is ToolStatus.NOT_RUN

@@ -32,6 +32,7 @@ from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
 from openletta.transcript.items import (
+    UNSETTLED_STATUSES,
     AssistantItem,
     ErrorItem,
     EventItem,
@@ -237,7 +238,7 @@ class Transcript(HistoryPages):
         open_items = list(self._open)
         unsettled: list[tuple[ToolCallItem, ToolStatus]] = [
             (call, call.status) for call in self._calls.values()
-            if call.status in (ToolStatus.STREAMING, ToolStatus.RUNNING)]
+            if call.status in UNSETTLED_STATUSES]
         self._close_open(change)
         self._settle_calls("cancelled", change)
         if reason == "interrupted":

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from openletta.transcript.change import Change
 from openletta.transcript.items import (
+    UNSETTLED_STATUSES,
     AssistantItem,
     EventItem,
     Item,
@@ -129,11 +130,20 @@ class TranscriptBase:
         """At the end of a turn, calls that did not return will not run: mark them, as
         cancelled if the run was."""
         if stop_reason in CALLS_STAY_PENDING:
+            self._hold_server_calls(change)
             return
         status = ToolStatus.CANCELLED if stop_reason == "cancelled" else ToolStatus.NOT_RUN
         for item in self._calls.values():
-            if item.status in (ToolStatus.STREAMING, ToolStatus.RUNNING):
+            if item.status in UNSETTLED_STATUSES:
                 item.status = status
+                change.touch(item)
+
+    def _hold_server_calls(self, change: Change) -> None:
+        """The run stopped for approvals: a call of the server's that asked none is not
+        running (it waits with the run)."""
+        for item in self._calls.values():
+            if item.status is ToolStatus.RUNNING and not (item.needs_approval or item.runs_here):
+                item.status = ToolStatus.WAITING
                 change.touch(item)
 
     def _decide(self, item: ToolCallItem, approve: bool, reason: str | None,

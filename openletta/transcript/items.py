@@ -21,6 +21,8 @@ class ToolStatus(StrEnum):
     STREAMING = "streaming"
     AWAITING_APPROVAL = "awaiting_approval"
     RUNNING = "running"
+    #: Not run yet: the run stopped to wait for the approval of another call of its step.
+    WAITING = "waiting"
     SUCCESS = "success"
     ERROR = "error"
     DENIED = "denied"
@@ -43,12 +45,15 @@ _STATUS_LABELS = {
     ToolStatus.STREAMING: "streaming…",
     ToolStatus.AWAITING_APPROVAL: "awaiting approval",
     ToolStatus.RUNNING: "running",
+    ToolStatus.WAITING: "waiting",
     ToolStatus.SUCCESS: "✓ success",
     ToolStatus.ERROR: "✗ error",
     ToolStatus.DENIED: "⊘ denied",
     ToolStatus.CANCELLED: "cancelled",
     ToolStatus.NOT_RUN: "not run",
 }
+#: A call with one of these has not run, nor will it run unless the run goes on.
+UNSETTLED_STATUSES = (ToolStatus.STREAMING, ToolStatus.RUNNING, ToolStatus.WAITING)
 _FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED,
                    ToolStatus.NOT_RUN}
 

@@ -376,6 +376,25 @@ async def test_a_call_the_turn_never_ran_says_so_with_no_time(clock: FakeClock) 
         assert "Not run: the agent runs one call at a time" in squeezed(shown_text(card))[-1]
 
 
+async def test_a_server_call_waiting_with_its_run_shows_no_running_time(
+        clock: FakeClock) -> None:
+    item = call("bash", {"command": "ls"}, status=ToolStatus.RUNNING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        clock.now += 2
+        await wait_until(pilot, lambda: squeezed(shown_text(card))[0].endswith("running 2s"),
+                         what="the running time to tick")
+        item.status = ToolStatus.WAITING  # the run stopped for another call's approval
+        await synced(pilot, card)
+        clock.now += 5
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[0] == "▌ bash ls waiting"
+        item.status = ToolStatus.NOT_RUN
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[0] == "▌ bash ls not run"
+
+
 async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
     item = call("bash", status=ToolStatus.STREAMING)
     app = ItemsApp([item])

@@ -192,10 +192,16 @@ class ToolCallCard(ItemWidget, can_focus=True):
             self._ticker = self.set_interval(1.0, self._show_elapsed)
         elif status.is_final and self._started is not None and self._took is None:
             self._took = clock() - self._started
-            if self._ticker is not None:
-                self._ticker.stop()
-                self._ticker = None
+            self._stop_ticker()
+        elif status is ToolStatus.WAITING:  # it was not running after all
+            self._started = None
+            self._stop_ticker()
         self._show_elapsed()
+
+    def _stop_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     def _show_elapsed(self) -> None:
         if self._started is None or self._status is ToolStatus.NOT_RUN:
