@@ -182,9 +182,11 @@ async def test_a_command_of_several_lines_is_edited_over_as_many_lines(wait_unti
     assert answer.choice is Choice.EDIT and answer.edited == f"{command}\necho y"
 
 
-async def title_of(prompt: ApprovalPrompt) -> str:
+async def shown(prompt: ApprovalPrompt) -> tuple[str, list[Choice]]:
+    """The prompt's title, and the choices it offers."""
     async with PromptApp(prompt).run_test(size=(160, 20)):
-        return str(prompt.query_one(".approval-title", Static).render())
+        return (str(prompt.query_one(".approval-title", Static).render()),
+                [Choice(option.id) for option in prompt.query_one(OptionList).options])
 
 
 async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
@@ -194,10 +196,14 @@ async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
         {"file_path": str(outside), "old_string": "a", "new_string": "b"}))
     prompt = approval_prompt(edit, 1, local)
     assert prompt.outside == (str(outside),)
-    assert f"{outside} is outside it" in await title_of(prompt)
+    title, choices = await shown(prompt)
+    assert f"{outside} is outside it" in title
+    assert choices == [Choice.APPROVE, Choice.DENY]  # no rule would let it through
 
     inside = ToolCallItem(key="call:2", name="Edit", runs_here=True, arguments_text=json.dumps(
         {"file_path": "hello.txt", "old_string": "hi", "new_string": "ho"}))
     prompt = approval_prompt(inside, 1, local)
-    assert prompt.outside == () and "outside" not in await title_of(prompt)
+    title, choices = await shown(prompt)
+    assert prompt.outside == () and "outside" not in title
+    assert Choice.ALWAYS_ALLOW in choices
     assert prompt.here == str(local.workspace.root)

@@ -52,6 +52,9 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
     (Choice.APPROVE_ALL, "A", "Approve all {count} waiting requests"),
     (Choice.EDIT, "e", "Edit the command, then run it"),
 )
+#: The choices that make a rule: a call that touches paths outside the project is not offered
+#: them (no rule lets such a call through: it asks every time).
+RULE_CHOICES = (Choice.APPROVE_FOR_SESSION, Choice.ALWAYS_ALLOW)
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
 #: The one choice about a call that ran here, whose result did not reach the server.
@@ -166,7 +169,8 @@ class ApprovalPrompt(Vertical):
              .format(tool=tool, count=waiting))
             for choice, key, label in CHOICES
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
-            and (choice is not Choice.EDIT or editable is not None)]
+            and (choice is not Choice.EDIT or editable is not None)
+            and not (outside and choice in RULE_CHOICES)]  # no rule lets those through
         self._options = OptionList(*(Option(choice_row(f"{key}/{number}", label),
                                             id=choice.value)
                                      for number, (choice, key, label)
