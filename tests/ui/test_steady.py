@@ -97,3 +97,10 @@ async def test_streamed_writes_share_one_parser(monkeypatch: pytest.MonkeyPatch)
             await pilot.pause()
         assert "Streaming adds words" in streamed.source
         assert made == []
+
+
+def test_file_names_in_a_reply_are_not_links_to_hosts() -> None:
+    html = shared_parser().render("Edit main.py, build.sh and README.md; see https://x.org")
+    assert "http://main.py" not in html and "http://README.md" not in html
+    assert 'href="http://build.sh"' not in html
+    assert '<a href="https://x.org">https://x.org</a>' in html

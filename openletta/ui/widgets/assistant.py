@@ -39,8 +39,14 @@ class CodeBlock(MarkdownFence, can_focus=True):
 @functools.cache
 def shared_parser() -> MarkdownIt:
     """The one Markdown parser of every reply: Textual makes a new one (its rules and link
-    patterns compiled again) for every write of a stream, which costs most of a parse."""
-    return MarkdownIt("gfm-like")
+    patterns compiled again) for every write of a stream, which costs most of a parse.
+
+    Only addresses with a scheme are links: ``main.py``, ``build.sh`` or ``README.md`` name
+    files, not the hosts of Paraguay, Saint Helena or Moldova."""
+    parser = MarkdownIt("gfm-like")
+    if parser.linkify is not None:  # (linkify-it comes with Textual)
+        parser.linkify.set({"fuzzy_link": False})
+    return parser
 
 
 #: The block classes of headings (Textual's own, by the public table of blocks).
