@@ -150,9 +150,10 @@ class ChatView(Vertical):
                 self._dirty[item.key] = widget
         if (self._dirty or self._scroll.arriving) and self._flush_timer is None:
             self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
-        if (change.added or change.changed) and not change.prepended \
-                and not self._indicator.display and not self.following:
-            self._indicator.display = True
+        newest = self._window.items[-1] if self._window.items else None
+        if (change.added or any(item is newest for item in change.changed)) \
+                and not change.prepended and not self._indicator.display and not self.following:
+            self._indicator.display = True  # the end of the chat grew
 
     def flush(self) -> None:
         """Mount what arrived, sync every dirty widget (by the timer, and as a turn ends)."""

@@ -385,6 +385,26 @@ async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> 
         assert not app.query_one("#new-indicator").display
 
 
+async def test_a_change_above_the_newest_item_is_not_news_for_a_scrolled_up_view() -> None:
+    """A card unfolded by a search, a footer given its tokens: nothing new came."""
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 30)
+        await pilot.pause()
+        view.scroll.scroll_to(y=5, animate=False)
+        await pilot.pause()
+        indicator = app.query_one("#new-indicator")
+        unfolded = Change()
+        unfolded.touch(transcript.items[3])
+        view.apply(unfolded)
+        await pilot.pause()
+        assert not indicator.display
+        view.apply(transcript.feed(reply("a29", " and more")))  # the newest reply grows
+        await pilot.pause()
+        assert indicator.display
+
+
 async def test_a_reply_that_grew_since_the_last_layout_is_not_taken_for_a_scroll_away(
         ) -> None:
     app = ViewApp()
