@@ -18,7 +18,7 @@ from openletta.api.errors import APIConnectionError
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
-from openletta.chat.approval_flow import HELD
+from openletta.chat.approval_flow import HELD, TOLD, TOLD_ON_QUIT
 from openletta.chat.approvals import CANCELLED_REASON, Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
@@ -216,6 +216,8 @@ async def test_esc_stops_a_running_call_and_the_agent_is_told_with_the_next_mess
     user = next(item for item in reversed(chat.transcript.items) if isinstance(item, UserItem))
     assert user.text == "stop that, say hi"
     assert chat.controller.state.stop_reason == "end_turn"
+    event = next(item for item in chat.transcript.items if isinstance(item, EventItem))
+    assert event.text == TOLD  # no longer "hears of it with your next message"
 
 
 async def test_quitting_after_esc_stopped_a_call_tells_the_agent_first(
@@ -231,6 +233,8 @@ async def test_quitting_after_esc_stopped_a_call_tells_the_agent_first(
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.client.answered_with == [None]
     assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]
+    event = next(item for item in chat.transcript.items if isinstance(item, EventItem))
+    assert event.text == TOLD_ON_QUIT  # what the printout says of it
 
 
 async def test_a_round_with_server_and_local_calls_is_answered_in_one_message(

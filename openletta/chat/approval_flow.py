@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
 #: The note under a round whose local calls the user stopped: its answers wait.
 HELD = "Interrupted by you · the agent hears of it with your next message"
+#: :data:`HELD` once the next message went, with the answers.
+TOLD = "Interrupted by you · the agent heard of it with your next message"
+#: :data:`HELD` once the user quit: the answers go before the app ends.
+TOLD_ON_QUIT = "Interrupted by you · the agent is told as you quit"
 
 
 #: Sends a message, then each queued one after a clean end (``None``: nothing to send).

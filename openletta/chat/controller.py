@@ -25,7 +25,7 @@ import logging
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.api.runs import FINISHED_RUN_STATES
-from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
+from openletta.chat.approval_flow import APPROVAL_FIRST, HELD, TOLD, TOLD_ON_QUIT, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import TurnOutcome
@@ -138,6 +138,8 @@ class ChatController:
         held = self._tasks.held
         if self.state.phase is Phase.IDLE and held is not None:
             self._tasks.held, self._tasks.round = None, held
+            self._tasks.listener.transcript_changed(
+                self.session.transcript.reword_event(HELD, TOLD_ON_QUIT))
             self._tasks.quit_when_answered = True
             self._tasks.update(phase=Phase.ANSWERING)
             self._tasks.start_turn(self._approvals.answer_then_converse)
@@ -273,6 +275,8 @@ class ChatController:
                         held, self._tasks.on_change, self._tasks.on_connection,
                         then_text=text, otid=outgoing.otid)
                     self._tasks.held = None
+                    self._tasks.listener.transcript_changed(
+                        self.session.transcript.reword_event(HELD, TOLD))
                     return outcome
                 return await self.session.stream_turn(text, self._tasks.on_change,
                                                       self._tasks.on_connection,

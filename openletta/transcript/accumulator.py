@@ -156,6 +156,17 @@ class Transcript(HistoryPages):
                 change.touch(item)
         return change
 
+    def reword_event(self, text: str, new_text: str) -> Change:
+        """Say ``new_text`` in the newest event item that says ``text`` (what it said is no
+        longer true: the agent heard of an interruption)."""
+        change = Change()
+        for item in reversed(self.items):
+            if isinstance(item, EventItem) and item.text == text:
+                item.text = new_text
+                change.touch(item)
+                break
+        return change
+
     def newest_runs(self) -> tuple[str, ...]:
         """The runs of the newest turn that names them (in its footer), oldest first."""
         return next((item.run_ids for item in reversed(self.items)
