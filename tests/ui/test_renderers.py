@@ -234,10 +234,24 @@ def test_edit_separates_distant_hunks() -> None:
     assert "line 10" not in text  # far from both changes
 
 
-def test_apply_patch_colours_its_lines() -> None:
+def test_a_patch_is_shown_as_any_edit_is_numbered_by_the_files_lines() -> None:
     item = call("apply_patch", {"input": "@@ -1 +1 @@\n-old\n+new"})
     blocks = EditFileRenderer().body(item, NARROW)
-    assert text_of(blocks) == "@@ -1 +1 @@\n-old\n+new"
+    assert text_of(blocks) == "1   - old\n  1 + new"
+    assert ADDED in styles_of_line(blocks, "+ new")
+    local = call("Edit", {"file_path": "a.py", "old_string": "b", "new_string": "c"},
+                 ToolStatus.AWAITING_APPROVAL)
+    local.preview = "--- a/a.py\n+++ b/a.py\n@@ -40,3 +40,3 @@\n a\n-b\n+c\n d\n"
+    assert text_of(EditFileRenderer().body(local, NARROW)).split("\n") == [
+        "40 40   a", "41    - b", "   41 + c", "42 42   d"]
+    wide = text_of(EditFileRenderer().body(local, WIDE)).split("\n")
+    assert wide[1].startswith("41 b") and wide[1].rstrip().endswith("│ 41 c")
+
+
+def test_what_is_not_a_unified_diff_is_coloured_line_by_line() -> None:
+    item = call("apply_patch", {"patch": "*** Begin Patch\n+new\n-old"})
+    blocks = EditFileRenderer().body(item, NARROW)
+    assert text_of(blocks) == "*** Begin Patch\n+new\n-old"
     assert "$text-success" in styles_of_line(blocks, "+new")
 
 

@@ -121,6 +121,7 @@ def test_denial_reason_from_the_decision_or_the_result() -> None:
                                           "User reason: not now")) == "not now"
     assert denial_reason(call("x", result="Error: request to call tool denied.")) is None
     assert denial_reason(call("x", reason=" ")) is None
+    assert denial_reason(call("x", reason=NO_REASON)) is None  # as history has it
     for none in ("None", "", " ", NO_REASON):  # a denial without a reason, as the server words it
         assert denial_reason(call("x", result="Error: request to call tool denied. "
                                               f"User reason: {none}")) is None

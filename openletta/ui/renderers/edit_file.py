@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -96,11 +97,11 @@ class EditFileRenderer(ToolRenderer):
         old, new = _old_new(item)
         patch = arg(item, *_PATCH_ARGS)
         if item.preview is not None:  # the change against the file on disk (a local call)
-            blocks.append(patch_block(item.preview))
+            blocks.extend(patch_blocks(item.preview, width))
         elif new is not None:  # numbered only when it is the whole file (no old text)
             blocks.extend(diff_blocks(old, new, width, numbered=not old))
         elif patch is not None:
-            blocks.append(patch_block(patch))
+            blocks.extend(patch_blocks(patch, width))
         output = finished_output(item)
         if output is not None and item.status is ToolStatus.ERROR:
             blocks.append(error_block(without_error_prefix(output)))
@@ -116,6 +117,44 @@ def diff_blocks(old: str, new: str, width: int, *, numbered: bool = True) -> lis
     if not numbered:
         hunks = [[dataclasses.replace(row, old_number=None, new_number=None) for row in hunk]
                  for hunk in hunks]
+    return _diff_view(hunks, width)
+
+
+def patch_blocks(patch: str, width: int) -> list[Content]:
+    """A unified diff (a patch) shown as :func:`diff_blocks` shows a change, numbered by the
+    file's lines; coloured line by line if it is not one."""
+    hunks = patch_hunks(patch)
+    return _diff_view(hunks, width) if hunks else [patch_block(patch)]
+
+
+_HUNK_HEADER = re.compile(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def patch_hunks(patch: str) -> list[list[DiffLine]] | None:
+    """The hunks of a unified diff, numbered by its ``@@`` lines (``None``: not a diff)."""
+    hunks: list[list[DiffLine]] = []
+    old = new = 0
+    for line in patch.splitlines():
+        if header := _HUNK_HEADER.match(line):
+            hunks.append([])
+            old, new = int(header[1]), int(header[2])
+        elif not hunks or line.startswith("\\"):  # file names; "\ No newline at end of file"
+            continue
+        elif line[:1] in (" ", ""):
+            hunks[-1].append(DiffLine(" ", line[1:], old, new))
+            old, new = old + 1, new + 1
+        elif line[0] == "-":
+            hunks[-1].append(DiffLine("-", line[1:], old_number=old))
+            old += 1
+        elif line[0] == "+":
+            hunks[-1].append(DiffLine("+", line[1:], new_number=new))
+            new += 1
+        else:
+            return None
+    return hunks or None
+
+
+def _diff_view(hunks: list[list[DiffLine]], width: int) -> list[Content]:
     return _side_by_side(hunks, width) if width >= SIDE_BY_SIDE_WIDTH else _unified(hunks)
 
 

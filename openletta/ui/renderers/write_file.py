@@ -22,7 +22,7 @@ from openletta.ui.renderers.base import (
     raw_arg,
     without_error_prefix,
 )
-from openletta.ui.renderers.edit_file import patch_block
+from openletta.ui.renderers.edit_file import patch_blocks
 from openletta.ui.renderers.read_file import PATH_ARGS
 
 #: Lines of the written content shown.
@@ -68,7 +68,7 @@ class WriteFileRenderer(ToolRenderer):
             blocks.append(Content.assemble(("✓ ", OK), (what, MUTED)))
         path = arg(item, *PATH_ARGS)
         if item.preview is not None and not item.preview.startswith("--- /dev/null"):
-            blocks.append(patch_block(item.preview))  # what it changes in the file on disk
+            blocks.extend(patch_blocks(item.preview, width))  # what it changes on disk
             return blocks
         blocks.extend(code_block(content, language_for(path), line_numbers=True,
                                  limit=PREVIEW_LINES)[:1])

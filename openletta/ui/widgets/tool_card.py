@@ -39,16 +39,18 @@ HIDDEN_CHARACTERS_WARNING = (
 #: Seconds for the elapsed-time display; tests replace it with a frozen clock.
 clock: Callable[[], float] = time.monotonic
 _DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
+#: What a denial without a reason says in its place.
+_NO_REASONS = ("", "None", NO_REASON)
 
 
 def denial_reason(item: ToolCallItem) -> str | None:
     """Why the call was denied: the user's reason, or the one quoted in the result (where
     the server writes ``None``, and this client :data:`NO_REASON`, for a denial without one)."""
-    if item.reason and item.reason.strip():
+    if (item.reason or "").strip() not in _NO_REASONS:
         return item.reason
     match = _DENIAL_REASON.search(item.result or "")
     quoted = match[1].strip() if match else ""
-    return quoted if quoted not in ("", "None", NO_REASON) else None
+    return quoted if quoted not in _NO_REASONS else None
 
 
 #: The cells a card's title keeps on a narrow line before badges are dropped (or the
