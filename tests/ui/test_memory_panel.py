@@ -17,13 +17,8 @@ from textual.pilot import Pilot
 from openletta.api import http
 from openletta.api.resources import Block
 from openletta.demo import DemoServer
-from openletta.ui.memory_panel import (
-    BlockEditor,
-    BlockView,
-    MemoryPanel,
-    usage_gauge,
-    word_diff,
-)
+from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
+from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.renderers.base import ADDED, REMOVED
 from openletta.ui.screens.chat import ChatScreen
 
