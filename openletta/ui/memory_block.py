@@ -2,7 +2,9 @@
 
 Editing is deliberate: ``e`` opens the value (the cursor at its end, its size counted as it is
 typed), Ctrl+S asks the panel to save only that block, Esc cancels (a second Esc when
-something was typed).
+something was typed). When the block changed on the server meanwhile, its newer value is
+shown above the editor, which keeps what was typed: Ctrl+S then saves it over the newer value,
+Esc discards it.
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ from openletta.ui.steady import SteadyTextArea
 GAUGE_CELLS = 8
 _WORDS = re.compile(r"\s+|\S+")
 
-def word_diff(old: str, new: str) -> Content:
-    """``old`` → ``new`` word by word: removed words struck in red, added ones in green."""
+def word_diff(old: str, new: str, *, removed: bool = True) -> Content:
+    """``old`` → ``new`` word by word: removed words struck in red (or left out: ``new`` as
+    it reads), added ones in green."""
     before, after = _WORDS.findall(old), _WORDS.findall(new)
     parts: list[tuple[str, str] | str] = []
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
@@ -37,7 +40,7 @@ def word_diff(old: str, new: str) -> Content:
         if tag == "equal":
             parts.append(DisplayText("".join(before[i1:i2])))
             continue
-        if i2 > i1:
+        if i2 > i1 and removed:
             parts.append((DisplayText("".join(before[i1:i2])), f"{REMOVED} strike"))
         if j2 > j1:
             parts.append((DisplayText("".join(after[j1:j2])), ADDED))
@@ -70,7 +73,7 @@ class BlockView(Vertical, can_focus=True):
         """The block's editor closed (saved or cancelled)."""
 
     class SaveRequested(Message):
-        """The user saves ``value`` over the block that read ``original`` when opened."""
+        """The user saves ``value`` over the block as the view last read it."""
 
         def __init__(self, view: BlockView, value: str) -> None:
             super().__init__()
@@ -161,9 +164,29 @@ class BlockView(Vertical, can_focus=True):
             self._editor = None
             self.post_message(self.EditClosed())
         self._title.update(self._title_of(len(self.block.value)))
+        if self._value.has_class("-newer"):
+            self._value.remove_class("-newer")
+            self._value.border_title = None
+            self._value.update(plain_text(self.block.value))
         self._value.display = True
         self.focus()
         self.refresh_bindings()
+
+    def show_newer(self, newer: Block, note: str) -> None:
+        """The block is ``newer`` on the server while it is edited: it is shown above the
+        editor (what is new marked), what was typed stays, ``note`` under it. Ctrl+S now
+        saves over ``newer`` (the value shown), Esc discards what was typed at once."""
+        if self._editor is None or newer.value == self.block.value:
+            return
+        self._value.update(word_diff(self.block.value, newer.value, removed=False))
+        self._value.add_class("-newer")
+        self._value.border_title = "on the server now"
+        self._value.display = True
+        self._editor.border_title = "yours"
+        self._editor.discard_at_once()
+        self.block = newer
+        self._title.update(self._title_of(len(self._editor.text)))
+        self.show_error(note)
 
     def show_error(self, message: str) -> None:
         """Say why a save did not happen (or what a second Esc does), under the block;
@@ -186,6 +209,10 @@ class BlockEditor(SteadyTextArea):
         self._original = value
         #: Whether Esc said once that it discards what was typed.
         self._warned = False
+
+    def discard_at_once(self) -> None:
+        """Esc discards what was typed without a second Esc (a note said so already)."""
+        self._warned = True
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key in NEWLINE_KEYS:

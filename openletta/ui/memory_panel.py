@@ -3,8 +3,10 @@
 A block that changed since the panel last read it is marked; Enter on it shows the change as
 a word diff; ↑↓ go from block to block. Editing is deliberate: ``e`` opens the value (the
 cursor at its end, its size counted as it is typed), Ctrl+S saves only that block, Esc
-cancels (a second Esc when something was typed); a block changed on the server meanwhile is
-not overwritten (the newer value is shown instead). The panel never writes anything unasked.
+cancels (a second Esc when something was typed). A block changed on the server meanwhile
+(found at the save, or when a turn ends) is not overwritten: its newer value is shown above
+the editor, which keeps what was typed, for the user to save it over the newer value (Ctrl+S
+again) or discard it (Esc). The panel never writes anything unasked.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from openletta.ui.stray_keys import StrayKeys
 
 #: Below this width the panel takes the whole screen.
 NARROW_WIDTH = 100
+#: Under an editor whose block changed on the server: what Ctrl+S and Esc do now.
+CONFLICT = ("{} (above, as it is now, what is new marked). Ctrl+S saves yours over it; "
+            "Esc discards yours.")
 
 
 class MemoryPanel(Vertical):
@@ -92,7 +97,8 @@ class MemoryPanel(Vertical):
     async def reload(self, *, focus: bool = False) -> None:
         """Read the blocks again; the ones whose value changed since the last read are marked
         (``focus``: then put the focus on the first changed block, or the first block,
-        unless the user moved it meanwhile). Not while a block is edited: then once it is not.
+        unless the user moved it meanwhile). Not while a block is edited: then once it is not
+        (meanwhile a change of the block edited is shown in its editor).
         """
         asked_from = self.app.focused
         editing = [view for view in self._blocks.query(BlockView) if view.editing]
@@ -100,6 +106,7 @@ class MemoryPanel(Vertical):
             self._unread = True
             if focus:
                 editing[0].action_edit()
+            await self._check_edited(editing)
             return
         try:
             blocks = await self.client.list_blocks(self.agent_id)
@@ -139,6 +146,19 @@ class MemoryPanel(Vertical):
                 del self._marks[block.label]
         self._values = {block.label: block.value for block in blocks}
 
+    async def _check_edited(self, views: list[BlockView]) -> None:
+        """Show in the open editors the blocks that changed on the server meanwhile."""
+        try:
+            current = {block.label: block for block in await self.client.list_blocks(
+                self.agent_id)}
+        except LettaError:
+            return  # a save reads the block again anyway
+        for view in views:
+            newer = current.get(view.block.label)
+            if newer is not None:
+                view.show_newer(newer, CONFLICT.format("The block changed on the server "
+                                                       "while you edited it"))
+
     @on(BlockView.EditClosed)
     def _edit_closed(self) -> None:
         if self._unread and self.display:
@@ -151,7 +171,8 @@ class MemoryPanel(Vertical):
 
     @work(group="memory-save", exit_on_error=False)
     async def save(self, view: BlockView, value: str) -> None:
-        """Write ``value`` over the block, unless it changed on the server since it was read."""
+        """Write ``value`` over the block, unless it changed on the server since it was read
+        (or last shown): then the newer value is shown, and the editor keeps ``value``."""
         label = view.block.label
         try:
             current = {block.label: block for block in await self.client.list_blocks(
@@ -159,11 +180,9 @@ class MemoryPanel(Vertical):
             if current is None:
                 raise LettaError(f"The block {label} no longer exists.")
             if current.value != view.block.value:
-                view.show_error("Not saved: the block changed on the server meanwhile. Its "
-                                "newer value is shown; edit again from there.")
-                view.block = current
-                view.close_editor()
-                view.query_one(".memory-value", Static).update(plain_text(current.value))
+                self._unread = True  # the other blocks too are read again once it closes
+                view.show_newer(current, CONFLICT.format(
+                    "Not saved: the block changed on the server meanwhile"))
                 return
             await self.client.update_block(self.agent_id, label, value)
         except LettaError as error:
@@ -171,5 +190,6 @@ class MemoryPanel(Vertical):
             return
         self._values[label] = value  # the user's own change is not marked as the agent's
         self._marks.pop(label, None)
+        view.show_error("")
         view.close_editor()
         self.reload()
