@@ -12,7 +12,8 @@ from openletta.settings import Settings
 from openletta.transcript import TurnFooterItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.formatting import format_tokens
-from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
+from openletta.ui.memory_block import BlockEditor, BlockView
+from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import RunScreen, context_rows
 

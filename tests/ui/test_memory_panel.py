@@ -17,13 +17,8 @@ from textual.pilot import Pilot
 from openletta.api import http
 from openletta.api.resources import Block
 from openletta.demo import DemoServer
-from openletta.ui.memory_panel import (
-    BlockEditor,
-    BlockView,
-    MemoryPanel,
-    usage_gauge,
-    word_diff,
-)
+from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
+from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.renderers.base import ADDED, REMOVED
 from openletta.ui.screens.chat import ChatScreen
 
@@ -142,6 +137,8 @@ def test_a_word_diff_marks_removed_and_added_words() -> None:
     assert diff.plain == "likes teacoffee a lot"
     styles = {diff.plain[span.start:span.end]: str(span.style) for span in diff.spans}
     assert REMOVED in styles["tea"] and styles["coffee"] == ADDED
+    assert word_diff("likes tea a lot", "likes coffee a lot", removed=False).plain == (
+        "likes coffee a lot")  # the new value as it reads
 
 
 def test_the_gauge_counts_characters_against_the_limit() -> None:
@@ -266,11 +263,13 @@ async def test_a_turn_that_ends_while_a_block_is_edited_keeps_the_edit(
         editor = pilot.app.focused
         assert isinstance(editor, BlockEditor)
         screen.memory.turn_ended()  # the agent's turn ended: the blocks are read again…
+        await wait_until(pilot, lambda: len(reads) == 1, what="read for the block edited")
         await pilot.pause()
         assert editor.is_attached and "half typed" in editor.text  # …but not over the edit
-        assert pilot.app.focused is editor and not reads
-        await pilot.press("escape", "escape")  # the edit discarded: now they are
-        await wait_until(pilot, lambda: len(reads) == 1, what="read again")
+        edited = next(view for view in screen.memory.query(BlockView) if view.editing)
+        assert pilot.app.focused is editor and not note(edited)  # nothing changed there
+        await pilot.press("escape", "escape")  # the edit discarded: now they are shown
+        await wait_until(pilot, lambda: len(reads) == 2, what="read again")
 
 
 async def test_blocks_are_stepped_through_and_edited_from_their_end_with_a_live_count(
@@ -319,3 +318,96 @@ async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
         await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
         await pilot.pause()
         assert app.focused is moved_to and not isinstance(moved_to, BlockView)
+
+
+async def stored(base_url: str, agent: str, label: str, value: str | None = None) -> str:
+    """The value of the block ``label`` on the server (first set to ``value``, as another
+    client would)."""
+    async with httpx.AsyncClient(base_url=base_url) as other:
+        path = f"/v1/agents/{agent}/core-memory/blocks"
+        if value is not None:
+            (await other.patch(f"{path}/{label}", json={"value": value})).raise_for_status()
+        return next(block["value"] for block in (await other.get(path)).json()
+                    if block["label"] == label)
+
+
+@contextlib.asynccontextmanager
+async def human_edited(demo_server, make_app, wait_until
+                       ) -> AsyncIterator[tuple[Pilot[None], ChatScreen, BlockView, str]]:
+    """The block ``human`` open in its editor, `` mine`` typed at its end (also yields what
+    the user typed: the whole value)."""
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        human = blocks(screen.memory)["human"]
+        human.focus()
+        editor = await edit(pilot, wait_until)
+        at_end(human)
+        await pilot.press(*" mine")
+        yield pilot, screen, human, editor.text
+
+
+def note(view: BlockView) -> str:
+    error = view.query_one(".memory-error")
+    return str(error.render()) if error.display else ""
+
+
+async def save_refused(pilot: Pilot[None], screen: ChatScreen, view: BlockView, base_url: str,
+                       wait_until) -> str:
+    """Change the edited block elsewhere, press Ctrl+S and wait for the refusal; the agent's
+    id."""
+    agent = screen.session.agent.id
+    await stored(base_url, agent, view.block.label, "Changed elsewhere.")
+    await pilot.press("ctrl+s")
+    await wait_until(pilot, lambda: "changed on the server" in note(view), what="the refusal")
+    return agent
+
+
+async def test_a_save_refused_for_a_newer_block_keeps_what_was_typed_to_save_it_again(
+        demo_server, make_app, wait_until) -> None:
+    """The newer value is shown above the editor, which stays open with the user's text;
+    only a second Ctrl+S, after that, writes it over the newer value."""
+    async with human_edited(demo_server, make_app, wait_until) as (pilot, screen, human, mine):
+        agent = await save_refused(pilot, screen, human, demo_server.base_url, wait_until)
+        editor = human.query_one(BlockEditor)
+        assert pilot.app.focused is editor and editor.text == mine  # nothing typed is lost
+        assert "Changed elsewhere." in str(human.query_one(".memory-value").render())
+        assert "Ctrl+S saves yours" in note(human)
+        assert await stored(demo_server.base_url, agent, "human") == "Changed elsewhere."
+        await pilot.press("ctrl+s")  # seen: now the user's text goes over it
+        await wait_until(pilot, lambda: blocks(screen.memory)["human"].block.value == mine,
+                         what="the value saved")
+        assert await stored(demo_server.base_url, agent, "human") == mine
+
+
+async def test_esc_after_a_refused_save_discards_what_was_typed_for_the_newer_value(
+        demo_server, make_app, wait_until) -> None:
+    async with human_edited(demo_server, make_app, wait_until) as (pilot, screen, human, _):
+        agent = await save_refused(pilot, screen, human, demo_server.base_url, wait_until)
+        assert "Esc discards yours" in note(human)
+        await pilot.press("escape")  # the note said what Esc does: once is enough
+        await wait_until(pilot, lambda: not any(view.editing for view in blocks(
+            screen.memory).values()), what="the editor closed")
+        shown = blocks(screen.memory)["human"]
+        assert shown.block.value == "Changed elsewhere."
+        assert str(shown.query_one(".memory-value").render()) == "Changed elsewhere."
+        assert await stored(demo_server.base_url, agent, "human") == "Changed elsewhere."
+
+
+async def test_a_block_the_agent_changes_while_it_is_edited_shows_the_change_there(
+        demo_server, make_app, wait_until) -> None:
+    """A turn that ends while the block is edited: the change appears above the editor at
+    once (the user's text kept, nothing written); Ctrl+S then saves the user's text."""
+    async with human_edited(demo_server, make_app, wait_until) as (pilot, screen, human, mine):
+        agent = screen.session.agent.id
+        screen.prompt.focus()
+        await send(pilot, screen, "remember my name is Ana", wait_until)
+        await wait_until(pilot, lambda: "changed on the server" in note(human),
+                         what="the change noted in the open editor")
+        editor = human.query_one(BlockEditor)
+        assert editor.text == mine and human.block.value.endswith("my name is Ana")
+        assert "my name is Ana" in str(human.query_one(".memory-value").render())
+        assert (await stored(demo_server.base_url, agent, "human")).endswith("my name is Ana")
+        editor.focus()
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: blocks(screen.memory)["human"].block.value == mine,
+                         what="the value saved")
+        assert await stored(demo_server.base_url, agent, "human") == mine

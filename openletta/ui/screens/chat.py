@@ -26,7 +26,8 @@ from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.key_bar import KeyBar
-from openletta.ui.memory_panel import BlockEditor, BlockView, MemoryPanel
+from openletta.ui.memory_block import BlockEditor, BlockView
+from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import RunScreen
