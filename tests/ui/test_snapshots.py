@@ -36,10 +36,12 @@ def demo_app(clock: Clock) -> OpenLettaApp:
 
 
 async def settle(pilot: Pilot[None], ready: Callable[[], object], timeout: float = 10) -> None:
-    """Run until ``ready()`` holds, no worker is busy and a chat has its final height."""
+    """Run until ``ready()`` holds, no worker is busy (of the screen, or of one under it: it
+    shows through a dialog) and a chat has its final height."""
     app = pilot.app
-    await wait_until(pilot, lambda: ready() and not any(w.is_running for w in app.screen.workers),
+    await wait_until(pilot, lambda: ready() and not any(w.is_running for w in app.workers),
                      timeout=timeout, what="the screen to settle")
+    await pilot.wait_for_scheduled_animations()
     if isinstance(app.focused, TextArea | Input):
         app.focused.cursor_blink = False  # else the picture depends on when it is taken
     if isinstance(app.screen, ChatScreen):
