@@ -4,8 +4,8 @@ No Textual here. :class:`ChatController` owns everything about a conversation's 
 phase (idle → sending → streaming → awaiting approval → answering → … → idle), the message on
 its way, the queue of messages typed meanwhile, the open approval round, the session's
 "don't ask again" rules, interrupts and quitting. The UI calls the intents (:meth:`submit`,
-:meth:`decide`, :meth:`leave`, :meth:`interrupt`, :meth:`opened`, :meth:`close`) and
-renders what the controller reports to its
+:meth:`decide`, :meth:`leave`, :meth:`ask_again`, :meth:`interrupt`, :meth:`opened`,
+:meth:`close`) and renders what the controller reports to its
 :class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
 
 The network work runs in asyncio tasks the controller owns (at most one turn task at a
@@ -97,6 +97,11 @@ class ChatController:
     def leave(self, *, deny: bool, quitting: bool) -> None:
         """The user leaves the open approval prompt (see :meth:`ApprovalFlow.leave`)."""
         self._approvals.leave(deny=deny, quitting=quitting)
+
+    def ask_again(self) -> None:
+        """The user comes back to a request left pending: ask about it again."""
+        if self.state.phase is Phase.AWAITING_APPROVAL and self.state.asking is None:
+            self._approvals.ask()
 
     def submit(self, text: str) -> None:
         """The user sent ``text``: send it now, queue it, or keep it while approvals wait."""

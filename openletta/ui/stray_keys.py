@@ -1,4 +1,4 @@
-"""Keys typed where no text goes: on a message, a card or a memory block.
+"""Keys typed where no text goes: on a message, a card, a memory block or a small dialog.
 
 Such a widget has keys of its own (``c`` copies, ``e`` edits a block), but a user who starts
 typing a message there expects a message. So a character that none of its keys takes starts
@@ -41,7 +41,7 @@ class StrayKeys:
         """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this)."""
         character = event.character if event.is_printable else None
         if self._pending is not None:
-            self._type_pending()
+            self.type_pending()
             if character is not None:
                 self._hand_on(event, character)
             return
@@ -62,8 +62,8 @@ class StrayKeys:
         active, self._pending, self._timer = self._pending[1], None, None
         self._owner.call_later(self._owner.app.run_action, active.binding.action, active.node)
 
-    def _type_pending(self) -> None:
-        """Another key followed the widget's key: it was typing."""
+    def type_pending(self) -> None:
+        """Another key (or a paste) followed the widget's key: it was typing."""
         if self._timer is not None:
             self._timer.stop()
         if self._pending is not None:

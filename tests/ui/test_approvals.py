@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from chat_helpers import chat, choose, demo_chat, send
+from chat_helpers import choose, demo_chat, send
 from textual.pilot import Pilot
 
 from openletta.api.client import LettaClient
@@ -227,8 +227,9 @@ async def test_escape_then_deny_sends_cancelled_by_user(demo_server, make_app, w
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, LeaveApprovalScreen),
                          what="leave dialog")
-        await pilot.press("d")
-        await answered(pilot, chat(app), wait_until)
+        await pilot.press("d")  # alone: it acts once no key followed it
+        await wait_until(pilot, lambda: app.screen is screen, what="dialog closed")
+        await answered(pilot, screen, wait_until)
         (call,) = calls(screen)
         assert call.status is ToolStatus.DENIED and call.reason == CANCELLED_REASON
 

@@ -31,7 +31,7 @@ from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import RunScreen
-from openletta.ui.screens.leave_approval import LeaveApprovalScreen, LeaveChoice
+from openletta.ui.screens.leave_approval import ask_to_leave
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
@@ -288,9 +288,12 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             prompt.summon()
 
     def action_back_to_approval(self) -> None:
-        """Enter or Esc on the message while a call waits for an answer: back to it."""
+        """Enter or Esc on the message while a call waits for an answer: back to it (asked
+        again if it was left pending)."""
         if self._asking is not None:
             self._asking.summon()
+        else:
+            self.controller.ask_again()
 
     @on(ApprovalPrompt.Answered)
     def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
@@ -308,30 +311,22 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self.ask_to_leave(quitting=False)
 
     def ask_to_leave(self, *, quitting: bool) -> bool:
-        """If the agent waits for answers, ask whether to deny them or leave them pending;
-        ``True`` if asked. Quitting while local calls run stops them and quits once the agent
-        was told (also ``True``)."""
-        if quitting and self.controller.quit_after_local_calls():
-            self.notify("Stopping the local calls and telling the agent, then quitting…",
-                        title="Quitting", severity="information")
-            return True
-        if self.controller.state.phase is not Phase.AWAITING_APPROVAL:
-            return False
+        """Ask what to do with the requests that wait, if any (see :func:`ask_to_leave`)."""
+        return ask_to_leave(self, quitting=quitting)
 
-        def chosen(choice: LeaveChoice | None) -> None:
-            if choice is not None:
-                self.controller.leave(deny=choice is LeaveChoice.DENY, quitting=quitting)
-
-        self.app.push_screen(LeaveApprovalScreen(quitting=quitting), chosen)
-        return True
+    @property
+    def _answer_waits(self) -> bool:
+        """Whether a request waits for the user's answer (asked, or left pending)."""
+        return not self.busy and (self._asking is not None
+                                  or self.controller.state.phase is Phase.AWAITING_APPROVAL)
 
     # --- interrupting -----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "interrupt":
-            return True if self.busy else None if self._asking is None else False
+            return True if self.busy else False if self._answer_waits else None
         if action == "back_to_approval":
-            return self._asking is not None and not self.busy
+            return self._answer_waits
         if action == "switch_mode":
             return self.controller.local is not None and not self._in_chat(self.focused)
         if action == "previous_item":
