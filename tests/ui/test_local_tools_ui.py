@@ -207,3 +207,21 @@ async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
     assert prompt.outside == () and "outside" not in title
     assert Choice.ALWAYS_ALLOW in choices
     assert prompt.here == str(local.workspace.root)
+
+
+async def test_on_a_small_terminal_the_approval_shows_the_call_before_its_choices(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    """At 60x15 the prompt is taller than the chat: shown from its top, the choices' box
+    would hide what is approved; the card is shown from its own top instead."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=(60, 15)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"disk", "enter")  # a Bash call, its command editable
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        card = screen.view.widget_for(prompt.call)
+        assert isinstance(card, ToolCallCard)
+        scroll = screen.view.scroll
+        assert card.outer_size.height > scroll.size.height  # it cannot be shown whole
+        header = card.query_one(CardHeader)
+        await wait_until(pilot, lambda: scroll.region.contains_region(header.region),
+                         what="the card's header (the call) on screen")

@@ -30,6 +30,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -228,7 +229,18 @@ class ApprovalPrompt(Vertical):
         (they answer once the keyboard is quiet again)."""
         self._quiet_since = self._clock()
         self._options.focus(scroll_visible=False)
-        self.scroll_visible(animate=False)
+        self.call_after_refresh(self._bring_into_view)  # once laid out
+
+    def _bring_into_view(self) -> None:
+        """Show the call's card whole, or else from its top when what it shows above the
+        choices (the command, the path) is short: what is approved is read first. A long
+        body (a diff) stays above the choices, to scroll back to."""
+        card, column = self.parent, self.parent.parent if self.parent else None
+        if not isinstance(card, Widget) or not isinstance(column, Widget) \
+                or self.virtual_region.y > column.size.height // 2:
+            self.scroll_visible(animate=False)
+            return
+        card.scroll_visible(animate=False, top=card.outer_size.height > column.size.height)
 
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
