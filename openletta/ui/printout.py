@@ -6,13 +6,15 @@ terminal's own tools after quitting, each conversation the user wrote in during 
 printed as the app exits: from the first message sent in it this time (not what was read
 from its history), with the renderings of ``openletta replay``, a long tool result cut to
 its first :data:`RESULT_LINES` lines, as is a long message of the user's (``/export`` saves
-everything).
+everything). A conversation opened more than once is printed once, under one title, with
+what was said on each visit in the order of the visits.
 ``print_chat_on_exit = false`` in ``settings.toml`` turns it off.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
@@ -27,6 +29,14 @@ from openletta.ui.widgets.footer import footer_text
 RESULT_LINES = 20
 
 
+class ChatSaid(NamedTuple):
+    """What was said in one conversation during the run."""
+
+    title: str
+    #: The items said on each visit to the conversation, in order (a visit per opening).
+    visits: list[list[Item]]
+
+
 class ChatsOfThisRun:
     """The chats opened during a run, kept while something was said in them."""
 
@@ -38,12 +48,17 @@ class ChatsOfThisRun:
         self._sessions = [kept for kept in self._sessions if kept.transcript.first_sent]
         self._sessions.append(session)
 
-    def said(self) -> list[tuple[str, list[Item]]]:
-        """Each chat's title and what was said in it this run, for the chats where anything
-        was."""
-        chats = [(chat_title(session), session.transcript.said_here())
-                 for session in self._sessions]
-        return [(title, items) for title, items in chats if items]
+    def said(self) -> list[ChatSaid]:
+        """What was said in each conversation this run, for those where anything was, in
+        the order they were first opened; titled as the last visit knew them."""
+        chats: dict[tuple[str, str | None], ChatSaid] = {}
+        for session in self._sessions:
+            if not (items := session.transcript.said_here()):
+                continue
+            key = (session.agent.id, session.conversation_id)
+            visits = chats[key].visits if key in chats else []
+            chats[key] = ChatSaid(chat_title(session), [*visits, items])
+        return list(chats.values())
 
 
 def chat_title(session: ChatSession) -> str:
@@ -52,16 +67,17 @@ def chat_title(session: ChatSession) -> str:
     return f"{session.agent.name or session.agent.id} · {conversation}"
 
 
-def print_chats(chats: Sequence[tuple[str, Sequence[Item]]], console: Console) -> None:
-    """Print each chat under a rule with its title, and say when its last turn was left
-    unfinished."""
-    for title, items in chats:
+def print_chats(chats: Sequence[ChatSaid], console: Console) -> None:
+    """Print each chat under a rule with its title, and say where a visit was left before
+    its last turn ended."""
+    for title, visits in chats:
         console.rule(plain_text(title), style="dim")
-        for item in items:
-            for line in console.render_lines(printed(item), pad=False, new_lines=True):
-                console.print(Segments(_without_trailing_blanks(line)), end="")
-        if (note := unfinished(items)) is not None:
-            console.print(plain_text(note, "dim italic"))
+        for items in visits:
+            for item in items:
+                for line in console.render_lines(printed(item), pad=False, new_lines=True):
+                    console.print(Segments(_without_trailing_blanks(line)), end="")
+            if (note := unfinished(items)) is not None:
+                console.print(plain_text(note, "dim italic"))
         console.print()
 
 

@@ -56,7 +56,7 @@ def test_only_what_was_said_in_this_run_is_printed_under_the_chats_title() -> No
     assert history and chats.said() == []  # history alone is not printed
     say(chat, "first of this run")
     say(chat, "second of this run")
-    (title, items), = chats.said()
+    (title, (items,)), = chats.said()
     assert title == "helper · default thread"
     assert items[0] is chat.transcript.first_sent
     texts = [item.text for item in items if isinstance(item, UserItem)]
@@ -93,6 +93,24 @@ def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
     chats.opened(last)
     assert chats._sessions == [talked, last]  # what was only browsed is let go
     assert [title for title, _ in chats.said()] == ["talked · conv-9"]
+
+
+def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() -> None:
+    chats = ChatsOfThisRun()
+    first, other = session("helper", "conv-1"), session("helper", "conv-2")
+    chats.opened(first)
+    say(first, "on the first visit")
+    chats.opened(other)
+    say(other, "elsewhere")
+    again = session("helper", "conv-1")  # the same conversation, opened anew
+    chats.opened(again)
+    say(again, "on the second visit")
+    assert [(title, len(visits)) for title, visits in chats.said()] == [
+        ("helper · conv-1", 2), ("helper · conv-2", 1)]
+    shown = printed(chats)
+    assert shown.count("helper · conv-1") == 1
+    assert shown.index("on the first visit") < shown.index("on the second visit") \
+        < shown.index("helper · conv-2")
 
 
 def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:
