@@ -26,6 +26,7 @@ from openletta.api.resources import Agent, Run, RunUsage, Step
 from openletta.api.sse import parse_sse_text
 from openletta.chat import controller as controller_module
 from openletta.chat import replies
+from openletta.chat import session as session_module
 from openletta.chat.approval_flow import APPROVAL_FIRST
 from openletta.chat.approvals import CANCELLED_REASON, NO_REASON, Choice
 from openletta.chat.controller import ChatController
@@ -180,6 +181,49 @@ async def test_an_error_in_the_stream_ends_the_turn(chat: Chat) -> None:
     chat.controller.submit("llmerror")
     await chat.settled()
     assert chat.state.stop_reason == "llm_api_error"
+
+
+@pytest.fixture
+def quick_rechecks(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_module, "UNKEPT_RECHECK_SECONDS", 0.001)
+
+
+def footer(chat: Chat) -> TurnFooterItem:
+    return next(item for item in reversed(chat.transcript.items)
+                if isinstance(item, TurnFooterItem))
+
+
+async def test_a_failed_turn_the_server_dropped_says_the_agent_will_not_see_it(
+        chat: Chat, quick_rechecks: None) -> None:
+    chat.client.turns.append(FakeStream(recorded("llm_error_tokens.sse")))
+    chat.controller.submit("llmerror")
+    await chat.settled()
+    run_id = chat.session.run_id
+    assert run_id is not None and footer(chat).run_ids == (run_id,)
+    await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
+
+
+async def test_a_failed_turn_the_server_stored_is_not_said_dropped(
+        chat: Chat, quick_rechecks: None) -> None:
+    chat.client.turns.append(FakeStream(recorded("llm_error_tokens.sse")))
+    run_id = "run-be717b67-3012-47c1-b568-c8ae7a0052e3"  # the recording's
+    stored = [m for m in recorded(HELLO) if isinstance(m, AssistantMessage)][:1]
+    chat.client.run_messages[run_id] = stored
+    chat.controller.submit("llmerror")
+    await chat.settled()
+    await chat.until(lambda: not chat.controller._tasks._side_tasks, "the check done")
+    assert footer(chat).run_ids == (run_id,) and not footer(chat).unkept
+
+
+async def test_an_interrupted_turn_the_server_dropped_says_so(
+        chat: Chat, quick_rechecks: None) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=8))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.client.cancelled, "cancel")
+    await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
 
 
 # --- a dropped connection -------------------------------------------------------------------

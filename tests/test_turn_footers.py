@@ -138,6 +138,30 @@ def test_an_interrupted_turn_gets_a_footer_after_the_notice() -> None:
     assert kinds(transcript)[-2:] == ["event", "footer"]
 
 
+def test_a_turn_ended_by_an_error_gets_a_footer_naming_its_run() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("llmerror")
+    transcript.feed_all(stream("llm_error_tokens.sse"))  # no token came before the error
+    assert kinds(transcript)[-2:] == ["error", "footer"]
+    assert footers(transcript)[0].run_ids == ("run-be717b67-3012-47c1-b568-c8ae7a0052e3",)
+
+
+def test_only_the_turn_a_run_began_is_said_dropped() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("run ls")
+    transcript.feed_all(stream("approval_request_tokens.sse"))
+    call = transcript.pending_approvals[0]
+    transcript.record_decisions({call.tool_call_id: (True, None)})
+    transcript.feed_all(stream("approval_approve_tokens.sse"))
+    (footer,) = footers(transcript)
+    first, second = footer.run_ids
+    assert not transcript.mark_unkept(second).changed  # the turn's message is in the first
+    assert not footer.unkept
+    assert footer in transcript.mark_unkept(first).changed and footer.unkept
+    assert footer_text(footer).endswith(" · not kept by the server: the agent will not see "
+                                        "this turn")
+
+
 def test_sending_after_history_closes_the_last_history_turn_first() -> None:
     transcript = Transcript(footers=True)
     history = turn("one", 0, 1)

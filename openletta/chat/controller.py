@@ -31,14 +31,13 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import ARRIVED, NOT_ARRIVED, TurnTasks, not_sent
+from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, not_sent
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 
 log = logging.getLogger(__name__)
 
 #: Stop reasons after which queued messages are sent.
-CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
 #: The divider above a reply that was already going when it was followed.
 FOLLOWING_OPENED = "Reply in progress when this chat opened"
 FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
@@ -343,6 +342,7 @@ class ChatController:
                                         title="Stream")
         if outcome.stop_reason == "requires_approval":
             return await self._approvals.approvals()
+        self._tasks.check_kept(outcome.stop_reason)
         if outcome.stop_reason in CLEAN_STOPS and self._tasks.queue:
             return self._tasks.queue.popleft()
         self._tasks.return_queue()

@@ -29,6 +29,9 @@ from openletta.transcript import Change, Transcript
 from openletta.transcript.export import to_markdown
 
 PAGE_SIZE = 50
+#: Seconds before a run found empty is looked at again, before its turn is said dropped
+#: (a server still storing it is not taken for one that dropped it).
+UNKEPT_RECHECK_SECONDS = 1.0
 #: Rows per request when reading a whole thread (export).
 EXPORT_PAGE_SIZE = 200
 
@@ -298,6 +301,22 @@ class ChatSession(ReplyStreams):
         except LettaError:
             return  # the cards stay "cancelled" until the history is read again
         on_change(self.transcript.apply_stored_returns(stored))
+        if not stored:
+            await self.note_if_unkept(run_id, on_change, checked=True)
+
+    async def note_if_unkept(self, run_id: str, on_change: OnChange, *,
+                             checked: bool = False) -> None:
+        """Say under the turn that ``run_id`` began when the server kept none of it: Letta
+        drops a cancelled or failed run whole, the user's message too, so the agent will
+        not see it. ``checked``: the run was already found empty once."""
+        for pause in ((UNKEPT_RECHECK_SECONDS,) if checked else (0.0, UNKEPT_RECHECK_SECONDS)):
+            await asyncio.sleep(pause)
+            try:
+                if await self.client.list_run_messages(run_id):
+                    return
+            except LettaError:
+                return
+        on_change(self.transcript.mark_unkept(run_id))
 
     async def show_finished_run(self, run_id: str, stop_reason: str | None,
                                 on_change: OnChange) -> None:

@@ -30,6 +30,9 @@ from openletta.transcript import Change, UserItem
 
 log = logging.getLogger(__name__)
 
+#: How a turn ends when nothing went wrong (after which queued messages are sent).
+CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
+
 FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-hosted Letta needs "
                      "Redis for it): a reply whose connection drops cannot be resumed.")
 
@@ -219,6 +222,14 @@ class TurnTasks:
         if self.turn is not None and self.turn_running:
             self.turn.cancel()
         self.turn = None
+
+    def check_kept(self, stop_reason: str | None) -> None:
+        """A run ended for ``stop_reason``: when that is a failure or a cancel, say under its
+        turn if the server kept none of it (a stream that only broke is not looked at)."""
+        if stop_reason in CLEAN_STOPS or stop_reason in (None, "requires_approval"):
+            return
+        if (run_id := self.session.run_id) is not None:
+            self.start_side_task(lambda: self.session.note_if_unkept(run_id, self.on_change))
 
     def start_side_task(self, work: Work) -> None:
         """Run ``work`` beside the turn (a cancel on the server, a rule change)."""

@@ -167,6 +167,16 @@ class Transcript(HistoryPages):
                 break
         return change
 
+    def mark_unkept(self, run_id: str) -> Change:
+        """Say under the turn that ``run_id`` began that the server kept none of it."""
+        change = Change()
+        for item in reversed(self.items):
+            if isinstance(item, TurnFooterItem) and item.run_ids[:1] == (run_id,):
+                item.unkept = True
+                change.touch(item)
+                break
+        return change
+
     def newest_runs(self) -> tuple[str, ...]:
         """The runs of the newest turn that names them (in its footer), oldest first."""
         return next((item.run_ids for item in reversed(self.items)

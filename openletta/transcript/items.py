@@ -352,7 +352,10 @@ class TurnFooterItem(Item):
     steps: int | None = None
     #: The runs of the turn (its inspector shows them).
     run_ids: tuple[str, ...] = ()
+    #: The server kept nothing of the turn, the user's message included (Letta drops a
+    #: cancelled or failed run whole): the agent will not see it.
+    unkept: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "duration": self.duration, "tokens": self.tokens,
-                "steps": self.steps}
+                "steps": self.steps, "unkept": self.unkept}

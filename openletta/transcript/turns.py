@@ -62,6 +62,12 @@ class TurnStats:
         if message.run_id and message.run_id not in self.run_ids:
             self.run_ids.append(message.run_id)
 
+    def observe_error(self, run_id: str | None) -> None:
+        """An error ended the turn: it is an answer (the turn gets a footer) from ``run_id``."""
+        self.answered = True
+        if run_id and run_id not in self.run_ids:
+            self.run_ids.append(run_id)
+
     def add_usage(self, usage: m.UsageStatistics) -> None:
         """Count one request's usage (a turn that paused for approval makes several)."""
         self.tokens = (self.tokens or 0) + usage.total_tokens

@@ -11,10 +11,20 @@ from textual.message import Message
 
 from openletta.transcript import TurnFooterItem
 from openletta.ui.formatting import format_elapsed, format_tokens
+from openletta.ui.renderers.base import WARN
 from openletta.ui.widgets.base import TextItemWidget
+
+#: Said under a turn the server dropped (:attr:`TurnFooterItem.unkept`).
+UNKEPT = "not kept by the server: the agent will not see this turn"
 
 
 def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
+    """When the turn ended (local time; with the day when not today), how long, what it
+    cost, and that the server dropped it if it did."""
+    return " · ".join(filter(None, (figures(item, today), UNKEPT if item.unkept else "")))
+
+
+def figures(item: TurnFooterItem, today: datetime | None = None) -> str:
     """When the turn ended (local time; with the day when not today), how long, what it cost."""
     parts: list[str] = []
     if item.date is not None:
@@ -53,4 +63,7 @@ class TurnFooter(TextItemWidget, can_focus=True):
         return footer_text(self.item)
 
     def draw(self) -> Content:
-        return Content(self.state())
+        if not self.item.unkept:
+            return Content(self.state())
+        shown = figures(self.item)
+        return Content.assemble(f"{shown} · " if shown else "", (UNKEPT, WARN))

@@ -1,0 +1,56 @@
+"""Turns the real Letta 0.16.8 drops whole (a failed or a cancelled run: the user's message
+goes too) are said so under them, and only those."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+from chat_fakes import Listener
+from e2e_turns import until
+
+from openletta.api.client import LettaClient
+from openletta.chat.controller import ChatController
+from openletta.chat.session import ChatSession
+from openletta.chat.turn_state import Phase
+from openletta.transcript import AssistantItem, TurnFooterItem
+
+
+@pytest.fixture
+async def controller(letta_base_url: str, fresh_agent_id: str
+                     ) -> AsyncIterator[ChatController]:
+    async with LettaClient(letta_base_url) as client:
+        chat = ChatController(ChatSession(client, await client.get_agent(fresh_agent_id)),
+                              Listener())
+        yield chat
+        await chat.close()
+
+
+def last_footer(controller: ChatController) -> TurnFooterItem | None:
+    return next((item for item in reversed(controller.session.transcript.items)
+                 if isinstance(item, TurnFooterItem)), None)
+
+
+async def ended(controller: ChatController) -> TurnFooterItem:
+    """The footer of the turn just ended, once every check after it is done."""
+    await until(lambda: controller.state.phase is Phase.IDLE and not controller.turn_running)
+    await until(lambda: not controller._tasks._side_tasks)
+    footer = last_footer(controller)
+    assert footer is not None
+    return footer
+
+
+async def test_a_failed_turn_is_said_not_kept_and_a_good_one_is_not(
+        controller: ChatController) -> None:
+    controller.submit("llmerror please")
+    assert (await ended(controller)).unkept
+    controller.submit("hello")
+    assert not (await ended(controller)).unkept
+
+
+async def test_an_interrupted_turn_is_said_not_kept(controller: ChatController) -> None:
+    controller.submit("slow please")
+    await until(lambda: any(isinstance(item, AssistantItem)
+                            for item in controller.session.transcript.items))
+    controller.interrupt()
+    await until(lambda: (footer := last_footer(controller)) is not None and footer.unkept)
