@@ -265,9 +265,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     # --- approvals ------------------------------------------------------------------------
 
     def _show_approval(self, state: TurnState) -> None:
-        """Show the approval prompt on the card the controller asks about (or none)."""
+        """Show the approval prompt on the card the controller asks about (or none), with
+        the number of calls waiting (a switch of mode may answer some)."""
         asking, prompt = state.asking, self._asking
-        if prompt is not None and prompt.call is not asking:
+        if prompt is not None and (prompt.call is not asking or prompt.waiting != state.undecided):
             prompt.remove()
             self._asking = prompt = None
             if asking is None:
