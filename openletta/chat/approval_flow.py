@@ -250,17 +250,51 @@ class ApprovalFlow:
             if not call.runs_here:
                 self._tasks.listener.transcript_changed(transcript.mark_local(
                     call.tool_call_id, local.preview(call)))
-            if call.tool_call_id in round_.decisions:
+            if call.tool_call_id in round_.decisions or self._judge(round_, call):
                 continue
-            verdict = local.verdict(call)
-            if verdict.allow is not None:
-                round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason,
-                                             auto=True))
-            elif len(calls) == 1 and (failure := local.certain_failure(call)) is not None:
+            if len(calls) == 1 and (failure := local.certain_failure(call)) is not None:
                 round_.decide(call, Decision(approve=True))
                 round_.results[call.tool_call_id] = failure
                 self._tasks.listener.transcript_changed(transcript.finish_local(
                     call.tool_call_id, failure.text, ok=False))
+
+    def _judge(self, round_: ApprovalRound, call: ToolCallItem) -> bool:
+        """Answer ``call`` as the permission mode or a rule of the user decides it (run, or
+        deny with the reason the agent reads); ``False`` when they leave it to the user."""
+        assert self._tasks.local is not None
+        verdict = self._tasks.local.verdict(call)
+        if verdict.allow is None:
+            return False
+        round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason, auto=True))
+        return True
+
+    def mode_switched(self) -> None:
+        """The user switched the permission mode while calls wait for an answer: each local
+        call the user has not answered (nor run) gets the answer of the new mode, as if it
+        came now: it runs, is denied with the mode's reason, or asks. The answers go once
+        every call has one."""
+        round_ = self._tasks.round
+        if (round_ is None or self._tasks.local is None
+                or self._tasks.state.phase is not Phase.AWAITING_APPROVAL):
+            return
+        if not [call for call in round_.calls if self._judge_again(round_, call)]:
+            return
+        if round_.complete or self._tasks.state.asking is not None:
+            self._answer_or_ask()
+        else:  # left pending: it stays so
+            self._tasks.update(undecided=len(round_.undecided))
+
+    def _judge_again(self, round_: ApprovalRound, call: ToolCallItem) -> bool:
+        """Answer a local call of the round as the mode and rules decide it now, unless the
+        user answered it or it ran; whether its answer changed."""
+        assert self._tasks.local is not None
+        before = round_.decisions.get(call.tool_call_id)
+        if (self._tasks.local.tool_of(call) is None or call.tool_call_id in round_.results
+                or (before is not None and not before.auto)):
+            return False
+        round_.withdraw(call)
+        self._judge(round_, call)
+        return round_.decisions.get(call.tool_call_id) != before
 
     def _answer_or_ask(self) -> None:
         """Send the answers once every call has one; else ask about the next call."""

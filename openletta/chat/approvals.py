@@ -66,6 +66,10 @@ class ApprovalRound:
         """Answer ``call`` (a call of this round)."""
         self.decisions[call.tool_call_id] = decision
 
+    def withdraw(self, call: ToolCallItem) -> None:
+        """Forget the answer for ``call`` (it waits for one again)."""
+        self.decisions.pop(call.tool_call_id, None)
+
     def decide_rest(self, decision: Decision, *, tool: str | None = None) -> list[ToolCallItem]:
         """Answer every undecided call (of ``tool`` only, if given); returns those calls."""
         calls = [call for call in self.undecided if tool is None or call.name == tool]

@@ -155,11 +155,13 @@ class ChatController:
         return True
 
     def switch_mode(self) -> PermissionMode | None:
-        """Go to the next permission mode for local calls (``None``: there are none)."""
+        """Go to the next permission mode for local calls (``None``: there are none); the
+        calls waiting for an answer get the one the new mode gives."""
         if self.local is None:
             return None
         mode = self.local.permissions.next_mode()
         self._tasks.update(permission_mode=mode)
+        self._approvals.mode_switched()
         return mode
 
     def interrupt(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -35,12 +35,23 @@ MATCH_CLASS = "-match"
 
 
 class SearchInput(SteadyInput):
-    """The find field: ↑ and ↓ step between matches instead of scrolling."""
+    """The find field: ↑ and ↓ step between matches instead of scrolling; while a turn runs,
+    Ctrl+C stops it (as anywhere in the chat) rather than copy the query."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "step(-1)", "Older match", key_display="⏎/↑", id="search.older"),
         Binding("down", "step(1)", "Newer match", key_display="↓", id="search.newer"),
     ]
+
+    def __init__(self, busy: Callable[[], bool], **options: Any) -> None:
+        """``busy``: whether a turn runs."""
+        super().__init__(**options)
+        self._busy = busy
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "copy" and self._busy():
+            return False
+        return super().check_action(action, parameters)
 
     class Step(Message):
         """Go to the next older (``-1``) or newer (``+1``) match."""
@@ -70,12 +81,16 @@ class SearchBar(Horizontal):
         """The user closed the search."""
 
     def __init__(self, view: ChatView, items: Callable[[], list[Item]],
-                 load_earlier: Callable[[], Awaitable[bool]], *, id: str | None = None) -> None:
+                 load_earlier: Callable[[], Awaitable[bool]], busy: Callable[[], bool], *,
+                 id: str | None = None) -> None:
+        """``items``: what is searched; ``load_earlier``: load an older page (``False``: there
+        is none); ``busy``: whether a turn runs."""
         super().__init__(id=id)
         self._view = view
         self._items = items
         self._load_earlier = load_earlier
-        self._input = SearchInput(placeholder="Find in this conversation", id="search-input")
+        self._input = SearchInput(busy, placeholder="Find in this conversation",
+                                  id="search-input")
         self._steps = asyncio.Lock()
         self._count = Static(id="search-count")
         self.matches: list[Item] = []
@@ -96,6 +111,12 @@ class SearchBar(Horizontal):
     def search_text(self) -> str:
         """What is being searched for (the field's value)."""
         return self._input.value
+
+    @property
+    def highlighting(self) -> bool:
+        """Whether the text selected on screen is the match this search selected (not a
+        selection the user made since): it is no one's to copy."""
+        return bool(self._selected) and self.screen.selections == self._selected
 
     def open(self) -> None:
         """Show the bar and focus its field (with the last query selected)."""
@@ -163,10 +184,14 @@ class SearchBar(Horizontal):
         """Tint (and unfold) ``item``, then scroll to where it draws the query: the place at
         index ``place`` (``-1``: the last) or, when it draws none, the top of the item."""
         widget = await self._view.show_item(item)
+        if not self.display:  # closed meanwhile: nothing is marked or selected any more
+            return
         self._mark(widget)
         if widget is None:
             return
         await self._view.scroll.wait_for_refresh()  # laid out, unfolded
+        if not self.display:
+            return
         self.hits = find_hits(widget, self.search_text)
         last = len(self.hits) - 1
         if self.hits:

@@ -28,10 +28,12 @@ def mounted_items(view: ChatView) -> list[object]:
 
 
 @contextlib.asynccontextmanager
-async def demo_chat(make_app, base_url: str, wait_until, size: tuple[int, int] = (100, 30)
+async def demo_chat(make_app, base_url: str, wait_until, size: tuple[int, int] = (100, 30),
+                    **options: object
                     ) -> AsyncIterator[tuple[OpenLettaApp, Pilot[None], ChatScreen]]:
-    """The app running on the demo agent's chat screen."""
-    app = make_app(base_url=base_url, agent="demo-agent")
+    """The app running on the demo agent's chat screen (``options``: the app's others, such
+    as ``local``)."""
+    app = make_app(base_url=base_url, agent="demo-agent", **options)
     async with app.run_test(size=size) as pilot:
         yield app, pilot, await open_chat(pilot, wait_until)
 

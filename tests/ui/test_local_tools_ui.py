@@ -4,19 +4,25 @@ working directory through them, each call approved on its card, which says it ru
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from chat_helpers import choose, open_chat
+from chat_helpers import choose, demo_chat, open_chat
 from test_app import SIZE
-from test_approvals import answered, calls, prompt_focused
+from test_approvals import answered, ask, calls, prompt_focused
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList, SelectionList, Static
 
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import Workspace
-from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.tools.permissions import (
+    PermissionMode,
+    Permissions,
+    ProjectRules,
+    read_only_denial,
+)
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.themes import ThemeVariables
@@ -74,6 +80,39 @@ async def test_shift_tab_switches_the_permission_mode(
         await pilot.press(*"what files are here", "enter")
         await answered(pilot, screen, wait_until)  # read-only: LS and Read ran unasked
         assert [call.auto_approved for call in calls(screen)] == [True, True]
+
+
+async def test_shift_tab_on_a_waiting_call_gives_it_the_new_modes_answer(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE,
+                         local=local) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "what files are here", wait_until)
+        assert prompt.call.name == "LS"
+        await pilot.press("shift+tab")  # accept edits: a read inside the folder runs
+        await answered(pilot, screen, wait_until)
+        assert [call.auto_approved for call in calls(screen)] == [True, True]
+        card = screen.view.widget_for(calls(screen)[0])
+        assert isinstance(card, ToolCallCard)
+        assert "auto-approved" in card.query_one(CardHeader).render().plain
+        prompt = await ask(pilot, screen, "disk", wait_until)
+        await pilot.press("shift+tab")  # read-only: the command is denied, as the mode says
+        await answered(pilot, screen, wait_until)
+        bash = calls(screen)[-1]
+        assert bash.status is ToolStatus.DENIED and bash.result is None
+        assert bash.reason == read_only_denial(local.tool_of(bash))  # type: ignore[arg-type]
+
+
+async def test_the_prompt_says_how_many_calls_still_wait(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE,
+                         local=local) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "parallel", wait_until)
+        assert prompt.waiting == 2
+        screen.turn_state_changed(replace(screen.controller.state, undecided=1))
+        await wait_until(pilot, lambda: [shown.waiting for shown in screen.query(ApprovalPrompt)]
+                         == [1], what="the prompt shown again, for one call")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert prompt.call is calls(screen)[0]
 
 
 async def test_approvals_lists_local_rules_and_toggles_them(

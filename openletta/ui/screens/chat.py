@@ -99,7 +99,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         agent = session.agent
         self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)
         self.search = SearchBar(self.view, lambda: self.session.transcript.items,
-                                self._load_earlier_page, id="search-bar")
+                                self._load_earlier_page, lambda: self.busy, id="search-bar")
 
     def compose(self) -> ComposeResult:
         yield self.memory
@@ -265,9 +265,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     # --- approvals ------------------------------------------------------------------------
 
     def _show_approval(self, state: TurnState) -> None:
-        """Show the approval prompt on the card the controller asks about (or none)."""
+        """Show the approval prompt on the card the controller asks about (or none), with
+        the number of calls waiting (a switch of mode may answer some)."""
         asking, prompt = state.asking, self._asking
-        if prompt is not None and prompt.call is not asking:
+        if prompt is not None and (prompt.call is not asking or prompt.waiting != state.undecided):
             prompt.remove()
             self._asking = prompt = None
             if asking is None:
@@ -331,6 +332,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             return self.controller.local is not None and not self._in_chat(self.focused)
         if action == "previous_item":
             return self._in_chat(self.focused)
+        if action == "copy_text":  # Ctrl+C: the find's match is not the user's selection
+            return not self.search.highlighting
         # In a memory block being edited, the page and end keys move in the block.
         return not (action in ("page", "newest") and isinstance(self.focused, BlockEditor))
 

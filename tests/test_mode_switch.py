@@ -1,0 +1,129 @@
+"""Switching the permission mode while local calls wait for an answer: each gets the answer
+the new mode gives (it runs, marked auto-approved, or is denied with the mode's reason), or
+keeps asking; nothing runs that the new mode would not have let run."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from test_local_calls import LocalChat, only_answer
+
+from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
+from openletta.chat.approvals import Choice
+from openletta.chat.turn_state import Phase
+from openletta.tools.permissions import PermissionMode, read_only_denial
+from openletta.transcript import ToolStatus
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[LocalChat]:
+    chat = LocalChat(tmp_path, PermissionMode.ASK)
+    yield chat
+    await chat.controller.close()
+
+
+def switch_to(chat: LocalChat, mode: PermissionMode) -> None:
+    """Press the switching key until ``mode`` is on."""
+    while chat.controller.switch_mode() is not mode:
+        pass
+
+
+async def test_an_edit_waiting_runs_once_accept_edits_is_on(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "notes.txt"}))
+    assert chat.controller.state.asking is not None and chat.edit_tool.runs == []
+    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await chat.settled()
+    assert chat.edit_tool.runs == [{"path": "notes.txt"}]
+    assert only_answer(chat) == [ToolReturnAnswer(
+        tool_call_id="call-1", tool_return="Change ran", status="success",
+        stdout=["Change says hi\n"])]
+    call = chat.transcript.call("call-1")
+    assert call is not None and call.auto_approved and call.status is ToolStatus.SUCCESS
+
+
+async def test_a_command_keeps_asking_in_accept_edits_and_read_only_denies_it(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Run", {}))
+    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    assert chat.controller.state.asking is chat.transcript.call("call-1")
+    assert chat.controller.state.phase is Phase.AWAITING_APPROVAL
+    switch_to(chat, PermissionMode.READ_ONLY)
+    await chat.settled()
+    assert chat.run_tool.runs == []
+    assert only_answer(chat) == [ApprovalAnswer(
+        tool_call_id="call-1", approve=False, reason=read_only_denial(chat.run_tool))]
+    call = chat.transcript.call("call-1")
+    assert call is not None and call.status is ToolStatus.DENIED and not call.auto_approved
+
+
+async def test_each_of_several_calls_waiting_gets_the_new_modes_answer(
+        chat: LocalChat, tmp_path: Path) -> None:
+    outside = str(tmp_path / "elsewhere.txt")
+    await chat.send(("call-1", "Run", {}), ("call-2", "Change", {"path": "notes.txt"}),
+                    ("call-3", "Change", {"path": outside}), ("call-4", "bash", {}),
+                    ("call-5", "Look", {}))
+    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    state = chat.controller.state
+    assert state.asking is chat.transcript.call("call-1") and state.undecided == 3
+    assert chat.edit_tool.runs == chat.read_tool.runs == []  # nothing runs while one asks
+    chat.controller.decide(state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    assert chat.controller.state.asking is chat.transcript.call("call-3")
+    chat.controller.decide(chat.controller.state.asking, Choice.DENY, "not there")  # type: ignore[arg-type]
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert len(chat.run_tool.runs) == 1 and chat.read_tool.runs == [{}]
+    assert chat.edit_tool.runs == [{"path": "notes.txt"}]  # not the one outside
+    answers = only_answer(chat)
+    assert [type(answer) for answer in answers] == [
+        ToolReturnAnswer, ToolReturnAnswer, ApprovalAnswer, ApprovalAnswer, ToolReturnAnswer]
+    assert answers[2] == ApprovalAnswer(tool_call_id="call-3", approve=False,
+                                        reason="not there")
+    assert [chat.transcript.call(f"call-{n}").auto_approved  # type: ignore[union-attr]
+            for n in range(1, 6)] == [False, True, False, False, True]
+
+
+async def test_what_a_mode_answered_is_answered_again_by_the_next_one(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "notes.txt"}), ("call-2", "Run", {}))
+    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    assert chat.controller.state.asking is chat.transcript.call("call-2")
+    switch_to(chat, PermissionMode.READ_ONLY)  # the edit accept-edits let through: denied
+    await chat.settled()
+    assert chat.edit_tool.runs == chat.run_tool.runs == []
+    assert only_answer(chat) == [
+        ApprovalAnswer(tool_call_id="call-1", approve=False,
+                       reason=read_only_denial(chat.edit_tool)),
+        ApprovalAnswer(tool_call_id="call-2", approve=False,
+                       reason=read_only_denial(chat.run_tool))]
+
+
+async def test_back_in_ask_mode_what_a_mode_answered_asks_again(
+        chat: LocalChat, tmp_path: Path) -> None:
+    await chat.send(("call-1", "Change", {"path": "notes.txt"}),
+                    ("call-2", "Change", {"path": str(tmp_path / "elsewhere.txt")}))
+    switch_to(chat, PermissionMode.READ_ONLY)  # the one outside asks in every mode
+    assert chat.controller.state.asking is chat.transcript.call("call-2")
+    switch_to(chat, PermissionMode.ASK)
+    state = chat.controller.state
+    assert state.asking is chat.transcript.call("call-1") and state.undecided == 2
+    assert chat.edit_tool.runs == [] and not chat.client.answered
+
+
+async def test_a_request_left_pending_stays_so_with_fewer_calls_waiting(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "a.txt"}), ("call-2", "Run", {}))
+    chat.controller.leave(deny=False, quitting=False)
+    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    state = chat.controller.state
+    assert state.asking is None and state.undecided == 1 and chat.edit_tool.runs == []
+    chat.controller.ask_again()
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.edit_tool.runs == [{"path": "a.txt"}] and chat.run_tool.runs == [{}]
+
+
+async def test_switching_with_no_request_waiting_answers_nothing(chat: LocalChat) -> None:
+    switch_to(chat, PermissionMode.READ_ONLY)
+    assert chat.controller.state.phase is Phase.IDLE and not chat.client.answered
