@@ -154,3 +154,20 @@ async def test_context_counts_the_open_conversation_not_the_default_thread(
         await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
         title = str(app.screen.query_one(".inspect-title").render())
         assert title == "Context window of demo-agent in scratch"  # as the status bar says
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_context_gauges_use_the_width_of_the_view(demo_server, make_app, wait_until,
+                                                        size: tuple[int, int]) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=size) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/context", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
+        body = app.screen.query_one(".inspect-body")
+        await wait_until(pilot, lambda: "In use" in str(body.render()))
+        lines = str(body.render()).split("\n")
+        in_use = next(line for line in lines if line.startswith("In use"))
+        assert len(in_use) == body.content_region.width  # the gauges stretch to the edge
+        gauges = [line for line in lines if "▱" in line or "▰" in line]
+        assert all(len(line) <= body.content_region.width for line in gauges)  # none wraps

@@ -12,6 +12,8 @@ from chat_helpers import choose, demo_chat, open_chat
 from test_app import SIZE
 from test_approvals import answered, ask, calls, prompt_focused
 from textual.app import App, ComposeResult
+from textual.errors import NoWidget
+from textual.widget import Widget
 from textual.widgets import OptionList, SelectionList, Static
 
 from openletta.chat.approvals import Choice
@@ -24,7 +26,7 @@ from openletta.tools.permissions import (
     read_only_denial,
 )
 from openletta.transcript import ToolCallItem, ToolStatus
-from openletta.ui.screens.approval_rules import ApprovalRulesScreen
+from openletta.ui.screens.approval_rules import ApprovalRulesScreen, list_heights
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH
 from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor, approval_prompt
@@ -137,6 +139,50 @@ async def test_approvals_lists_local_rules_and_toggles_them(
         listing.highlighted = 1
         await pilot.press("space")  # Read: asks again
         await wait_until(pilot, lambda: "Read" not in local.permissions.session)
+
+
+def fully_shown(widget: Widget) -> bool:
+    """Whether all of ``widget`` is on screen (not clipped by its dialog, nor off the screen)."""
+    try:
+        visible = widget.screen.find_widget(widget).visible_region
+    except NoWidget:
+        return False
+    return bool(visible) and visible == widget.region
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_approvals_fits_the_screen_and_its_lists_scroll_inside(
+        demo_server, make_app, wait_until, local: LocalCalls, size: tuple[int, int]) -> None:
+    for tool in ("Bash", "Read", "LS"):  # a few rules, so the local list says something
+        local.permissions.allow_always(tool)
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
+    async with app.run_test(size=size) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/approvals", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen)
+                         and app.screen._required, what="rules listed")
+        rules = app.screen
+        box = rules.query_one("#rules-box")
+        title = rules.query_one("#rules-title", Static)
+        keys = next(part for part in box.query(Static) if "Esc closes" in str(part.content))
+        parts = [title, rules._tools, rules._local_tools, keys]
+        await wait_until(pilot, lambda: all(fully_shown(part) for part in parts),
+                         what="the whole dialog on screen")
+        assert box.region.bottom <= size[1] - 1  # above the key bar
+        listing = rules._local_tools
+        if size == (80, 24):  # too long for the room: the list scrolls inside the dialog
+            assert listing.size.height < listing.option_count
+            listing.focus()
+            listing.highlighted = listing.option_count - 1
+            await wait_until(pilot, lambda: listing.scroll_y > 0, what="the list scrolled")
+            assert all(fully_shown(part) for part in parts)
+
+
+def test_lists_share_the_room_the_dialog_has() -> None:
+    assert list_heights([9, 9], 30) == [9, 9]  # all fit
+    assert list_heights([9, 4], 10) == [6, 4]  # the short list whole, the long one the rest
+    assert list_heights([20, 20], 10) == [5, 5]
+    assert list_heights([20, 20], 2) == [3, 3]  # never under a row of tools
 
 
 async def test_a_command_edited_on_its_card_is_what_runs(

@@ -390,7 +390,7 @@ async def test_a_server_call_waiting_with_its_run_shows_no_running_time(
         await synced(pilot, card)
         clock.now += 5
         await synced(pilot, card)
-        assert squeezed(shown_text(card))[0] == "▌ bash ls waiting"
+        assert squeezed(shown_text(card))[0] == "▌ bash ls runs on server waiting"
         item.status = ToolStatus.NOT_RUN
         await synced(pilot, card)
         assert squeezed(shown_text(card))[0] == "▌ bash ls not run"
@@ -405,22 +405,24 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
         item.arguments_text = '{"command": "ls -'
         await synced(pilot, card)
         assert card.has_class("-streaming")
-        assert squeezed(shown_text(card)) == ["▌ bash streaming…", '▌ {"command": "ls -']
+        assert squeezed(shown_text(card)) == ["▌ bash runs on server streaming…",
+                                              '▌ {"command": "ls -']
         item.arguments_text += 'la"}'
         item.status = ToolStatus.RUNNING
         await synced(pilot, card)
         assert card.has_class("-running") and not card.has_class("-streaming")
-        assert squeezed(shown_text(card)) == ["▌ bash ls -la running 0s", "▌ $ ls -la"]
+        assert squeezed(shown_text(card)) == ["▌ bash ls -la runs on server running 0s",
+                                              "▌ $ ls -la"]
         clock.now += 3  # the elapsed time ticks once a second while running
         await wait_until(pilot, lambda: squeezed(shown_text(card))[0].endswith("running 3s"),
                          what="the running time to tick")
-        assert squeezed(shown_text(card))[0] == "▌ bash ls -la running 3s"
+        assert squeezed(shown_text(card))[0] == "▌ bash ls -la runs on server running 3s"
         clock.now += 4
         item.status, item.result = ToolStatus.SUCCESS, "a.txt\nb.txt\n"
         await synced(pilot, card)
         assert card.has_class("-success")
         assert squeezed(shown_text(card)) == [
-            "▌ bash ls -la ✓ success 7s",
+            "▌ bash ls -la runs on server ✓ success 7s",
             "▌ $ ls -la",
             "▌ a.txt",
             "▌ b.txt",
@@ -429,7 +431,7 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
         assert card._ticker is None  # the ticker stopped with the final status
         clock.now += 60
         await pilot.pause()
-        assert squeezed(shown_text(card))[0] == "▌ bash ls -la ✓ success 7s"
+        assert squeezed(shown_text(card))[0] == "▌ bash ls -la runs on server ✓ success 7s"
 
 
 async def test_tool_output_markup_and_escapes_are_literal() -> None:

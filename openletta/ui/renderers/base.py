@@ -216,6 +216,27 @@ def failure_blocks(item: ToolCallItem, output: str) -> list[Content]:
     return blocks
 
 
+#: A call that ended with one of these changed nothing: it failed, was denied, or never ran.
+UNMADE_STATUSES = frozenset({ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.NOT_RUN})
+
+
+def unmade_change(item: ToolCallItem, not_made: str, intended: str,
+                  change: list[Content]) -> list[Content]:
+    """The change a call did not make (its status in :data:`UNMADE_STATUSES`): first its error,
+    ``✗ Not written: …`` (``not_made``), then ``change`` dimmed under ``intended``; a call
+    denied or not run says ``Not written.`` only (the card gives the denial below)."""
+    if item.status is not ToolStatus.ERROR:  # denied or not run: the card says so below
+        return [Content.styled(f"{not_made}. {intended}:", f"italic {MUTED}"),
+                *(block.stylize("dim") for block in change)]
+    message = DisplayText(without_error_prefix(item.result or "")).rstrip()
+    blocks = [Content.assemble((f"✗ {not_made}", f"bold {BAD}"),
+                               (f": {message}" if message else "", BAD))]
+    if change:
+        blocks.append(Content.styled(f"{intended}:", f"italic {MUTED}"))
+        blocks.extend(block.stylize("dim") for block in change)
+    return blocks
+
+
 def json_block(value: Any) -> list[Content]:
     """A parsed JSON value pretty-printed and highlighted, every character shown literally."""
     return code_block(literal_text(json.dumps(value, indent=2, ensure_ascii=False)), "json")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from openletta.display import DisplayText
-from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     ADDED,
@@ -19,13 +19,13 @@ from openletta.ui.renderers.base import (
     MUTED,
     OK,
     REMOVED,
+    UNMADE_STATUSES,
     ToolRenderer,
     arg,
-    error_block,
     finished_output,
     one_line,
     output_block,
-    without_error_prefix,
+    unmade_change,
 )
 from openletta.ui.renderers.read_file import PATH_ARGS
 
@@ -83,7 +83,7 @@ class EditFileRenderer(ToolRenderer):
 
     def summary(self, item: ToolCallItem) -> str:
         path = one_line(arg(item, *PATH_ARGS) or "")
-        if item.preview is not None:
+        if item.preview is not None and item.status not in UNMADE_STATUSES:
             added, removed = patch_counts(item.preview)
             return f"{path}  +{added} −{removed}".strip()
         old, new = _old_new(item)
@@ -93,21 +93,27 @@ class EditFileRenderer(ToolRenderer):
         return f"{path}  +{added} −{removed}".strip()
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
+        if item.status in UNMADE_STATUSES:  # the edit asked for, not a change to the file
+            return unmade_change(item, "Not changed", "The edit it would have made",
+                                 _asked_blocks(item, width))
         blocks: list[Content] = []
-        old, new = _old_new(item)
-        patch = arg(item, *_PATCH_ARGS)
         if item.preview is not None:  # the change against the file on disk (a local call)
             blocks.extend(patch_blocks(item.preview, width))
-        elif new is not None:  # numbered only when it is the whole file (no old text)
-            blocks.extend(diff_blocks(old, new, width, numbered=not old))
-        elif patch is not None:
-            blocks.extend(patch_blocks(patch, width))
-        output = finished_output(item)
-        if output is not None and item.status is ToolStatus.ERROR:
-            blocks.append(error_block(without_error_prefix(output)))
-        elif output:
+        else:
+            blocks.extend(_asked_blocks(item, width))
+        if output := finished_output(item):
             blocks.extend(output_block(output, MUTED))
         return blocks
+
+
+def _asked_blocks(item: ToolCallItem, width: int) -> list[Content]:
+    """The edit as its arguments ask for it: old → new text (numbered only when it is the
+    whole file, with no old text), or the patch."""
+    old, new = _old_new(item)
+    if new is not None:
+        return diff_blocks(old, new, width, numbered=not old)
+    patch = arg(item, *_PATCH_ARGS)
+    return patch_blocks(patch, width) if patch is not None else []
 
 
 def diff_blocks(old: str, new: str, width: int, *, numbered: bool = True) -> list[Content]:

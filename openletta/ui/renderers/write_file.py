@@ -6,21 +6,21 @@ import re
 
 from textual.content import Content
 
-from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     MUTED,
     OK,
+    UNMADE_STATUSES,
     ToolRenderer,
     arg,
     code_block,
-    error_block,
     finished_output,
     language_for,
     more_note,
     one_line,
     raw_arg,
-    without_error_prefix,
+    unmade_change,
 )
 from openletta.ui.renderers.edit_file import patch_blocks
 from openletta.ui.renderers.read_file import PATH_ARGS
@@ -59,20 +59,25 @@ class WriteFileRenderer(ToolRenderer):
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         content = arg(item, *_CONTENT_ARGS) or ""
+        path = arg(item, *PATH_ARGS)
+        if item.status in UNMADE_STATUSES:  # the content, not a change to the file on disk
+            return unmade_change(item, "Not written", "What it would have written",
+                                 _content_blocks(content, path))
         blocks: list[Content] = []
-        output = finished_output(item)
-        if output is not None and item.status is ToolStatus.ERROR:
-            blocks.append(error_block(without_error_prefix(output)))
-        elif output is not None:
+        if (output := finished_output(item)) is not None:
             what = outcome(output) or "written"
             blocks.append(Content.assemble(("✓ ", OK), (what, MUTED)))
-        path = arg(item, *PATH_ARGS)
         if item.preview is not None and not item.preview.startswith("--- /dev/null"):
             blocks.extend(patch_blocks(item.preview, width))  # what it changes on disk
             return blocks
-        blocks.extend(code_block(content, language_for(path), line_numbers=True,
-                                 limit=PREVIEW_LINES)[:1])
-        hidden = len(content.splitlines()) - PREVIEW_LINES
-        if hidden > 0:
-            blocks.append(more_note(hidden))
-        return blocks
+        return blocks + _content_blocks(content, path)
+
+
+def _content_blocks(content: str, path: str | None) -> list[Content]:
+    """The first :data:`PREVIEW_LINES` lines of ``content``, numbered and highlighted."""
+    blocks = code_block(content, language_for(path), line_numbers=True,
+                        limit=PREVIEW_LINES)[:1]
+    hidden = len(content.splitlines()) - PREVIEW_LINES
+    if hidden > 0:
+        blocks.append(more_note(hidden))
+    return blocks

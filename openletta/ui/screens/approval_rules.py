@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
@@ -19,12 +21,27 @@ from openletta.display import plain_text
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
 
-HINT = ("Checked tools wait for your approval. Space toggles; the rule is stored on the "
-        "server, so it holds in every client (checking a tool also revokes any \"don't ask "
-        "again this session\"). Tab goes to the local tools; Esc closes.")
-LOCAL_HINT = ("Checked tools ask before they run here. Unchecking one allows it in this project "
-              "(saved on this machine); checking it again revokes that rule and any \"don't "
-              "ask again this session\". Paths outside the directory always ask.")
+HINT = ("Checked tools wait for your approval; the rule is stored on the server, for every "
+        "client. Checking one also ends a \"don't ask again this session\".")
+LOCAL_HINT = ("Checked tools ask before they run here; unchecked ones run unasked in this "
+              "project (saved on this machine). Checking one also ends a \"don't ask again this "
+              "session\". Paths outside the directory always ask.")
+KEYS = "Space toggles · Tab goes to the other list · Esc closes"
+KEYS_ONE_LIST = "Space toggles · Esc closes"
+#: Rows a list keeps however little room there is (its border and one tool).
+LEAST_LIST_ROWS = 3
+
+
+def list_heights(needs: Sequence[int], room: int, least: int = LEAST_LIST_ROWS) -> list[int]:
+    """The heights of lists that need ``needs`` rows, to fit in ``room`` rows: each its need
+    when they all fit; else the room shared, a list needing less than its share keeping its
+    need and the rest going to the others (none under ``least``)."""
+    heights = list(needs)
+    left, waiting = room, len(needs)
+    for index in sorted(range(len(needs)), key=needs.__getitem__):
+        heights[index] = max(least, min(needs[index], left // waiting))
+        left, waiting = left - heights[index], waiting - 1
+    return heights
 
 
 class ApprovalRulesScreen(ModalScreen[None]):
@@ -49,7 +66,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self._required: dict[str, bool] = {}
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="rules-box"):
+        with Vertical(id="rules-box"):
             yield Static(plain_text(f"Approval rules of {self.agent_name}"), id="rules-title")
             yield Static(HINT, id="rules-hint")
             yield self._tools
@@ -61,12 +78,27 @@ class ApprovalRulesScreen(ModalScreen[None]):
                              id="local-rules-title")
                 yield Static(LOCAL_HINT, id="local-rules-hint")
                 yield self._local_tools
+            yield Static(KEYS if self.local is not None else KEYS_ONE_LIST, id="rules-keys")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.load()
         if self.local is not None:
             self._show_local_rules(self.local)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.fit_lists)
+
+    def fit_lists(self) -> None:
+        """Cap the lists' heights so the whole dialog fits on the screen (the lists scroll)."""
+        box = self.query_one("#rules-box")
+        lists = [listing for listing in (self._tools, self._local_tools) if listing.is_mounted]
+        room = self.size.height - self.query_one(KeyBar).outer_size.height
+        room -= box.styles.gutter.height + sum(
+            _rows(child) for child in box.children if child not in lists and child.display)
+        needs = [listing.option_count + listing.styles.gutter.height for listing in lists]
+        for listing, height in zip(lists, list_heights(needs, room), strict=True):
+            listing.styles.max_height = height
 
     @staticmethod
     def _local_rows(local: LocalCalls) -> list[Selection[str]]:
@@ -102,6 +134,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
             listing.clear_options()
             listing.add_options(self._local_rows(local))
         listing.highlighted = highlighted
+        self.call_after_refresh(self.fit_lists)
 
     @work(exclusive=True, group="rules", exit_on_error=False)
     async def load(self) -> None:
@@ -134,6 +167,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
                           name, needed and name not in self.session)
                 for name, needed in sorted(self._required.items()))
         listing.highlighted = highlighted
+        self.call_after_refresh(self.fit_lists)
 
     @on(SelectionList.SelectionToggled, "#rules-list")
     def _toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
@@ -168,3 +202,9 @@ class ApprovalRulesScreen(ModalScreen[None]):
                 self._tools.select(tool)
             else:
                 self._tools.deselect(tool)
+
+
+def _rows(widget: Widget) -> int:
+    """The rows ``widget`` takes, its margins included."""
+    margin = widget.styles.margin
+    return widget.outer_size.height + margin.top + margin.bottom

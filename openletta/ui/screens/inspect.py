@@ -25,7 +25,9 @@ from openletta.display import DisplayText, plain_text
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.key_bar import KeyBar
 
+#: The gauges' length when the width is not known yet, and the least they keep.
 BAR_CELLS = 24
+LEAST_BAR_CELLS = 4
 #: How often, and how far apart, the run inspector asks for step timings not recorded yet.
 METRICS_TRIES = 10
 METRICS_RETRY_SECONDS = 1.0
@@ -63,19 +65,22 @@ FULL_NOTE = ("The context is nearly full or over: the server summarises older me
              "must, and /compact does it now.")
 
 
-def context_text(window: ContextWindow) -> Content:
-    """The context window as a gauge per part, their sum, and the server's own total."""
+def context_text(window: ContextWindow, width: int = 0) -> Content:
+    """The context window as a gauge per part, their sum, and the server's own total; the
+    gauges as long as ``width`` cells allow (when given)."""
     whole = window.context_window_size_max or window.context_window_size_current
     rows = context_rows(window)
-    width = max((len(label) for label, _ in rows), default=10)
-    lines = [Content.assemble((f"{label:<{width}}  ", "bold"), bar(tokens, whole),
+    total = sum(tokens for _, tokens in rows)
+    label_width = max((len(label) for label, _ in rows), default=10)
+    in_use = (f"{total:>8,} of {whole:,} tokens ({total / whole:.0%})" if whole else "")
+    cells = max(LEAST_BAR_CELLS, width - label_width - 4 - len(in_use)) if width else BAR_CELLS
+    lines = [Content.assemble((f"{label:<{label_width}}  ", "bold"), bar(tokens, whole, cells),
                               (f"  {tokens:>8,}", ""), (f"  {tokens / whole:5.1%}" if whole
                                                          else "", MUTED))
              for label, tokens in rows]
-    total = sum(tokens for _, tokens in rows)
     lines.append(Content.styled(
-        f"{'In use':<{width}}  {bar(total, whole)}  {total:>8,} of {whole:,} tokens "
-        f"({total / whole:.0%})" if whole else f"In use: {total:,} tokens", "bold"))
+        f"{'In use':<{label_width}}  {bar(total, whole, cells)}  {in_use}" if whole
+        else f"In use: {total:,} tokens", "bold"))
     if window.context_window_size_current != total:
         lines.append(Content.styled(f"The server counts {window.context_window_size_current:,} "
                                     "in all.", MUTED))
@@ -192,6 +197,7 @@ class ContextScreen(InspectScreen):
         where = f" in {conversation}" if conversation else ""
         super().__init__(f"Context window of {agent_name}{where}")
         self.client, self.agent_id, self.conversation_id = client, agent_id, conversation_id
+        self._window: ContextWindow | None = None
 
     @classmethod
     def of(cls, session: ChatSession) -> ContextScreen:
@@ -203,14 +209,22 @@ class ContextScreen(InspectScreen):
     def on_mount(self) -> None:
         self.load()
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_window)
+
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
         try:
-            window = await self.client.get_context(self.agent_id, self.conversation_id)
+            self._window = await self.client.get_context(self.agent_id, self.conversation_id)
         except LettaError as error:
             self.show(Content(DisplayText(f"The server did not say: {error.message}")))
             return
-        self.show(context_text(window))
+        self._show_window()
+
+    def _show_window(self) -> None:
+        """The context window, its gauges as wide as the view."""
+        if self._window is not None:
+            self.show(context_text(self._window, self._body.content_region.width))
 
 
 class RunScreen(InspectScreen):

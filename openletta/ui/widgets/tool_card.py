@@ -303,14 +303,19 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
 
 def _place(item: ToolCallItem) -> str:
-    """Where the call runs, said for calls that ask first: here, on a client (read from
-    history), or on the server. A call denied elsewhere ran nowhere (and history cannot tell
-    which side it was for)."""
+    """Where the call runs, on every card that ran or will run: here, on a client (read
+    from history), else on the server. A call denied or never run ran nowhere (and history
+    cannot tell which side a denied call was for); an approval request still streaming may
+    turn out to be for this machine, so it waits to say."""
+    if item.status in (ToolStatus.DENIED, ToolStatus.NOT_RUN):
+        return ""
     if item.runs_here:
         return "⌂ runs here"
     if item.client_result:
         return "ran on a client"
-    return "runs on server" if item.needs_approval and item.status is not ToolStatus.DENIED else ""
+    if item.needs_approval and item.status is ToolStatus.STREAMING:
+        return ""
+    return "runs on server"
 
 
 def _status_class(status: ToolStatus) -> str:

@@ -1,0 +1,85 @@
+"""What a tool card says of its call's outcome: where the call ran, and that a write or edit
+that failed (or never ran) changed nothing; the same live and read back from history."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from widget_app import ItemsApp, shown_text
+
+from openletta.tools.base import Workspace
+from openletta.tools.files import Write
+from openletta.transcript import ToolCallItem, ToolStatus
+
+SIZE = (100, 40)
+NOT_READ = "/work/notes.md exists and has not been read yet: read it first."
+NOT_FOUND = "old_string was not found in the file."
+
+
+def local_call(name: str, arguments: dict[str, Any], *, live: bool,
+               **fields: Any) -> ToolCallItem:
+    """A call of a local tool: as this client ran it (``live``), or as history gives it
+    back (a client sent its result; nothing says it was this one, nor shows a preview)."""
+    where = {"runs_here": True, "auto_approved": True} if live else {"client_result": True}
+    return ToolCallItem(key=f"{name}:{live}", name=name, arguments_text=json.dumps(arguments),
+                        needs_approval=True, **where, **fields)
+
+
+async def cards(*items: ToolCallItem) -> list[list[str]]:
+    """The lines each item's card shows."""
+    app = ItemsApp(items)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return [shown_text(app.widget_of(item)).split("\n") for item in items]
+
+
+async def test_a_local_write_that_failed_shows_its_error_and_no_change(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    arguments = {"file_path": "notes.md", "content": "never written\n"}
+    preview = Write().preview(arguments, Workspace(tmp_path))
+    live = local_call("Write", arguments, live=True, status=ToolStatus.ERROR, result=NOT_READ,
+                      preview=preview)
+    history = local_call("Write", arguments, live=False, status=ToolStatus.ERROR,
+                         result=NOT_READ)
+    live_card, history_card = await cards(live, history)
+    assert live_card[1:] == history_card[1:]  # the same body, live and from history
+    assert live_card[1] == f"▌ ✗ Not written: {NOT_READ}"
+    assert live_card[2:] == ["▌ What it would have written:", "▌ 1 │ never written"]
+    assert not any("kept on disk" in line for line in live_card)  # no diff against the disk
+
+
+async def test_a_local_edit_that_failed_says_first_that_nothing_changed() -> None:
+    arguments = {"file_path": "notes.md", "old_string": "absent", "new_string": "present"}
+    live, history = (local_call("Edit", arguments, live=where, status=ToolStatus.ERROR,
+                                result=NOT_FOUND) for where in (True, False))
+    live_card, history_card = await cards(live, history)
+    assert live_card[1:] == history_card[1:]
+    assert live_card[1] == f"▌ ✗ Not changed: {NOT_FOUND}"
+    assert live_card[2] == "▌ The edit it would have made:"
+
+
+async def test_a_denied_write_says_it_wrote_nothing_above_the_denial() -> None:
+    item = local_call("Write", {"file_path": "a.txt", "content": "x\n"}, live=True,
+                      status=ToolStatus.DENIED, approved=False, reason="not now")
+    [card] = await cards(item)
+    assert card[1:] == ["▌ Not written. What it would have written:", "▌ 1 │ x",
+                        "▌ ⊘ Denied: not now"]
+
+
+async def test_every_card_says_where_its_call_runs() -> None:
+    server = ToolCallItem(key="server", name="memory_insert", status=ToolStatus.SUCCESS,
+                          arguments_text='{"label": "human", "new_str": "tea"}', result="ok")
+    asked = ToolCallItem(key="asked", name="bash", needs_approval=True,
+                         status=ToolStatus.SUCCESS, arguments_text='{"command": "ls"}')
+    here = local_call("LS", {"path": "."}, live=True, status=ToolStatus.SUCCESS, result="a")
+    client = local_call("LS", {"path": "."}, live=False, status=ToolStatus.SUCCESS, result="a")
+    streaming = ToolCallItem(key="streaming", name="LS", needs_approval=True,
+                             status=ToolStatus.STREAMING, arguments_text='{"path": "."}')
+    headers = [card[0] for card in await cards(server, asked, here, client, streaming)]
+    assert ["runs on server" in header for header in headers] == [True, True, False, False,
+                                                                   False]
+    assert "⌂ runs here" in headers[2] and "ran on a client" in headers[3]
+    # An approval request still streaming may be for this machine: it does not say yet.
+    assert not any(word in headers[4] for word in ("server", "here", "client"))
