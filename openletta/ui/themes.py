@@ -36,6 +36,9 @@ THEME_VARIABLE_DEFAULTS: dict[str, str] = {
     #: The bar down the left of a tool card, and the frame of the lists of agents and models.
     "card-bar": "#45505A",
     "quiet-border": "#343F49",
+    #: Behind the focused item of the chat (a grey that shows on dark and light backgrounds;
+    #: Textual's ``$boost`` is transparent in a theme that sets ``panel``).
+    "item-focus-background": "#8080802E",
 }
 
 class ThemeVariables:

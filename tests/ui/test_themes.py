@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from chat_helpers import demo_chat, send
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.css.stylesheet import Stylesheet
 from textual.theme import Theme
 from textual.widgets import Static
 
+from openletta.transcript import AssistantItem, ReasoningItem, TurnFooterItem
 from openletta.ui import themes
 from openletta.ui.themes import (
     DEFAULT_THEME,
@@ -201,3 +203,21 @@ async def test_an_unknown_theme_is_reported_and_the_default_used(user_themes: Pa
         assert app.theme == "openletta-light"
     assert app.problems == ["Unknown theme 'no-such-theme'."]
     assert StartsThemedApp("no-such-theme").theme == DEFAULT_THEME
+
+
+@pytest.mark.parametrize("name", ["openletta-dark", "openletta-light"])
+async def test_every_item_of_a_turn_shows_when_it_has_focus(
+        user_themes: Path, demo_server, make_app, wait_until, name: str) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        app.theme = name
+        await send(pilot, screen, "hello", wait_until)
+        widgets = [screen.view.widget_for(item) for item in screen.session.transcript.items
+                   if isinstance(item, (ReasoningItem, AssistantItem, TurnFooterItem))]
+        assert len(widgets) == 3
+        for widget in widgets:
+            assert widget is not None
+            unfocused = widget.styles.background
+            widget.focus()
+            await wait_until(pilot, lambda w=widget: w.has_focus, what="focus")
+            await pilot.pause()
+            assert widget.styles.background.a > 0 and widget.styles.background != unfocused
