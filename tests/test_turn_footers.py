@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from pathlib import Path
@@ -236,3 +237,19 @@ def test_a_split_turn_whose_older_part_has_another_run_counts_its_tokens_again()
     assert split in transcript.footers_without_tokens()  # both runs' usage is read again
     transcript.set_footer_tokens(split, 1500)
     assert split.tokens == 1500
+
+
+def test_a_call_interrupted_here_counts_in_its_turn_not_the_next_ones_run() -> None:
+    # Captured from Letta 0.16.8: `local sleep`, approved, stopped by Esc, then `hello after`.
+    # The server files the call's result (sent with the next message) under the next run,
+    # before that run's user message.
+    page = json.loads((FIXTURES / "history_interrupted_local_call.json").read_text())
+    transcript = Transcript(footers=True)
+    transcript.load_history([parse_message(entry) for entry in page])
+    first, second = footers(transcript)
+    runs = {entry["content"]: entry["run_id"] for entry in page
+            if entry["message_type"] == "user_message"}
+    assert first.run_ids == (runs["local sleep"],)
+    assert second.run_ids == (runs["hello after"],)
+    assert (first.steps, second.steps) == (1, 1)
+    assert first.duration is not None and first.duration < 1  # not until the next message

@@ -173,6 +173,7 @@ class MessageHandlers(TranscriptBase):
         subtype, text = unpack_user_content(message.content)
         item: Item
         if subtype == "user_message":
+            self._turn.disown(message.run_id)
             self._end_turn(change)
             self._turn = TurnStats(started=message.date)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)

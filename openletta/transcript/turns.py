@@ -49,18 +49,39 @@ class TurnStats:
     #: Whether any message other than the user's belongs to the turn.
     answered: bool = False
     footer: TurnFooterItem | None = None
+    #: Per run (``None``: messages without one): its steps and its latest message's date,
+    #: so that a run found to be the next turn's can be left out (:meth:`disown`).
+    run_steps: dict[str | None, set[str]] = field(default_factory=dict)
+    run_ended: dict[str | None, datetime] = field(default_factory=dict)
 
     def observe(self, message: m.Message) -> None:
         """Take the date and step of a message of the agent's that belongs to this turn."""
         if not _by_the_agent(message):
             return
         self.answered = True
+        run = message.run_id or None
         if message.date is not None and (self.ended is None or message.date > self.ended):
             self.ended = message.date
+        if message.date is not None and (run not in self.run_ended
+                                         or message.date > self.run_ended[run]):
+            self.run_ended[run] = message.date
         if message.step_id:
             self.step_ids.add(message.step_id)
-        if message.run_id and message.run_id not in self.run_ids:
-            self.run_ids.append(message.run_id)
+            self.run_steps.setdefault(run, set()).add(message.step_id)
+        if run and run not in self.run_ids:
+            self.run_ids.append(run)
+
+    def disown(self, run_id: str | None) -> None:
+        """Leave out ``run_id``: it is the next turn's (its user message says so), though the
+        server filed some of its messages before that message (the result of a call
+        interrupted here, sent with the next message)."""
+        if not run_id or run_id not in self.run_ids:
+            return
+        self.run_ids.remove(run_id)
+        self.run_steps.pop(run_id, None)
+        self.run_ended.pop(run_id, None)
+        self.step_ids = set().union(*self.run_steps.values())
+        self.ended = max(self.run_ended.values(), default=None)
 
     def observe_error(self, run_id: str | None) -> None:
         """An error ended the turn: it is an answer (the turn gets a footer) from ``run_id``."""
@@ -81,6 +102,10 @@ class TurnStats:
         self.run_ids = [*earlier.run_ids,
                         *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
+        for run, steps in earlier.run_steps.items():
+            self.run_steps.setdefault(run, set()).update(steps)
+        for run, date in earlier.run_ended.items():
+            self.run_ended[run] = max(date, self.run_ended.get(run, date))
 
     @property
     def duration(self) -> float | None:
