@@ -11,10 +11,16 @@ import pytest
 from test_local_calls import LocalChat, only_answer
 
 from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
+from openletta.chat import approval_flow
 from openletta.chat.approvals import Choice
 from openletta.chat.turn_state import Phase
 from openletta.tools.permissions import PermissionMode, read_only_denial
 from openletta.transcript import ToolStatus
+
+
+@pytest.fixture(autouse=True)
+def quick_settling(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(approval_flow, "MODE_SETTLE_SECONDS", 0.01)
 
 
 @pytest.fixture
@@ -24,16 +30,18 @@ async def chat(tmp_path: Path) -> AsyncIterator[LocalChat]:
     await chat.controller.close()
 
 
-def switch_to(chat: LocalChat, mode: PermissionMode) -> None:
-    """Press the switching key until ``mode`` is on."""
+async def switch_to(chat: LocalChat, mode: PermissionMode) -> None:
+    """Press the switching key until ``mode`` is on, and let it settle."""
     while chat.controller.switch_mode() is not mode:
         pass
+    settling = chat.controller._approvals._settling
+    await chat.until(lambda: settling is None or settling.done(), "the mode settled")
 
 
 async def test_an_edit_waiting_runs_once_accept_edits_is_on(chat: LocalChat) -> None:
     await chat.send(("call-1", "Change", {"path": "notes.txt"}))
     assert chat.controller.state.asking is not None and chat.edit_tool.runs == []
-    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
     await chat.settled()
     assert chat.edit_tool.runs == [{"path": "notes.txt"}]
     assert only_answer(chat) == [ToolReturnAnswer(
@@ -46,10 +54,10 @@ async def test_an_edit_waiting_runs_once_accept_edits_is_on(chat: LocalChat) -> 
 async def test_a_command_keeps_asking_in_accept_edits_and_read_only_denies_it(
         chat: LocalChat) -> None:
     await chat.send(("call-1", "Run", {}))
-    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
     assert chat.controller.state.asking is chat.transcript.call("call-1")
     assert chat.controller.state.phase is Phase.AWAITING_APPROVAL
-    switch_to(chat, PermissionMode.READ_ONLY)
+    await switch_to(chat, PermissionMode.READ_ONLY)
     await chat.settled()
     assert chat.run_tool.runs == []
     assert only_answer(chat) == [ApprovalAnswer(
@@ -64,7 +72,7 @@ async def test_each_of_several_calls_waiting_gets_the_new_modes_answer(
     await chat.send(("call-1", "Run", {}), ("call-2", "Change", {"path": "notes.txt"}),
                     ("call-3", "Change", {"path": outside}), ("call-4", "bash", {}),
                     ("call-5", "Look", {}))
-    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
     state = chat.controller.state
     assert state.asking is chat.transcript.call("call-1") and state.undecided == 3
     assert chat.edit_tool.runs == chat.read_tool.runs == []  # nothing runs while one asks
@@ -87,9 +95,9 @@ async def test_each_of_several_calls_waiting_gets_the_new_modes_answer(
 async def test_what_a_mode_answered_is_answered_again_by_the_next_one(
         chat: LocalChat) -> None:
     await chat.send(("call-1", "Change", {"path": "notes.txt"}), ("call-2", "Run", {}))
-    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
     assert chat.controller.state.asking is chat.transcript.call("call-2")
-    switch_to(chat, PermissionMode.READ_ONLY)  # the edit accept-edits let through: denied
+    await switch_to(chat, PermissionMode.READ_ONLY)  # the edit accept-edits let through: denied
     await chat.settled()
     assert chat.edit_tool.runs == chat.run_tool.runs == []
     assert only_answer(chat) == [
@@ -103,9 +111,9 @@ async def test_back_in_ask_mode_what_a_mode_answered_asks_again(
         chat: LocalChat, tmp_path: Path) -> None:
     await chat.send(("call-1", "Change", {"path": "notes.txt"}),
                     ("call-2", "Change", {"path": str(tmp_path / "elsewhere.txt")}))
-    switch_to(chat, PermissionMode.READ_ONLY)  # the one outside asks in every mode
+    await switch_to(chat, PermissionMode.READ_ONLY)  # the one outside asks in every mode
     assert chat.controller.state.asking is chat.transcript.call("call-2")
-    switch_to(chat, PermissionMode.ASK)
+    await switch_to(chat, PermissionMode.ASK)
     state = chat.controller.state
     assert state.asking is chat.transcript.call("call-1") and state.undecided == 2
     assert chat.edit_tool.runs == [] and not chat.client.answered
@@ -115,7 +123,7 @@ async def test_a_request_left_pending_stays_so_with_fewer_calls_waiting(
         chat: LocalChat) -> None:
     await chat.send(("call-1", "Change", {"path": "a.txt"}), ("call-2", "Run", {}))
     chat.controller.leave(deny=False, quitting=False)
-    switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
     state = chat.controller.state
     assert state.asking is None and state.undecided == 1 and chat.edit_tool.runs == []
     chat.controller.ask_again()
@@ -125,5 +133,16 @@ async def test_a_request_left_pending_stays_so_with_fewer_calls_waiting(
 
 
 async def test_switching_with_no_request_waiting_answers_nothing(chat: LocalChat) -> None:
-    switch_to(chat, PermissionMode.READ_ONLY)
+    await switch_to(chat, PermissionMode.READ_ONLY)
     assert chat.controller.state.phase is Phase.IDLE and not chat.client.answered
+
+
+async def test_a_mode_passed_through_on_the_way_to_another_answers_nothing(
+        chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "notes.txt"}))
+    assert chat.controller.switch_mode() is PermissionMode.ACCEPT_EDITS  # would run it…
+    await switch_to(chat, PermissionMode.READ_ONLY)  # …but the key goes on at once
+    await chat.settled()
+    assert chat.edit_tool.runs == []
+    assert only_answer(chat) == [ApprovalAnswer(
+        tool_call_id="call-1", approve=False, reason=read_only_denial(chat.edit_tool))]

@@ -31,6 +31,9 @@ HELD = "Interrupted by you · the agent hears of it with your next message"
 TOLD = "Interrupted by you · the agent heard of it with your next message"
 #: :data:`HELD` once the user quit: the answers go before the app ends.
 TOLD_ON_QUIT = "Interrupted by you · the agent is told as you quit"
+#: Seconds a permission mode must stay on before it answers the calls waiting: a mode
+#: passed through on the way to another (the key cycles) answers none.
+MODE_SETTLE_SECONDS = 0.6
 
 
 #: Sends a message, then each queued one after a clean end (``None``: nothing to send).
@@ -46,6 +49,7 @@ class ApprovalFlow:
         self._tasks = tasks
         self._converse = converse
         self._after = after
+        self._settling: asyncio.Task[None] | None = None
 
     # --- intents --------------------------------------------------------------------------
 
@@ -269,10 +273,21 @@ class ApprovalFlow:
         return True
 
     def mode_switched(self) -> None:
-        """The user switched the permission mode while calls wait for an answer: each local
-        call the user has not answered (nor run) gets the answer of the new mode, as if it
-        came now: it runs, is denied with the mode's reason, or asks. The answers go once
-        every call has one."""
+        """The user switched the permission mode: once it has stayed on for
+        :data:`MODE_SETTLE_SECONDS`, the calls waiting get its answers."""
+        if self._settling is not None:
+            self._settling.cancel()
+        if self._tasks.round is not None:
+            self._settling = self._tasks.start_side_task(self._apply_mode_when_settled)
+
+    async def _apply_mode_when_settled(self) -> None:
+        await asyncio.sleep(MODE_SETTLE_SECONDS)
+        self._apply_mode()
+
+    def _apply_mode(self) -> None:
+        """Each local call waiting that the user has not answered (nor run) gets the answer
+        of the mode, as if it came now: it runs, is denied with the mode's reason, or asks.
+        The answers go once every call has one."""
         round_ = self._tasks.round
         if (round_ is None or self._tasks.local is None
                 or self._tasks.state.phase is not Phase.AWAITING_APPROVAL):

@@ -231,11 +231,12 @@ class TurnTasks:
         if (run_id := self.session.run_id) is not None:
             self.start_side_task(lambda: self.session.note_if_unkept(run_id, self.on_change))
 
-    def start_side_task(self, work: Work) -> None:
+    def start_side_task(self, work: Work) -> asyncio.Task[None]:
         """Run ``work`` beside the turn (a cancel on the server, a rule change)."""
         task = asyncio.get_running_loop().create_task(self._guard(work))
         self._side_tasks.add(task)
         task.add_done_callback(self._side_tasks.discard)
+        return task
 
     async def _guard(self, work: Work) -> None:
         """Run ``work``; a bug in it is reported and leaves the turn idle, never stuck."""
