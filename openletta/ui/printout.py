@@ -42,23 +42,38 @@ class ChatsOfThisRun:
 
     def __init__(self) -> None:
         self._sessions: list[ChatSession] = []
+        #: Each conversation's title as the chat open last in it had it when left (it may
+        #: have been renamed there).
+        self._titles: dict[tuple[str, str | None], str] = {}
 
     def opened(self, session: ChatSession) -> None:
         """Note ``session``, and forget the earlier ones in which nothing was sent."""
+        self._note_title()
         self._sessions = [kept for kept in self._sessions if kept.transcript.first_sent]
         self._sessions.append(session)
 
     def said(self) -> list[ChatSaid]:
         """What was said in each conversation this run, for those where anything was, in
-        the order they were first opened; titled as the last visit knew them."""
+        the order they were first opened; titled with its latest name."""
+        self._note_title()
         chats: dict[tuple[str, str | None], ChatSaid] = {}
         for session in self._sessions:
             if not (items := session.transcript.said_here()):
                 continue
-            key = (session.agent.id, session.conversation_id)
+            key = _conversation(session)
             visits = chats[key].visits if key in chats else []
-            chats[key] = ChatSaid(chat_title(session), [*visits, items])
+            chats[key] = ChatSaid(self._titles[key], [*visits, items])
         return list(chats.values())
+
+    def _note_title(self) -> None:
+        """Note the title of the chat open last (its conversation may have been renamed)."""
+        if self._sessions:
+            last = self._sessions[-1]
+            self._titles[_conversation(last)] = chat_title(last)
+
+
+def _conversation(session: ChatSession) -> tuple[str, str | None]:
+    return session.agent.id, session.conversation_id
 
 
 def chat_title(session: ChatSession) -> str:

@@ -113,6 +113,22 @@ def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() 
         < shown.index("helper · conv-2")
 
 
+def test_a_conversation_renamed_on_a_later_visit_is_printed_under_its_new_name() -> None:
+    chats = ChatsOfThisRun()
+    first = session("helper", "conv-1")
+    first.conversation_name = "mu"
+    chats.opened(first)
+    say(first, "hello mu")
+    chats.opened(session("helper", "conv-2"))
+    again = session("helper", "conv-1")  # back, and renamed without a word sent
+    again.conversation_name = "mu"
+    chats.opened(again)
+    again.conversation_name = "nu"
+    assert [title for title, _ in chats.said()] == ["helper · nu"]
+    chats.opened(session("helper", "conv-3"))  # and left again
+    assert [title for title, _ in chats.said()] == ["helper · nu"]
+
+
 def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:
     chats, chat = ChatsOfThisRun(), session(history=False)
     chats.opened(chat)
