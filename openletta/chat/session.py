@@ -154,17 +154,30 @@ class ChatSession(ReplyStreams):
     async def compact(self, on_change: OnChange) -> Compaction:
         """Have the server summarise the thread's older messages, then show what it stored
         (the summary, on the newest page) and the context's new size. Raises
-        :class:`LettaError`."""
+        :class:`LettaError`.
+
+        The size shown is what the model counted for the last request; the server only
+        estimates the new one, by another count. So the shown size shrinks by the share
+        the server's estimate shrank by (the estimate itself when none was shown yet)."""
+        before = await self._estimated_context()
         done = await self.client.compact(self.agent.id, self.conversation_id)
         page = await newest_page(self.client, self.agent.id, self.conversation_id)
         on_change(self.transcript.load_history(page.messages))
+        after = await self._estimated_context()
+        if after is None:
+            return done  # the size shown is the old one until the next turn says
+        shown = self.transcript.context_tokens
+        size = round(shown * after / before) if shown and before else after
+        on_change(self.transcript.set_context_tokens(size, replacing=True))
+        return done
+
+    async def _estimated_context(self) -> int | None:
+        """The server's estimate of the context's size now (``None`` if it cannot say)."""
         try:
             window = await self.client.get_context(self.agent.id, self.conversation_id)
         except LettaError:
-            return done  # the size shown is the old one until the next turn says
-        on_change(self.transcript.set_context_tokens(window.context_window_size_current,
-                                                     replacing=True))
-        return done
+            return None
+        return window.context_window_size_current or None
 
     async def switch_model(self, model: str) -> Agent:
         """Make the agent run on ``model`` (a handle); the agent as it is now. Raises
