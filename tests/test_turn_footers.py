@@ -9,7 +9,7 @@ from pathlib import Path
 
 from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
-from openletta.transcript import Transcript, TurnFooterItem, UserItem
+from openletta.transcript import ToolCallItem, Transcript, TurnFooterItem, UserItem
 from openletta.ui.widgets.footer import footer_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -253,3 +253,18 @@ def test_a_call_interrupted_here_counts_in_its_turn_not_the_next_ones_run() -> N
     assert second.run_ids == (runs["hello after"],)
     assert (first.steps, second.steps) == (1, 1)
     assert first.duration is not None and first.duration < 1  # not until the next message
+
+
+def test_a_local_call_whose_request_is_on_an_older_page_still_ran_on_a_client() -> None:
+    page = [parse_message(entry) for entry in json.loads(
+        (FIXTURES / "history_interrupted_local_call.json").read_text())]
+    older, newer = page[:3], page[3:]  # the page boundary falls after the request
+    transcript = Transcript(footers=True)
+    transcript.load_history(newer)
+    (call,) = [item for item in transcript.items if isinstance(item, ToolCallItem)]
+    assert call.client_result  # known from the answer alone, before its request is read
+    transcript.prepend_history(older)
+    assert [item for item in transcript.items if isinstance(item, ToolCallItem)] == [call]
+    assert call.client_result and call.name == "Bash"
+    assert [item.kind for item in transcript.items][:4] == ["user", "reasoning", "tool_call",
+                                                            "footer"]

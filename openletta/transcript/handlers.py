@@ -153,7 +153,13 @@ class MessageHandlers(TranscriptBase):
 
     def _on_approval_response(self, message: m.ApprovalResponseMessage, change: Change) -> None:
         for decision in message.approvals:
-            for call_id in self._resolve_call_ids(decision.tool_call_id):
+            call_ids = self._resolve_call_ids(decision.tool_call_id)
+            if not call_ids and decision.type == "tool" and decision.tool_call_id:
+                # A client's result for a call on an older page, not read yet: keep it on a
+                # card of its own until the call is (it names a call, never a message).
+                self._new_call(decision.tool_call_id, message, change, orphan=True)
+                call_ids = [decision.tool_call_id]
+            for call_id in call_ids:
                 item = self._calls.get(call_id)
                 if item is None:
                     continue
