@@ -206,14 +206,14 @@ class ChatScroll(VerticalScroll, can_focus=False):
         self.release_hold()
         self.scroll_page_down(animate=False)
 
-    def first_in_view(self) -> Widget | None:
-        """The first item that starts in the view (else the one on its top line)."""
-        top = self.scroll_y
-        items = [child for child in self.children
+    def newest_in_view(self) -> Widget | None:
+        """The last item that ends in the view (else the one on its bottom line)."""
+        top, bottom = self.scroll_y, self.scroll_y + self.page_height
+        items = [child for child in reversed(self.children)
                  if isinstance(child, ItemWidget) and child.display and child.can_focus]
-        starts = (item for item in items if top <= item.virtual_region.y < top + self.page_height)
-        return next(starts, None) or next(
-            (item for item in items if item.virtual_region.bottom > top), None)
+        ends = (item for item in items if top < item.virtual_region.bottom <= bottom)
+        return next(ends, None) or next(
+            (item for item in items if item.virtual_region.y < bottom), None)
 
     def top_line(self) -> tuple[Widget, int] | None:
         """The item on the top line of the view, and how far into it the view starts."""

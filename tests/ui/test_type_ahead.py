@@ -11,13 +11,14 @@ import termios
 import pytest
 from chat_helpers import demo_chat, open_chat, send
 from textual import events
-from textual.widgets import Input
+from textual.widgets import Collapsible, Input
 
 from openletta.api.client import LettaClient
 from openletta.cli import keys_not_echoed
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.error import ErrorBlock
 from openletta.ui.widgets.footer import TurnFooter
 
 SIZE = (100, 30)
@@ -128,10 +129,10 @@ async def test_a_footer_has_nothing_to_copy_so_c_starts_a_message(
         assert app.focused is screen.prompt
 
 
-async def test_tab_from_the_prompt_goes_to_the_first_item_in_view(
+async def test_tab_from_the_prompt_goes_to_the_newest_item_in_view(
         demo_server, make_app, wait_until) -> None:
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
-        for text in ("hello", "help", "hello again", "help"):  # more than a screenful
+        for text in ("hello", "help", "hello again", "help", "llmerror"):  # over a screenful
             await send(pilot, screen, text, wait_until)
         scroll = screen.view.scroll
         assert scroll.scroll_y > 0  # items are mounted above the view
@@ -139,8 +140,12 @@ async def test_tab_from_the_prompt_goes_to_the_first_item_in_view(
         await pilot.press("tab")
         focused = app.focused
         assert isinstance(focused, ItemWidget)  # not the chat column, nor the oldest item
-        assert before <= focused.virtual_region.y < before + scroll.page_height
+        assert focused.item is screen.session.transcript.items[-1]  # the error's footer
         assert scroll.scroll_y == before  # the view did not jump to the top
+        await pilot.press("shift+tab", "enter")  # the error itself: its details open
+        error = next(node for node in app.focused.ancestors_with_self
+                     if isinstance(node, ErrorBlock))
+        assert not error.query_one(Collapsible).collapsed
 
 
 async def test_shift_tab_on_an_item_goes_to_the_item_above_and_on_to_earlier_ones(
@@ -170,11 +175,11 @@ async def test_shift_tab_on_an_item_goes_to_the_item_above_and_on_to_earlier_one
 
 
 async def tab_to_a_message(pilot) -> None:
-    for _ in range(5):
-        await pilot.press("tab")
-        if isinstance(pilot.app.focused, ItemWidget):
-            return
-    raise AssertionError(f"Tab reached no message, but {pilot.app.focused}")
+    """Tab into the chat (its newest item: the last turn's footer), then up to the reply."""
+    await pilot.press("tab")
+    assert isinstance(pilot.app.focused, TurnFooter)
+    await pilot.press("shift+tab")
+    assert isinstance(pilot.app.focused, ItemWidget), pilot.app.focused
 
 
 async def test_sending_while_scrolled_up_follows_the_message(

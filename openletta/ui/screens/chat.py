@@ -187,11 +187,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
             self.action_back_to_approval()
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
-        """Tab from the prompt goes to the first item in view, not to the oldest one mounted
-        (far above it); from there on, as usual."""
-        if self.focused is self.prompt and (first := self.view.scroll.first_in_view()):
-            first.focus(scroll_visible=False)
-            return first
+        """Tab from the prompt goes to the newest item in view, the one nearest it (not to
+        the oldest one mounted, far above); Shift+Tab goes on to older ones, Tab back."""
+        if self.focused is self.prompt and (newest := self.view.scroll.newest_in_view()):
+            newest.focus(scroll_visible=False)
+            return newest
         return super().focus_next(selector)
 
     def action_previous_item(self) -> None:
