@@ -107,6 +107,7 @@ class FakeClient:
         #: What :meth:`health` raises (``None``: the server answers), and the checks made.
         self.down: LettaError | None = None
         self.health_checks = 0
+        self.history_reads = 0
         #: ``time.monotonic()`` when the server last answered.
         self.last_answer: float | None = None
         self.reachability_listeners: list[Callable[[bool], None]] = []
@@ -158,6 +159,11 @@ class FakeClient:
 
     async def list_messages(self, agent_id: str, conversation_id: str | None = None,
                             **_paging: Any) -> HistoryPage:
+        """:attr:`history`; as :meth:`health`, the listeners hear whether it was reached."""
+        self.history_reads += 1
+        self.reach(self.down is None)
+        if self.down is not None:
+            raise self.down
         return HistoryPage(list(self.history), None, False)
 
     async def list_run_messages(self, run_id: str) -> list[Message]:

@@ -274,23 +274,38 @@ async def test_sending_it_again_first_looks_whether_it_arrived(chat: Chat) -> No
 
 async def test_typing_looks_at_a_server_quiet_for_a_while_once(
         chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(turn_tasks, "QUIET_SECONDS", 0.05)
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.05)
     chat.client.last_answer = time.monotonic()
     chat.controller.typing()
     await asyncio.sleep(0.01)
-    assert chat.client.health_checks == 0  # it answered just now (and the chat just opened)
+    assert chat.client.history_reads == 0  # it answered just now (and the chat just opened)
 
     await asyncio.sleep(0.05)
     chat.client.down = DOWN
-    chat.controller.typing()
+    chat.controller.typing()  # idle: it looks by reading the newest messages
     await chat.until(lambda: chat.controller.state.offline, "offline, before any send")
+    assert chat.client.history_reads == 1
     checks = chat.client.health_checks
     chat.controller.typing()  # already offline: the watch looks, typing does not
     chat.client.down = None
     await chat.until(lambda: not chat.controller.state.offline, "online")
     assert turn_tasks.BACK_ONLINE in chat.reports() and chat.client.sent == []
-    assert chat.client.health_checks == checks + 1
-    monkeypatch.setattr(turn_tasks, "QUIET_SECONDS", 60.0)
+    assert chat.client.health_checks == checks + 1 and chat.client.history_reads == 1
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 60.0)
     chat.controller.typing()  # it looked a moment ago
     await asyncio.sleep(0.01)
-    assert chat.client.health_checks == checks + 1
+    assert chat.client.health_checks == checks + 1 and chat.client.history_reads == 1
+
+
+async def test_typing_in_an_idle_chat_shows_what_another_client_said_meanwhile(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    elsewhere = stored_turn("otid-of-another-client")
+    chat.client.history = elsewhere
+    chat.controller.typing()
+    await chat.until(lambda: len(chat.session.transcript.items) >= 2, "the other turn shown")
+    assert [item.kind for item in chat.session.transcript.items][:2] == ["user", "assistant"]
+    shown = len(chat.session.transcript.items)
+    chat.controller.typing()  # read again: nothing is shown twice
+    await chat.until(lambda: chat.client.history_reads == 2, "read again")
+    assert len(chat.session.transcript.items) == shown

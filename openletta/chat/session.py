@@ -85,6 +85,10 @@ class ChatSession(ReplyStreams):
             messages.append(self.agent.pending_approval)
         return self.transcript.load_history(messages)
 
+    async def read_newest(self) -> HistoryPage:
+        """The newest page of the conversation's history, read again."""
+        return await newest_page(self.client, self.agent.id, self.conversation_id)
+
     async def load_earlier(self) -> Change:
         """Insert the next older page of history above what is loaded."""
         if not self.has_more_history:

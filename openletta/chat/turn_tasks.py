@@ -43,6 +43,9 @@ NOT_ARRIVED = ("Not sent: the server does not have your message. It is in the pr
                "Enter to send it.")
 #: How long the server may stay unheard while nothing is asked of it before typing looks at it.
 QUIET_SECONDS = 60.0
+#: How long an idle chat may go without a word from the server before typing reads the
+#: conversation's newest messages again (another client may have talked in it meanwhile).
+CATCH_UP_SECONDS = 10.0
 
 
 
@@ -186,18 +189,34 @@ class TurnTasks:
             return
 
     def look_if_quiet(self) -> None:
-        """Look at the server once if it has not answered for :data:`QUIET_SECONDS` (the user
-        is typing): one that cannot be reached shows as offline before the message is sent."""
+        """The user types: if the server has not answered for a while, look at it once, so
+        that one that cannot be reached shows as offline before the message is sent. An
+        idle chat (quiet for :data:`CATCH_UP_SECONDS`) looks by reading the conversation's
+        newest messages, and shows those another client added meanwhile; a busy one asks
+        for the server's health after :data:`QUIET_SECONDS`."""
         now = time.monotonic()
-        if self._state.offline or now - max(self.session.client.last_answer or 0.0,
-                                            self._looked_at) < QUIET_SECONDS:
+        idle = self._state.phase is Phase.IDLE
+        quiet = now - max(self.session.client.last_answer or 0.0, self._looked_at)
+        if self._state.offline or quiet < (CATCH_UP_SECONDS if idle else QUIET_SECONDS):
             return
         self._looked_at = now
-        self.start_side_task(self._look)
+        self.start_side_task(self._catch_up if idle else self._look)
 
     async def _look(self) -> None:
         with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
             await self.session.client.health()
+
+    async def _catch_up(self) -> None:
+        """Show what was added to the conversation elsewhere, unless something happened
+        here meanwhile (what was read could land after a turn started since)."""
+        items = self.session.transcript.items
+        mark = (len(items), items[-1] if items else None)
+        with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
+            page = await self.session.read_newest()
+            if self._state.phase is Phase.IDLE and mark == (
+                    len(items), items[-1] if items else None):
+                self.on_change(self.session.transcript.load_history(page.messages))
+                await self.session.fill_footer_tokens(self.on_change)
 
     def note_reachable(self, reached: bool) -> None:
         """Requests (of this chat or any other part of the app) started (``True``) or
