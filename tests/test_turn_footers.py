@@ -9,7 +9,7 @@ from pathlib import Path
 
 from openletta.api.messages import parse_message
 from openletta.api.sse import parse_sse_text
-from openletta.transcript import ToolCallItem, Transcript, TurnFooterItem, UserItem
+from openletta.transcript import ToolCallItem, Transcript, TurnFooterItem, Usage, UserItem
 from openletta.ui.widgets.footer import footer_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -34,6 +34,18 @@ def turn(question: str, at: int, steps: int) -> list:
         messages.append(stored("assistant_message", at + step + 1, f"step-{at}-{step}",
                                content=f"answer {step}"))
     return messages
+
+
+def of_run(messages: list, run: str) -> list:
+    """``messages`` filed under ``run``."""
+    for message in messages:
+        message.run_id = run
+    return messages
+
+
+def read(tokens: int) -> Usage:
+    """A run's usage as the server reports it (no steps)."""
+    return Usage(prompt_tokens=tokens - 10, completion_tokens=10, total_tokens=tokens)
 
 
 def footers(transcript: Transcript) -> list[TurnFooterItem]:
@@ -199,10 +211,11 @@ def test_a_turn_wholly_on_the_older_page_gets_its_footer_at_the_page_end() -> No
 
 def test_a_history_footer_keeps_its_runs_tokens_when_the_next_turn_starts() -> None:
     transcript = Transcript(footers=True)
-    transcript.load_history(turn("one", 0, 1) + turn("two", 60, 1))
+    transcript.load_history(of_run(turn("one", 0, 1), "run-1") + of_run(turn("two", 60, 1),
+                                                                         "run-2"))
     first, last = footers(transcript)
-    transcript.set_footer_tokens(first, 300)
-    transcript.set_footer_tokens(last, 500)
+    transcript.add_run_usage(first, {"run-1": read(300)})
+    transcript.add_run_usage(last, {"run-2": read(500)})
 
     transcript.add_user("three")  # the last turn shown is over: its footer is written again
 
@@ -210,11 +223,12 @@ def test_a_history_footer_keeps_its_runs_tokens_when_the_next_turn_starts() -> N
 
 
 def test_a_split_turn_keeps_its_runs_tokens_when_its_older_part_arrives() -> None:
-    older, newer = turn("one", 0, 3)[:2], turn("one", 0, 3)[2:] + turn("two", 60, 1)
+    whole = of_run(turn("one", 0, 3), "run-1")
+    older, newer = whole[:2], whole[2:] + of_run(turn("two", 60, 1), "run-2")
     transcript = Transcript(footers=True)
     transcript.load_history(newer)
     split, _ = footers(transcript)
-    transcript.set_footer_tokens(split, 700)
+    transcript.add_run_usage(split, {"run-1": read(700)})
 
     transcript.prepend_history(older)  # the footer is written again with the whole turn
 
@@ -229,13 +243,14 @@ def test_a_split_turn_whose_older_part_has_another_run_counts_its_tokens_again()
     transcript.load_history(whole[2:] + turn("two", 60, 1))
     split, _ = footers(transcript)
     assert split.run_ids == ("run-b",)
-    transcript.set_footer_tokens(split, 700)  # run-b's usage
+    transcript.add_run_usage(split, {"run-b": read(700)})
 
     transcript.prepend_history(whole[:2])
 
     assert split.run_ids == ("run-a", "run-b") and split.tokens is None
-    assert split in transcript.footers_without_tokens()  # both runs' usage is read again
-    transcript.set_footer_tokens(split, 1500)
+    assert split in transcript.footers_without_tokens()
+    assert split.unread_runs == ("run-a",)  # run-b's usage is counted already
+    transcript.add_run_usage(split, {"run-a": read(800), "run-b": read(700)})
     assert split.tokens == 1500
 
 
@@ -268,3 +283,45 @@ def test_a_local_call_whose_request_is_on_an_older_page_still_ran_on_a_client() 
     assert call.client_result and call.name == "Bash"
     assert [item.kind for item in transcript.items][:4] == ["user", "reasoning", "tool_call",
                                                             "footer"]
+
+
+def test_a_turn_reopened_at_its_approval_counts_its_history_part_once() -> None:
+    # Captured from Letta 0.16.8: `run ls` asked for approval in one run; the chat was
+    # reopened (history up to the request), the call approved, and a second run answered.
+    page = [parse_message(entry) for entry in
+            json.loads((FIXTURES / "agent_messages_default.json").read_text())]
+    asked = next(index for index, message in enumerate(page)
+                 if message.message_type == "approval_request_message")
+    ended = next(index for index, message in enumerate(page)
+                 if index > asked and message.message_type == "user_message")
+    (request,) = [message for message in stream("approval_request_tokens.sse")
+                  if message.message_type == "usage_statistics"]
+    transcript = Transcript(footers=True)
+    transcript.load_history(page[:asked + 1])
+    call = transcript.pending_approvals[0]
+    transcript.record_decisions({call.tool_call_id: (True, None)})
+    transcript.feed_all(stream("approval_approve_tokens.sse"))
+    approved = transcript.usage
+
+    footer = footers(transcript)[-1]
+    first_run, second_run = footer.run_ids
+    assert footer.steps == 2  # the request's step (from history), the answer's (its usage)
+    assert footer.tokens is None and footer.unread_runs == (first_run,)
+    assert footer in transcript.footers_without_tokens()
+
+    transcript.add_run_usage(footer, {
+        first_run: Usage(prompt_tokens=request.prompt_tokens,
+                         completion_tokens=request.completion_tokens,
+                         total_tokens=request.total_tokens),
+        second_run: Usage(total_tokens=10**6)})  # counted from its stream already
+
+    whole = request.total_tokens + approved.total_tokens
+    assert (footer.tokens, footer.steps) == (whole, 2)
+    usage = transcript.usage  # the status bar's figures for the turn
+    assert (usage.total_tokens, usage.step_count) == (whole, 2)
+    assert usage.prompt_tokens == request.prompt_tokens + approved.prompt_tokens
+    assert footer not in transcript.footers_without_tokens()
+
+    transcript.load_history(page[:ended])  # the newest page read again: nothing counts twice
+    assert footers(transcript)[-1] is footer and (footer.tokens, footer.steps) == (whole, 2)
+    assert footer not in transcript.footers_without_tokens()

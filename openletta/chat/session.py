@@ -25,7 +25,7 @@ from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
 from openletta.settings import write_private_file
-from openletta.transcript import Change, Transcript
+from openletta.transcript import Change, Transcript, Usage
 from openletta.transcript.export import to_markdown
 
 PAGE_SIZE = 50
@@ -117,18 +117,22 @@ class ChatSession(ReplyStreams):
             on_change(self.transcript.set_context_tokens(tokens))
 
     async def fill_footer_tokens(self, on_change: OnChange) -> None:
-        """Give the turn footers read from history their token counts, from their runs'
-        usage (history itself has none); a run the server cannot tell about is skipped."""
+        """Give the turn footers their token counts, from the usage of their runs read from
+        history (history itself has none); a run the server cannot tell about is skipped."""
         for footer in self.transcript.footers_without_tokens():
-            if self._unknown_runs.intersection(footer.run_ids):
+            runs = footer.unread_runs
+            if self._unknown_runs.intersection(runs):
                 continue
             try:
-                usages = [await self.client.get_run_usage(run_id) for run_id in footer.run_ids]
+                usages = {run_id: await self.client.get_run_usage(run_id) for run_id in runs}
             except LettaError:
-                self._unknown_runs.update(footer.run_ids)
+                self._unknown_runs.update(runs)
                 continue
-            on_change(self.transcript.set_footer_tokens(
-                footer, sum(usage.total_tokens for usage in usages)))
+            on_change(self.transcript.add_run_usage(footer, {
+                run_id: Usage(prompt_tokens=usage.prompt_tokens,
+                              completion_tokens=usage.completion_tokens,
+                              total_tokens=usage.total_tokens)
+                for run_id, usage in usages.items()}))
 
     async def all_messages(self) -> list[Message]:
         """Every stored message of this thread, oldest first (reads all pages)."""

@@ -102,6 +102,7 @@ class Transcript(HistoryPages):
         if self._turn.footer is not None:  # the last turn shown is over: this is a new one
             self._turn = TurnStats()
         self._turn.live_started = self._clock() - max(0.0, started_ago)
+        self._turn.streaming = run_id
         self._following = EventItem(key=self._fresh_key("event"), event_type="following",
                                     text=note)
         self._add(self._following, change)
@@ -190,22 +191,26 @@ class Transcript(HistoryPages):
         return Change()
 
     def footers_without_tokens(self) -> list[TurnFooterItem]:
-        """Footers of turns read from history, whose token count only their runs know."""
+        """Footers of turns with runs read from history, whose tokens only those runs know
+        (:attr:`TurnFooterItem.unread_runs`)."""
         return [item for item in self.items if isinstance(item, TurnFooterItem)
-                and item.tokens is None and item.run_ids]
+                and item.key in self._unread_turns]
 
-    def set_footer_tokens(self, footer: TurnFooterItem, tokens: int) -> Change:
-        """Give a footer from history the token count its runs reported. The count goes to
-        the turn's figures too: a turn whose footer is written again (the newest, when the
-        next message is sent or it goes on; the oldest, when an older page joins it) keeps
-        it, and adds what comes next to it."""
+    def add_run_usage(self, footer: TurnFooterItem, usages: Mapping[str, Usage]) -> Change:
+        """Count the usage read from runs of ``footer``'s turn that it lacks (each run once:
+        what streamed here, or was read before, is not counted again). Read for the newest
+        turn, part of which streamed here, it joins the usage shown for that turn too."""
         change = Change()
-        if footer.tokens is None and tokens:
-            footer.tokens = tokens
-            for turn in (self._turn, self._head_turn):
-                if turn.footer is footer and turn.tokens is None:
-                    turn.tokens = tokens
-            change.touch(footer)
+        turn = self._unread_turns.get(footer.key)
+        if turn is None or not (counted := turn.add_run_tokens(
+                {run: usage.total_tokens for run, usage in usages.items()})):
+            return change
+        if turn is self._turn and turn.usage_steps:  # (the turn's usage is shown)
+            read = Usage(step_count=turn.steps_of(counted))
+            for run in counted:
+                read = read.plus(usages[run])
+            self.usage = self.usage.plus(read)
+        self._end_turn(change, turn)
         return change
 
     # --- calls run here -------------------------------------------------------------------

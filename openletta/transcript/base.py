@@ -71,6 +71,8 @@ class TranscriptBase:
         #: The newest turn, and the oldest one known (history pages extend it upwards).
         self._turn = TurnStats()
         self._head_turn = self._turn
+        #: The turns whose footers lack some of their runs' tokens, by footer key.
+        self._unread_turns: dict[str, TurnStats] = {}
 
     # --- queries --------------------------------------------------------------------------
 
@@ -173,6 +175,10 @@ class TranscriptBase:
         else:
             turn.fill(turn.footer)
             change.touch(turn.footer)
+        if turn.footer.unread_runs:
+            self._unread_turns[turn.footer.key] = turn
+        else:
+            self._unread_turns.pop(turn.footer.key, None)
 
     def _turn_looks_finished(self) -> bool:
         """History gives no stop reasons: a turn that ends with a complete reply is over."""

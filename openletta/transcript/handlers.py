@@ -68,7 +68,7 @@ class MessageHandlers(TranscriptBase):
             self.ignored += 1
         else:
             handler(self, message, change)
-            self._turn.observe(message)
+            self._turn.observe(message, live=not self._loading)
 
     def _is_replayed(self, message: m.Message) -> bool:
         """True for a chunk a resumed stream delivers again (``seq_id`` not beyond the last)."""

@@ -57,8 +57,6 @@ class HistoryPages(MessageHandlers):
         When that turn had nothing on the newer pages, it ends where the older page ends.
         """
         head = self._head_turn
-        if set(self._turn.run_ids) - set(head.run_ids):  # its count lacks these runs' usage:
-            head.tokens = None  # read again (footers_without_tokens), for all of them
         head.absorb_earlier(self._turn)
         if head.footer is not None or head is not newest:
             self._end_turn(change, head)

@@ -352,6 +352,9 @@ class TurnFooterItem(Item):
     steps: int | None = None
     #: The runs of the turn (its inspector shows them).
     run_ids: tuple[str, ...] = ()
+    #: Its runs whose tokens are still to be read from them (history has no usage): until
+    #: they are, ``tokens`` is ``None``.
+    unread_runs: tuple[str, ...] = ()
     #: The server kept nothing of the turn, the user's message included (Letta drops a
     #: cancelled or failed run whole): the agent will not see it.
     unkept: bool = False

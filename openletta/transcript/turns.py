@@ -1,13 +1,17 @@
 """Per-turn figures for the footer under each turn: when it ended, how long, tokens, steps.
 
 A turn runs from a user message to the next one. Live, the figures come from the clock and
-``usage_statistics`` (summed over the requests of a turn that paused for approval); from
-history, from the messages' dates and distinct ``step_id`` values (history has no usage).
+``usage_statistics`` (one per request: a turn that paused for approval makes several); from
+history, from the messages' dates and distinct ``step_id`` values (history has no usage: its
+runs' tokens are read from the runs). A turn may be both: one reopened while it waited for
+approval began in history and goes on live. Its figures are kept per run, so that each run
+counts once, by its usage if it streamed here, else by its steps and its run's tokens.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeGuard
@@ -40,12 +44,9 @@ class TurnStats:
     #: Monotonic clock reading when the user sent the message live.
     live_started: float | None = None
     live_seconds: float | None = None
-    step_ids: set[str] = field(default_factory=set)
     #: The runs of the turn, in the order they were seen (a turn paused for approval has
     #: several).
     run_ids: list[str] = field(default_factory=list)
-    tokens: int | None = None
-    steps: int | None = None
     #: Whether any message other than the user's belongs to the turn.
     answered: bool = False
     footer: TurnFooterItem | None = None
@@ -53,20 +54,29 @@ class TurnStats:
     #: so that a run found to be the next turn's can be left out (:meth:`disown`).
     run_steps: dict[str | None, set[str]] = field(default_factory=dict)
     run_ended: dict[str | None, datetime] = field(default_factory=dict)
+    #: Per run (``None``: usage that came before any message named its run): the tokens
+    #: counted, from the usage it streamed here or read from the run afterwards.
+    run_tokens: dict[str | None, int] = field(default_factory=dict)
+    #: Per run that streamed here: the steps its usage counted.
+    usage_steps: dict[str | None, int] = field(default_factory=dict)
+    #: The run streaming now: the usage at the end of its stream is its.
+    streaming: str | None = None
 
-    def observe(self, message: m.Message) -> None:
-        """Take the date and step of a message of the agent's that belongs to this turn."""
+    def observe(self, message: m.Message, *, live: bool = False) -> None:
+        """Take the date and step of a message of the agent's that belongs to this turn
+        (``live``: it streamed here, so its run's usage will too)."""
         if not _by_the_agent(message):
             return
         self.answered = True
         run = message.run_id or None
+        if live and run:
+            self.streaming = run
         if message.date is not None and (self.ended is None or message.date > self.ended):
             self.ended = message.date
         if message.date is not None and (run not in self.run_ended
                                          or message.date > self.run_ended[run]):
             self.run_ended[run] = message.date
         if message.step_id:
-            self.step_ids.add(message.step_id)
             self.run_steps.setdefault(run, set()).add(message.step_id)
         if run and run not in self.run_ids:
             self.run_ids.append(run)
@@ -78,9 +88,8 @@ class TurnStats:
         if not run_id or run_id not in self.run_ids:
             return
         self.run_ids.remove(run_id)
-        self.run_steps.pop(run_id, None)
-        self.run_ended.pop(run_id, None)
-        self.step_ids = set().union(*self.run_steps.values())
+        for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps):
+            per_run.pop(run_id, None)
         self.ended = max(self.run_ended.values(), default=None)
 
     def observe_error(self, run_id: str | None) -> None:
@@ -90,15 +99,46 @@ class TurnStats:
             self.run_ids.append(run_id)
 
     def add_usage(self, usage: m.UsageStatistics) -> None:
-        """Count one request's usage (a turn that paused for approval makes several)."""
-        self.tokens = (self.tokens or 0) + usage.total_tokens
-        self.steps = (self.steps or 0) + usage.step_count
+        """Count the usage of the run streaming (one request of the turn)."""
+        run = self.streaming
+        self.run_tokens[run] = self.run_tokens.get(run, 0) + usage.total_tokens
+        self.usage_steps[run] = self.usage_steps.get(run, 0) + usage.step_count
+
+    def add_run_tokens(self, tokens: Mapping[str, int]) -> list[str]:
+        """Count the tokens read from runs of the turn whose usage it lacks; returns the
+        runs counted (a run counted already, or not the turn's, is left)."""
+        counted = [run for run in self.unread_runs if run in tokens]
+        for run in counted:
+            self.run_tokens[run] = tokens[run]
+        return counted
+
+    @property
+    def unread_runs(self) -> list[str]:
+        """The turn's runs whose tokens are not counted (they did not stream here)."""
+        return [run for run in self.run_ids if run not in self.run_tokens]
+
+    @property
+    def tokens(self) -> int | None:
+        """The turn's tokens, once every run's are counted."""
+        if self.unread_runs or not self.run_tokens:
+            return None
+        return sum(self.run_tokens.values())
+
+    @property
+    def steps(self) -> int | None:
+        """The steps the usage of runs that streamed here counted, and the distinct steps of
+        the other runs' messages."""
+        others = [run for run in self.run_steps if run not in self.usage_steps]
+        return sum(self.usage_steps.values()) + self.steps_of(others) or None
+
+    def steps_of(self, runs: Iterable[str | None]) -> int:
+        """How many distinct steps the messages of ``runs`` name."""
+        return len(set().union(*(self.run_steps.get(run, set()) for run in runs)))
 
     def absorb_earlier(self, earlier: TurnStats) -> None:
         """Join the start of this turn, found on an older history page."""
         self.started = earlier.started or self.started
         self.ended = self.ended or earlier.ended
-        self.step_ids |= earlier.step_ids
         self.run_ids = [*earlier.run_ids,
                         *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
@@ -106,6 +146,8 @@ class TurnStats:
             self.run_steps.setdefault(run, set()).update(steps)
         for run, date in earlier.run_ended.items():
             self.run_ended[run] = max(date, self.run_ended.get(run, date))
+        for run, tokens in earlier.run_tokens.items():
+            self.run_tokens.setdefault(run, tokens)
 
     @property
     def duration(self) -> float | None:
@@ -120,5 +162,6 @@ class TurnStats:
         footer.date = self.ended
         footer.duration = self.duration
         footer.tokens = self.tokens
-        footer.steps = self.steps if self.steps is not None else len(self.step_ids) or None
+        footer.steps = self.steps
         footer.run_ids = tuple(self.run_ids)
+        footer.unread_runs = tuple(self.unread_runs)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.style import Style
@@ -177,6 +177,13 @@ class StatusBar(Widget):
         elif info.busy_since is not None and self._ticker is None:
             self._last_arrival = clock()
             self._ticker = self.set_interval(1.0, self._tick)
+
+    def show_usage(self, usage: Usage, context_tokens: int | None) -> None:
+        """Show the newest turn's usage and the context's size (the line is drawn again
+        only when they changed)."""
+        info = self.info
+        if usage != info.usage or context_tokens != info.context_tokens:
+            self.info = replace(info, usage=usage, context_tokens=context_tokens)
 
     def note_arrival(self) -> None:
         """Something arrived for the request in flight: no counter until it is quiet again."""

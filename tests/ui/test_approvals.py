@@ -13,10 +13,12 @@ from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
 from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, Transcript
 from openletta.ui.attention import APPROVAL_STATE
+from openletta.ui.formatting import format_tokens
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.leave_approval import LeaveApprovalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.footer import TurnFooter
 
 
 @pytest.fixture(autouse=True)
@@ -342,3 +344,26 @@ async def test_checking_a_tool_allowed_this_session_makes_it_ask_again(
                    ) == "write_file"
         await pilot.press("escape")
         await ask(pilot, screen, "write it again", wait_until)  # it asks again
+
+
+async def test_an_approval_answered_after_reopening_counts_the_whole_turn(
+        make_app, wait_until):
+    server = DemoServer(speed=0, pending_approval=True)  # the chat opens on the request
+    try:
+        async with demo_chat(make_app, await server.start(), wait_until) as (_, pilot, screen):
+            await prompt_focused(pilot, screen, wait_until)
+            await choose(pilot, "y", wait_until)
+            await answered(pilot, screen, wait_until)
+            (footer,) = screen.query(TurnFooter)
+            await wait_until(pilot, lambda: footer.item.tokens is not None, what="its tokens")
+
+            # The run that asked (read from the server) and the one that answered (streamed).
+            asked, answering = (server.store.runs[run] for run in footer.item.run_ids)
+            tokens = sum(step["prompt_tokens"] + step["completion_tokens"]
+                         for run in (asked, answering) for step in run.steps)
+            assert (footer.item.tokens, footer.item.steps) == (tokens, 2)
+            assert f"{format_tokens(tokens)} tokens · 2 steps" in str(footer.render())
+            usage = screen.status.info.usage  # the status bar: the same turn
+            assert usage is not None and (usage.total_tokens, usage.step_count) == (tokens, 2)
+    finally:
+        await server.stop()

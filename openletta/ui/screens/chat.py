@@ -84,7 +84,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
         self._demo = demo
         self._slash = slash
         self.controller = ChatController(session, self, local)
-        self._shown_usage = (session.transcript.usage, session.transcript.context_tokens)
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
         self._state_shown = self.controller.state
@@ -138,9 +137,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @work(group="footers", exclusive=True, exit_on_error=False)
     async def fill_from_runs(self) -> None:
         """Show what only the runs of turns read from history tell: the context's size, and
-        each turn's tokens."""
+        each turn's tokens (also of a turn that began there and ended here)."""
         await self.session.read_context_size(self.transcript_changed)
-        await self.session.fill_footer_tokens(self.view.apply)
+        await self.session.fill_footer_tokens(
+            lambda change: self.transcript_changed(change, arrived=False))
 
     @work(group="history", exclusive=True, exit_on_error=False)
     async def load_earlier(self) -> None:
@@ -213,20 +213,19 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     def _typing(self) -> None:
         self.controller.typing()
 
-    def transcript_changed(self, change: Change) -> None:
+    def transcript_changed(self, change: Change, *, arrived: bool = True) -> None:
+        """Show ``change`` (``arrived``: from the request in flight) and the turn's usage."""
         self.view.apply(change)
-        if change:  # (a keep-alive ping changes nothing: the wait goes on being counted)
+        if change and arrived:  # (a ping changes nothing: the wait goes on being counted)
             self.status.note_arrival()
         transcript = self.session.transcript
-        if (shown := (transcript.usage, transcript.context_tokens)) != self._shown_usage:
-            self._shown_usage = shown
-            self.status.info = dataclasses.replace(self.status.info, usage=transcript.usage,
-                                                   context_tokens=transcript.context_tokens)
+        self.status.show_usage(transcript.usage, transcript.context_tokens)
 
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
             self.view.flush()
             self.memory.turn_ended()
+            self.fill_from_runs()
         self.busy = state.phase.busy
         agent, before, self._state_shown = self.session.agent, self._state_shown, state
         draw_attention(self.app, agent.name or agent.id, before, state)
