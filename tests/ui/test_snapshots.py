@@ -66,7 +66,11 @@ def test_new_agent_form(snap_compare, fixed_clock: Clock) -> None:
     async def ready(pilot: Pilot[None]) -> None:
         await settle(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
                      and app.screen.agents)
-        await pilot.press(*"helper", "ctrl+n")
+        chooser = app.screen
+        await pilot.press(*"helper")  # searched for after a pause: wait for what it found
+        await settle(pilot, lambda: not chooser.agents
+                     and chooser.query_one("#agents-empty").display)
+        await pilot.press("ctrl+n")
         await settle(pilot, lambda: isinstance(app.screen, NewAgentScreen)
                      and str(app.screen.status.render()) == HINT)  # the models listed
 
