@@ -12,7 +12,7 @@ from openletta.api.answers import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
-from openletta.api.resources import Health, Run
+from openletta.api.resources import Agent, Health, Run
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
@@ -112,6 +112,9 @@ class FakeClient:
         self.last_answer: float | None = None
         self.reachability_listeners: list[Callable[[bool], None]] = []
         self._last_otid: str | None = None
+        #: The agent as the server has it (``None``: not found), and how often it was read.
+        self.agent: Agent | None = None
+        self.agent_reads = 0
 
     def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
         """As the client's: ``reach(reached)`` tells the listeners."""
@@ -145,6 +148,12 @@ class FakeClient:
         self.background.append(background)
         self.declared.append([tool["name"] for tool in client_tools])
         return self._held_after(self.turns.popleft())
+
+    async def get_agent(self, agent_id: str, **_include: bool) -> Agent:
+        self.agent_reads += 1
+        if self.agent is None:
+            raise NotFoundError(f"Not found: {agent_id}")
+        return self.agent
 
     async def get_run(self, run_id: str) -> Run:
         if self.down is not None:
@@ -233,6 +242,7 @@ class Listener:
         self.restored: list[str] = []
         self.withdrawn: list[str] = []
         self.exits = 0
+        self.agents: list[Agent] = []
 
     def transcript_changed(self, change: Change) -> None:
         self.changes.append(change)
@@ -252,6 +262,9 @@ class Listener:
 
     def exit_app(self) -> None:
         self.exits += 1
+
+    def agent_changed(self, agent: Agent) -> None:
+        self.agents.append(agent)
 
     @property
     def phases(self) -> list[Phase]:

@@ -99,22 +99,23 @@ class ChatSession(ReplyStreams):
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
 
-    async def read_context_size(self, on_change: OnChange) -> None:
+    async def read_context_size(self, on_change: OnChange) -> str | None:
         """The context's size before a turn of this session gives it: the tokens of the
         newest run's last LLM call (history has no usage); nothing if the server cannot
-        tell."""
+        tell. Returns the model that call ran on, if it was read."""
         runs = self.transcript.newest_runs()
         if self.transcript.context_tokens is not None or not runs:
-            return
+            return None
         try:
             steps = await self.client.list_run_steps(runs[-1])
         except LettaError:
-            return
+            return None
         last = steps[-1] if steps else None
         tokens = last and (last.total_tokens
                            or (last.prompt_tokens or 0) + (last.completion_tokens or 0))
         if tokens:
             on_change(self.transcript.set_context_tokens(tokens))
+        return (last.model_handle or last.model) if last else None
 
     async def fill_footer_tokens(self, on_change: OnChange) -> None:
         """Give the turn footers their token counts, from the usage of their runs read from
@@ -190,10 +191,22 @@ class ChatSession(ReplyStreams):
     async def switch_model(self, model: str) -> Agent:
         """Make the agent run on ``model`` (a handle); the agent as it is now. Raises
         :class:`LettaError`."""
-        updated = await self.client.set_agent_model(self.agent.id, model)
+        self._take_model(await self.client.set_agent_model(self.agent.id, model))
+        return self.agent
+
+    async def reread_agent(self) -> bool:
+        """Read the agent's model again (another client may have changed it); whether what
+        is shown of it (its handle, its context window) changed. Raises
+        :class:`LettaError`."""
+        before = self.agent
+        self._take_model(await self.client.get_agent(self.agent.id, pending_approval=False))
+        return ((self.agent.model_name, self.agent.context_window)
+                != (before.model_name, before.context_window))
+
+    def _take_model(self, updated: Agent) -> None:
+        """The agent runs on ``updated``'s model."""
         self.agent = self.agent.model_copy(update={"model": updated.model,
                                                    "llm_config": updated.llm_config})
-        return self.agent
 
     async def stream_turn(self, text: str, on_change: OnChange,
                           on_connection: OnConnection = unheard, *,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, Protocol
 
+from openletta.api.resources import Agent
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change, ToolCallItem
 
@@ -91,3 +92,6 @@ class TurnListener(Protocol):
 
     def exit_app(self) -> None:
         """Quit (the user asked to, once the answers were sent)."""
+
+    def agent_changed(self, agent: Agent) -> None:
+        """Show the agent's model (and its context window) as the server has it now."""

@@ -20,6 +20,7 @@ from typing import Any
 
 from openletta.api import http
 from openletta.api.errors import APIConnectionError, LettaError
+from openletta.chat.agent_model import recheck_model
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import FOREGROUND_ONLY
@@ -32,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: How a turn ends when nothing went wrong (after which queued messages are sent).
 CLEAN_STOPS = frozenset({"end_turn", "max_steps", "no_tool_call"})
+#: How a turn ends that failed for none of the model's doing (it is not looked at after them).
+NOT_THE_MODELS = CLEAN_STOPS | {"requires_approval", "cancelled", "interrupted", "dropped"}
 
 FOREGROUND_NOTICE = ("The server cannot run replies in the background (self-hosted Letta needs "
                      "Redis for it): a reply whose connection drops cannot be resumed.")
@@ -244,9 +247,13 @@ class TurnTasks:
 
     def check_kept(self, stop_reason: str | None) -> None:
         """A run ended for ``stop_reason``: when that is a failure or a cancel, say under its
-        turn if the server kept none of it (a stream that only broke is not looked at)."""
+        turn if the server kept none of it (a stream that only broke is not looked at). After
+        a failure the model may explain, the agent is read again: another client may have
+        put it on another model."""
         if stop_reason in CLEAN_STOPS or stop_reason in (None, "requires_approval"):
             return
+        if stop_reason not in NOT_THE_MODELS:
+            self.start_side_task(lambda: recheck_model(self.session, self.listener))
         if (run_id := self.session.run_id) is not None:
             self.start_side_task(lambda: self.session.note_if_unkept(run_id, self.on_change))
 

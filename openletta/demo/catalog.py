@@ -113,12 +113,13 @@ DEMO_AGENTS: tuple[AgentSpec, ...] = (
 )
 
 
-def llm_config() -> dict[str, Any]:
-    return {"model": MODEL_NAME, "display_name": "Scripted demo model",
+def llm_config(handle: str = MODEL_HANDLE) -> dict[str, Any]:
+    """The ``llm_config`` of an agent on the model ``handle``."""
+    return {"model": handle.rpartition("/")[2], "display_name": "Scripted demo model",
             "model_endpoint_type": "openai", "model_endpoint": None, "provider_name": "demo",
             "provider_category": "base", "model_wrapper": None,
             "context_window": CONTEXT_WINDOW, "put_inner_thoughts_in_kwargs": False,
-            "handle": MODEL_HANDLE, "temperature": 1.0, "max_tokens": MAX_TOKENS,
+            "handle": handle, "temperature": 1.0, "max_tokens": MAX_TOKENS,
             "enable_reasoner": True, "reasoning_effort": None, "max_reasoning_tokens": 0,
             "effort": None, "frequency_penalty": None, "compatibility_type": None,
             "verbosity": None, "tier": None, "parallel_tool_calls": True,

@@ -165,10 +165,10 @@ def error_message(run_id: str, error_type: str, message: str, detail: str | None
 
 
 def step_json(step_id: str, run_id: str, prompt: int, completion: int,
-              reasoning: int) -> Chunk:
-    """One step as ``GET /v1/runs/{id}/steps`` lists it."""
-    return {"id": step_id, "run_id": run_id, "model": "scripted-model",
-            "model_handle": "demo/scripted-model", "prompt_tokens": prompt,
+              reasoning: int, model: str) -> Chunk:
+    """One step as ``GET /v1/runs/{id}/steps`` lists it, run on ``model`` (a handle)."""
+    return {"id": step_id, "run_id": run_id, "model": model.rpartition("/")[2],
+            "model_handle": model, "prompt_tokens": prompt,
             "completion_tokens": completion, "total_tokens": prompt + completion,
             "cached_input_tokens": None, "reasoning_tokens": reasoning,
             "stop_reason": None, "status": "success"}

@@ -139,6 +139,7 @@ class Api(Endpoints):
         body = request.json_object()
         if "model" in body and (unknown := _unknown_model(body["model"])) is not None:
             return unknown
+        agent.model = str(body.get("model") or agent.model)
         agent.updated_at = self.engine.clock()
         return JSONResponse(resources.agent_json(agent, include=_includes(request)))
 

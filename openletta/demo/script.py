@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from openletta.demo import content
+from openletta.demo.catalog import MODEL_HANDLE
 
 DEFAULT_LONG_TOKENS = 800
 SLOW_PACE = 10.0
@@ -120,9 +121,15 @@ class Script:
             (frozenset({"hello", "hi", "hey"}), self._hello),
         )
 
-    def reply(self, text: str, client_tools: frozenset[str] = frozenset()) -> Reply:
+    def reply(self, text: str, client_tools: frozenset[str] = frozenset(), *,
+              model: str = MODEL_HANDLE) -> Reply:
         """The reply to a user message (the showcase answer when no keyword matches);
-        ``client_tools``: the tools the client declared it runs itself."""
+        ``client_tools``: the tools the client declared it runs itself. An agent put on
+        another ``model`` than the scripted one gets the error of a model not reached."""
+        if model != MODEL_HANDLE:
+            return Reply(error=ProviderError(
+                "llm_error", "An error occurred with the LLM request.",
+                f"Model {model} cannot be reached from the demo server."))
         words = re.findall(r"[a-z]+|\d+", text.lower())
         self._client_tools, self._text = client_tools, text
         for keywords, build in self._replies:

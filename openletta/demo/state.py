@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from openletta.demo.catalog import TOOLS, AgentSpec
+from openletta.demo.catalog import MODEL_HANDLE, TOOLS, AgentSpec
 from openletta.demo.chunks import Chunk
 from openletta.demo.ids import new_id
 from openletta.demo.runs import Run
@@ -101,6 +101,8 @@ class AgentRecord:
     last_stop_reason: str | None = None
     #: Core memory: label → value (starts from the spec's human and persona blocks).
     blocks: dict[str, str] = field(default_factory=dict)
+    #: The handle of the model it runs on (only the scripted one answers).
+    model: str = MODEL_HANDLE
 
     def __post_init__(self) -> None:
         self.blocks = self.blocks or {"human": self.spec.human, "persona": self.spec.persona}

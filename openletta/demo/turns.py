@@ -162,7 +162,7 @@ class Turn:
             self.rows.append(Row.of(origin.id, [chunks.user(origin, message.content)]))
             self.context += chunks.token_estimate(message.text) + 8
         reply = self.engine.script.reply(self.request.user_messages[-1].text,
-                                         self.request.client_tools)
+                                         self.request.client_tools, model=self.agent.model)
         if reply.error is not None:
             await self._tick(self.engine.pacer.pause(FIRST_TOKEN_SECONDS))
             error = reply.error
@@ -269,7 +269,7 @@ class Turn:
         self.rows.append(Row.of(row_id, parts))
         self.usage.add_step(prompt, completion + 4, reasoning_tokens)
         self.run.steps.append(chunks.step_json(step_id, self.run.id, prompt, completion + 4,
-                                               reasoning_tokens))
+                                               reasoning_tokens, self.agent.model))
         self.context = prompt + completion + 4
         return pairs
 

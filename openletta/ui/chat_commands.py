@@ -55,7 +55,7 @@ class ChatCommands(App[None]):
             run_ids = session.transcript.newest_runs()
             if not run_ids and session.run_id:
                 run_ids = (session.run_id,)
-            self.push_screen(RunScreen(session.client, run_ids))
+            self.push_screen(RunScreen(session.client, run_ids, screen.model_seen))
 
     def action_approval_rules(self) -> None:
         """Show which of the agent's tools need approval, and toggle them."""
@@ -108,15 +108,17 @@ class ChatCommands(App[None]):
             if model is not None:
                 self.switch_model(screen, model)
 
-        self.push_screen(ModelScreen(self.client, agent.name or agent.id, agent.model_name),
-                         chosen)
+        self.push_screen(ModelScreen(self.client, agent.name or agent.id, agent.model_name,
+                                     reread=screen.model_now), chosen)
 
     @work(group="model", exclusive=True, exit_on_error=False)
     async def switch_model(self, screen: ChatScreen, model: str) -> None:
-        """Make the agent of ``screen`` run on ``model``, then show it in the status bar."""
+        """Make the agent of ``screen`` run on ``model``, then show it in the status bar. A
+        model that looks like the one in use is looked at again (another client may have
+        changed it)."""
         session = screen.session
         name = session.agent.name or session.agent.id
-        if model == session.agent.model_name:
+        if model == session.agent.model_name and model == await screen.model_now():
             self.notify(f"{name} runs on {model} already.", title="Model")
             return
         try:
@@ -125,8 +127,7 @@ class ChatCommands(App[None]):
             self.notify(f"Could not switch {name} to {model}: {error.message}", title="Model",
                         severity="error")
             return
-        screen.status.info = dataclasses.replace(screen.status.info, model=agent.model_name,
-                                                 context_window=agent.context_window)
+        screen.agent_changed(agent)
         self.notify(f"{name} runs on {agent.model_name} from its next step on.", title="Model")
 
     def action_compact(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,6 +22,9 @@ from openletta.display import plain_text
 from openletta.ui.formatting import format_tokens
 from openletta.ui.steady import SteadyInput
 
+#: Reads the handle of the model in use now (from the server).
+Reread = Callable[[], Awaitable[str]]
+
 
 def model_row(model: Model, *, current: bool = False) -> Text:
     """One model entry, shown literally: its handle, context window, and whether it is the
@@ -34,7 +39,8 @@ def model_row(model: Model, *, current: bool = False) -> Text:
 
 class ModelList(OptionList):
     """Lists the server's models once mounted, ``preferred`` highlighted (else the first);
-    posts :class:`Loaded` or :class:`Failed`. ``current``: the handle marked as in use."""
+    posts :class:`Loaded` or :class:`Failed`. ``current``: the handle marked as in use, or
+    the one ``reread`` gives (read beside the models; then highlighted too)."""
 
     class Loaded(Message):
         """The models are listed."""
@@ -47,9 +53,11 @@ class ModelList(OptionList):
             self.reason = reason
 
     def __init__(self, client: LettaClient, *, preferred: str | None = None,
-                 current: str | None = None, id: str | None = None) -> None:
+                 current: str | None = None, reread: Reread | None = None,
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.client = client
+        self._reread = reread
         #: Every model the server lists, and those shown (all, or those a filter matches).
         self.all_models: list[Model] = []
         self.models: list[Model] = []
@@ -63,7 +71,14 @@ class ModelList(OptionList):
     async def load(self) -> None:
         """Ask the server for its models and list them."""
         try:
-            models = await self.client.list_models()
+            if self._reread is None:
+                models = await self.client.list_models()
+            else:
+                models, current = await asyncio.gather(self.client.list_models(),
+                                                       self._reread())
+                if self._preferred == self._current:
+                    self._preferred = current
+                self._current = current
         except LettaError as error:
             self.post_message(self.Failed(f"Could not list the server's models: "
                                           f"{error.message}"))
@@ -121,11 +136,12 @@ class ModelPicker(Vertical):
             self.handle = handle
 
     def __init__(self, client: LettaClient, *, hint: str, preferred: str | None = None,
-                 current: str | None = None) -> None:
+                 current: str | None = None, reread: Reread | None = None) -> None:
         super().__init__()
         self.hint = hint
         self.filter = SteadyInput(placeholder="Type to filter models…", classes="model-filter")
-        self.model_list = ModelList(client, preferred=preferred, current=current)
+        self.model_list = ModelList(client, preferred=preferred, current=current,
+                                    reread=reread)
         self.status = StatusLine("Loading the server's models…", classes="model-box-status")
 
     def compose(self) -> ComposeResult:

@@ -3,7 +3,7 @@ and shown in the status bar."""
 
 from __future__ import annotations
 
-from chat_helpers import open_chat
+from chat_helpers import demo_chat, open_chat, send
 from textual.app import App
 
 from openletta.api.errors import NotFoundError
@@ -66,6 +66,7 @@ async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make
             asked.append(model)
             if model != OTHER:
                 raise NotFoundError(f"NOT_FOUND: Handle {model} not found", status_code=404)
+            demo_server.server.store.agents[agent_id].model = OTHER  # as the server would
             return Agent(id=agent_id, model=OTHER,
                          llm_config=LLMConfig(handle=OTHER, context_window=128_000))
 
@@ -83,3 +84,62 @@ async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make
         await wait_until(pilot, lambda: any("already" in str(n.message)
                                             for n in app._notifications), what="the note")
         assert asked == ["nope/none", OTHER]
+
+
+def notices(screen) -> list[str]:
+    return [str(note.render()) for note in screen.query(".notice")]
+
+
+async def test_a_turn_failing_on_a_model_changed_elsewhere_shows_and_says_the_new_model(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=SIZE) as (
+            _app, pilot, screen):
+        assert screen.status.info.model == "demo/scripted-model"
+        agent = screen.session.agent
+        demo_server.server.store.agents[agent.id].model = OTHER  # another client's /model
+        await send(pilot, screen, "hello", wait_until)  # the demo cannot reach that model
+        assert screen.session.transcript.stop_reason == "llm_api_error"
+        await wait_until(pilot, lambda: screen.status.info.model == OTHER, what="the new model")
+        assert screen.session.agent.model_name == OTHER
+        said = f"{agent.name} now runs on {OTHER} (changed elsewhere)."
+        await wait_until(pilot, lambda: said in notices(screen), what="the notice")
+        await send(pilot, screen, "hello again", wait_until)
+        await wait_until(pilot, lambda: not screen.workers or all(
+            worker.is_finished for worker in screen.workers), what="the checks")
+        assert notices(screen).count(said) == 1
+
+
+async def test_model_lists_the_model_the_server_has_now(demo_server, make_app,
+                                                       wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=SIZE) as (
+            app, pilot, screen):
+        screen.session.client.list_models = TwoModels().list_models  # type: ignore[method-assign]
+        demo_server.server.store.agents[screen.session.agent.id].model = OTHER
+        await pilot.press(*"/model", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ModelScreen), what="/model")
+        models = app.screen.model_list  # type: ignore[attr-defined]
+        await wait_until(pilot, lambda: models.models, what="the models")
+        assert "in use" in str(models.get_option_at_index(1).prompt)
+        assert "in use" not in str(models.get_option_at_index(0).prompt)
+        assert models.highlighted == 1
+        assert screen.status.info.model == OTHER
+        await wait_until(pilot, lambda: any("changed elsewhere" in str(note.message)
+                                            for note in app._notifications), what="the note")
+
+
+async def test_a_run_whose_steps_name_another_model_updates_the_one_shown(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=SIZE) as (
+            app, pilot, screen):
+        screen.session.agent = screen.session.agent.model_copy(update={  # shown before
+            "model": OTHER,  # another client's /model
+            "llm_config": LLMConfig(handle=OTHER, context_window=128_000)})
+        screen.agent_changed(screen.session.agent)
+        await send(pilot, screen, "hello", wait_until)  # it ran on the scripted model
+        assert screen.status.info.model == OTHER
+        await pilot.press(*"/run", "enter")
+        await wait_until(pilot, lambda: screen.status.info.model == "demo/scripted-model",
+                         what="the model the run ran on")
+        assert screen.status.info.context_window == 32_000
+        await wait_until(pilot, lambda: any("changed elsewhere" in str(note.message)
+                                            for note in app._notifications), what="the note")

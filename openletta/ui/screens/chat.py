@@ -28,6 +28,7 @@ from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_block import BlockEditor, BlockView
 from openletta.ui.memory_panel import MemoryPanel
+from openletta.ui.model_watch import WatchesModel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.inspect import RunScreen
@@ -43,7 +44,7 @@ from openletta.ui.widgets.tool_card import ToolCallCard
 SlashHandler = Callable[[str], bool]
 
 
-class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
+class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
     """One conversation on screen: the chat view, the prompt and the status bar.
 
     The turn state lives in :attr:`controller`; the screen sends it the user's intents and
@@ -137,8 +138,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @work(group="footers", exclusive=True, exit_on_error=False)
     async def fill_from_runs(self) -> None:
         """Show what only the runs of turns read from history tell: the context's size, and
-        each turn's tokens (also of a turn that began there and ended here)."""
-        await self.session.read_context_size(self.transcript_changed)
+        each turn's tokens (also of a turn that began there and ended here), and whether
+        the newest run's steps ran on another model than the one shown."""
+        self.model_seen(await self.session.read_context_size(self.transcript_changed))
         await self.session.fill_footer_tokens(
             lambda change: self.transcript_changed(change, arrived=False))
 
@@ -339,7 +341,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors):
     @on(TurnFooter.Inspect)
     def _inspect_turn(self, event: TurnFooter.Inspect) -> None:
         event.stop()
-        self.app.push_screen(RunScreen(self.session.client, event.run_ids))
+        self.app.push_screen(RunScreen(self.session.client, event.run_ids, self.model_seen))
 
     @on(BlockView.Left)
     @on(SearchBar.Closed)

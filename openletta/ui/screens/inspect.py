@@ -4,7 +4,7 @@ turn with their steps (``/run``, or Enter on a turn's footer). Read-only views, 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import ClassVar
 
@@ -231,9 +231,12 @@ class ContextScreen(InspectScreen):
 class RunScreen(InspectScreen):
     """The runs of a turn and their steps (``/run``, Enter on a turn's footer)."""
 
-    def __init__(self, client: LettaClient, run_ids: Sequence[str]) -> None:
+    def __init__(self, client: LettaClient, run_ids: Sequence[str],
+                 model_seen: Callable[[str | None], object] = lambda _model: None) -> None:
+        """``model_seen``: told the model the newest step read ran on."""
         super().__init__("Runs of this turn" if len(run_ids) > 1 else "Run of this turn")
         self.client, self.run_ids = client, list(run_ids)
+        self._model_seen = model_seen
 
     def on_mount(self) -> None:
         self.load()
@@ -256,6 +259,8 @@ class RunScreen(InspectScreen):
                 continue
             runs.append((run, steps, calls_by_step(messages)))
         steps = [step for entry in runs if isinstance(entry, tuple) for step in entry[1]]
+        if steps:
+            self._model_seen(steps[-1].model_handle or steps[-1].model)
         metrics: dict[str, StepMetrics] = {}
         for attempt in range(METRICS_TRIES):
             if attempt:

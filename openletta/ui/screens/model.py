@@ -14,7 +14,7 @@ from textual.widgets import Static
 from openletta.api.client import LettaClient
 from openletta.display import plain_text
 from openletta.ui.key_bar import KeyBar
-from openletta.ui.model_list import ModelPicker
+from openletta.ui.model_list import ModelPicker, Reread
 
 HINT = ("Type to filter · ↑↓ to move · Enter switches the agent to the model (on the server, "
         "for every chat) · Esc cancels")
@@ -28,10 +28,13 @@ class ModelScreen(ModalScreen[str | None]):
         Binding("escape", "dismiss(None)", "Cancel", id="model.cancel"),
     ]
 
-    def __init__(self, client: LettaClient, agent_name: str, current: str) -> None:
+    def __init__(self, client: LettaClient, agent_name: str, current: str, *,
+                 reread: Reread | None = None) -> None:
+        """``reread``: reads the model in use now (marked once read), as the models are."""
         super().__init__()
         self.agent_name = agent_name
-        self.picker = ModelPicker(client, hint=HINT, preferred=current, current=current)
+        self.picker = ModelPicker(client, hint=HINT, preferred=current, current=current,
+                                  reread=reread)
         self.model_list = self.picker.model_list
 
     def compose(self) -> ComposeResult:
