@@ -189,7 +189,8 @@ async def test_a_spoofed_command_is_shown_as_it_will_run(demo_server, make_app,
 class FailingScript(Script):
     """Every reply is a provider failure whose every field is hostile."""
 
-    def reply(self, text: str, client_tools: frozenset[str] = frozenset()) -> Reply:
+    def reply(self, text: str, client_tools: frozenset[str] = frozenset(), *,
+              model: str = "") -> Reply:
         return Reply(error=ProviderError(f"llm_{EVIL}", EVIL, EVIL, stop_reason=EVIL))
 
 
