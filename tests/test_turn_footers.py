@@ -325,3 +325,33 @@ def test_a_turn_reopened_at_its_approval_counts_its_history_part_once() -> None:
     transcript.load_history(page[:ended])  # the newest page read again: nothing counts twice
     assert footers(transcript)[-1] is footer and (footer.tokens, footer.steps) == (whole, 2)
     assert footer not in transcript.footers_without_tokens()
+
+
+def live_turn(transcript: Transcript, text: str, run: str) -> None:
+    """A turn streamed here: the user's message, a reply of ``run`` and its usage."""
+    transcript.add_user(text)
+    envelope = {"run_id": run, "step_id": f"step-{run}", "date": START.isoformat()}
+    transcript.feed_all([
+        parse_message({**envelope, "message_type": "assistant_message", "id": f"m-{run}",
+                       "content": f"answer of {run}"}),
+        parse_message({"message_type": "stop_reason", "stop_reason": "end_turn"}),
+        parse_message({"message_type": "usage_statistics", "total_tokens": 100,
+                       "prompt_tokens": 90, "completion_tokens": 10, "step_count": 1})])
+
+
+def test_the_newest_page_read_again_counts_an_earlier_turns_run_in_no_later_turn() -> None:
+    # After /compact, or when another client's turns are read, the newest page comes again:
+    # a stored message of an earlier turn's run that did not stream here (the answer to its
+    # approval, say) must not join the figures of the turn that is open now.
+    transcript = Transcript(footers=True)
+    live_turn(transcript, "one", "run-a")
+    live_turn(transcript, "two", "run-b")
+    first, second = footers(transcript)
+    before = [(footer.run_ids, footer.tokens, footer.steps) for footer in (first, second)]
+    answer = {"message_type": "approval_response_message", "id": "m-answer", "run_id": "run-a",
+              "date": START.isoformat(),
+              "approvals": [{"type": "approval", "tool_call_id": "call-x", "approve": True}]}
+    transcript.load_history([parse_message(answer)])
+    transcript.add_user("three")  # (the open turn's footer is written again as it ends)
+    assert [(footer.run_ids, footer.tokens, footer.steps)
+            for footer in (first, second)] == before

@@ -71,6 +71,8 @@ class TranscriptBase:
         #: The newest turn, and the oldest one known (history pages extend it upwards).
         self._turn = TurnStats()
         self._head_turn = self._turn
+        #: The turn each run was first counted in (:meth:`_observe`).
+        self._run_turns: dict[str, TurnStats] = {}
         #: The turns whose footers lack some of their runs' tokens, by footer key.
         self._unread_turns: dict[str, TurnStats] = {}
 

@@ -68,7 +68,19 @@ class MessageHandlers(TranscriptBase):
             self.ignored += 1
         else:
             handler(self, message, change)
-            self._turn.observe(message, live=not self._loading)
+            self._observe(message)
+
+    def _observe(self, message: m.Message) -> None:
+        """Count ``message`` in the current turn's figures; but a stored message of a run
+        that another turn shown here counts (the newest page read again after live turns:
+        the result of a call of an earlier turn, say) counts in no other."""
+        run = getattr(message, "run_id", None)
+        owner = self._run_turns.get(run) if run else None
+        if owner not in (None, self._turn) and self._loading and self._prepend_at is None:
+            return
+        self._turn.observe(message, live=not self._loading)
+        if run and owner is None and run in self._turn.run_ids:
+            self._run_turns[run] = self._turn
 
     def _is_replayed(self, message: m.Message) -> bool:
         """True for a chunk a resumed stream delivers again (``seq_id`` not beyond the last)."""
@@ -180,6 +192,8 @@ class MessageHandlers(TranscriptBase):
         item: Item
         if subtype == "user_message":
             self._turn.disown(message.run_id)
+            if message.run_id and self._run_turns.get(message.run_id) is self._turn:
+                del self._run_turns[message.run_id]  # the run is the new turn's
             self._end_turn(change)
             self._turn = TurnStats(started=message.date)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)

@@ -21,7 +21,7 @@ from rich.segment import Segment, Segments
 
 from openletta.chat.session import ChatSession
 from openletta.display import plain_text
-from openletta.transcript import Item, ToolCallItem, ToolStatus, TurnFooterItem
+from openletta.transcript import EventItem, Item, ToolCallItem, ToolStatus, TurnFooterItem
 from openletta.ui.widgets.footer import footer_text
 
 #: Lines of a message of the user's, or a tool's result or errors, printed before the rest
@@ -97,9 +97,10 @@ def print_chats(chats: Sequence[ChatSaid], console: Console) -> None:
 
 
 def unfinished(items: Sequence[Item]) -> str | None:
-    """What to say of a chat left before its last turn ended (it ends with a footer)."""
+    """What to say of a chat left before its last turn ended (it ends with a footer, or
+    with an event that says what happened: an interruption, a compaction)."""
     last = items[-1] if items else None
-    if last is None or isinstance(last, TurnFooterItem):
+    if last is None or isinstance(last, (TurnFooterItem, EventItem)):  # (it says what it is)
         return None
     if isinstance(last, ToolCallItem) and last.status is ToolStatus.AWAITING_APPROVAL:
         return "… waiting for your approval: it is asked again when this chat opens."

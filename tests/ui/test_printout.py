@@ -18,7 +18,8 @@ from openletta.api.sse import parse_sse_text
 from openletta.chat.session import ChatSession
 from openletta.config import Server
 from openletta.settings import Settings
-from openletta.transcript import UserItem
+from openletta.transcript import EventItem, UserItem
+from openletta.transcript.packed import COMPACTION_NOTE, SUMMARY_FOLLOWS
 from openletta.ui import launch
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import RESULT_LINES, ChatsOfThisRun, print_chats
@@ -192,3 +193,16 @@ def test_the_chat_is_printed_on_exit_unless_turned_off(
     out = capsys.readouterr().out
     assert ("remember this" in out) is wanted
     assert out.rstrip().endswith("Resume this chat with: openletta --agent helper")
+
+
+def test_a_chat_that_ends_with_a_compaction_was_not_left_mid_turn() -> None:
+    chats, chat = ChatsOfThisRun(), session()
+    chats.opened(chat)
+    say(chat, "hello")
+    summary = {"message_type": "user_message", "id": "message-summary",
+               "date": "2026-11-27T10:00:00+00:00",
+               "content": json.dumps({"type": "system_alert", "message":
+                                      f"{COMPACTION_NOTE}…{SUMMARY_FOLLOWS} hello and so on"})}
+    chat.transcript.load_history([parse_message(summary)])
+    assert isinstance(chat.transcript.items[-1], EventItem)
+    assert "left before" not in printed(chats)

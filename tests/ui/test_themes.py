@@ -23,6 +23,7 @@ from openletta.ui.themes import (
     load_themes,
     parse_theme,
 )
+from openletta.ui.widgets.tool_card import ToolCallCard
 
 REPO_THEMES = Path(__file__).parents[2] / "themes"
 SHIPPED = sorted(REPO_THEMES.glob("*.toml"))
@@ -221,3 +222,15 @@ async def test_every_item_of_a_turn_shows_when_it_has_focus(
             await wait_until(pilot, lambda w=widget: w.has_focus, what="focus")
             await pilot.pause()
             assert widget.styles.background.a > 0 and widget.styles.background != unfocused
+
+
+async def test_a_failed_tool_card_shows_when_it_has_focus(
+        user_themes: Path, demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        await send(pilot, screen, "error", wait_until)
+        (card,) = [widget for widget in screen.query(ToolCallCard) if widget.has_class("-error")]
+        unfocused = card.styles.border_left
+        card.focus()
+        await wait_until(pilot, lambda: card.has_focus, what="focus")
+        await pilot.pause()
+        assert card.styles.border_left != unfocused

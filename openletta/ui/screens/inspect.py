@@ -35,7 +35,7 @@ MUTED = "$text-muted"
 #: Why the context's figures differ from the status bar's gauge.
 ESTIMATE_NOTE = ("These are the server's estimates of what it would send now; the status bar "
                  "shows what the model counted for the last request (after /compact, that "
-                 "count shrunk as the estimate did).")
+                 "count shrank as the estimate did).")
 
 
 def context_rows(window: ContextWindow) -> list[tuple[str, int]]:
