@@ -38,7 +38,9 @@ lines into the compositor's frame) except writing the frame's escape codes to a 
 
 3. **Streaming after a long chat.** As 2, after ``--turns`` earlier turns (user, reasoning,
    a bash tool call with its return every other turn, Markdown answer) were loaded through
-   ``Transcript.load_history`` and ``ChatView.apply`` (one page), so the view's pruning
+   ``Transcript.load_history`` and ``ChatView.apply`` (one page), and their turns' tokens
+   read from their runs (``ChatSession.fill_footer_tokens``, as after a history page), so
+   the view's pruning
    applies: only the newest items stay mounted. The
    ratio of per-chunk cost (long chat / empty view) is printed next to the goal
    (at most 1.2x). Figures vary with machine load: nothing here is asserted.
@@ -320,10 +322,14 @@ class Scenario:
 
 
 async def load_history(screen: ChatScreen, history: list[Message]) -> None:
-    """Apply ``history`` to the chat (the view prunes what is beyond its window)."""
+    """Apply ``history`` to the chat (the view prunes what is beyond its window), then, as
+    the app does after a history page, read what its runs tell (their turns' tokens)."""
     start = time.perf_counter()
     screen.view.apply(screen.session.transcript.load_history(history))
     screen.view.flush()
+    await screen.session.fill_footer_tokens(screen.view.apply)
+    while any(worker.group == "footers" and not worker.is_finished for worker in screen.workers):
+        await asyncio.sleep(0.01)  # (one the app started itself: it finds nothing left)
     shown = await settle(screen.view)
     print(f"   history: {len(history):,} messages -> "
           f"{len(screen.session.transcript.items):,} items ({shown} rows shown), "
