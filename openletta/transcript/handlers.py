@@ -75,11 +75,12 @@ class MessageHandlers(TranscriptBase):
         that another turn shown here counts (the newest page read again after live turns:
         the result of a call of an earlier turn, say) counts in no other."""
         run = getattr(message, "run_id", None)
-        owner = self._run_turns.get(run) if run else None
-        if owner not in (None, self._turn) and self._loading and self._prepend_at is None:
-            return
+        if run and self._loading and self._prepend_at is None:
+            owner = self._run_turns.get(run)
+            if owner is not None and owner is not self._turn:
+                return
         self._turn.observe(message, live=not self._loading)
-        if run and owner is None and run in self._turn.run_ids:
+        if run and run not in self._run_turns and run in self._turn.run_ids:
             self._run_turns[run] = self._turn
 
     def _is_replayed(self, message: m.Message) -> bool:

@@ -39,8 +39,6 @@ class TurnStats:
 
     #: Date of the user's message, when it came from history.
     started: datetime | None = None
-    #: Date of the turn's latest message.
-    ended: datetime | None = None
     #: Monotonic clock reading when the user sent the message live.
     live_started: float | None = None
     live_seconds: float | None = None
@@ -67,17 +65,20 @@ class TurnStats:
         (``live``: it streamed here, so its run's usage will too)."""
         if not _by_the_agent(message):
             return
+        # Asked of every chunk of a reply: few lookups, nothing built when nothing is new.
         self.answered = True
         run = message.run_id or None
         if live and run:
             self.streaming = run
-        if message.date is not None and (self.ended is None or message.date > self.ended):
-            self.ended = message.date
-        if message.date is not None and (run not in self.run_ended
-                                         or message.date > self.run_ended[run]):
-            self.run_ended[run] = message.date
-        if message.step_id:
-            self.run_steps.setdefault(run, set()).add(message.step_id)
+        if (date := message.date) is not None:
+            last = self.run_ended.get(run)
+            if last is None or date > last:
+                self.run_ended[run] = date
+        if step := message.step_id:
+            if (steps := self.run_steps.get(run)) is None:
+                self.run_steps[run] = {step}
+            else:
+                steps.add(step)
         if run and run not in self.run_ids:
             self.run_ids.append(run)
 
@@ -90,7 +91,6 @@ class TurnStats:
         self.run_ids.remove(run_id)
         for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps):
             per_run.pop(run_id, None)
-        self.ended = max(self.run_ended.values(), default=None)
 
     def observe_error(self, run_id: str | None) -> None:
         """An error ended the turn: it is an answer (the turn gets a footer) from ``run_id``."""
@@ -138,7 +138,6 @@ class TurnStats:
     def absorb_earlier(self, earlier: TurnStats) -> None:
         """Join the start of this turn, found on an older history page."""
         self.started = earlier.started or self.started
-        self.ended = self.ended or earlier.ended
         self.run_ids = [*earlier.run_ids,
                         *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
@@ -148,6 +147,11 @@ class TurnStats:
             self.run_ended[run] = max(date, self.run_ended.get(run, date))
         for run, tokens in earlier.run_tokens.items():
             self.run_tokens.setdefault(run, tokens)
+
+    @property
+    def ended(self) -> datetime | None:
+        """Date of the turn's latest message."""
+        return max(self.run_ended.values(), default=None)
 
     @property
     def duration(self) -> float | None:
