@@ -27,7 +27,7 @@ from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
 from openletta.ui.stray_keys import StrayKeys
-from openletta.ui.textual_internals import anchor_holds, size_without_relayout
+from openletta.ui.textual_internals import anchor_holds, remove_hidden, size_without_relayout
 from openletta.ui.widgets.base import ItemWidget
 
 #: How long the view holds still while items mounted above it take their size.
@@ -330,9 +330,9 @@ class ChatScroll(VerticalScroll, can_focus=False):
         return retired
 
     def remove_retired(self) -> None:
-        """Remove the retired widgets now."""
+        """Remove the retired widgets now (hidden, they change nothing on screen)."""
         retired, self._retired = self._retired, []
-        self.remove_children(retired)
+        remove_hidden(retired)
 
     def _await_quiet(self) -> None:
         """Count ``QUIET_SECONDS`` from now until :meth:`_on_quiet`."""

@@ -1,9 +1,8 @@
 """Every use of Textual's private API, in one place, each with its reason.
 
-Checked with the Textual version pinned in ``pyproject.toml``; a new minor version may
-rename any of these, so a Textual upgrade starts by reading this module.
-``tests/ui/test_textual_internals.py`` fails if another module under ``openletta/`` imports
-a private Textual module or reaches for a private Textual attribute.
+Checked with the Textual version pinned in ``pyproject.toml``: a Textual upgrade starts by
+reading this module. ``tests/ui/test_textual_internals.py`` fails if another module under
+``openletta/`` imports a private Textual module or reaches for a private Textual attribute.
 
 Not here, because they are public or documented, though they look private or low-level:
 
@@ -23,12 +22,13 @@ import selectors
 import threading
 import time
 from codecs import getincrementaldecoder
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from textual._compositor import Compositor, ReflowResult
 from textual._xterm_parser import XTermParser
 from textual.app import App, ComposeResult
+from textual.await_remove import AwaitRemove
 from textual.content import Content
 from textual.drivers.linux_driver import LinuxDriver
 from textual.geometry import Region, Size
@@ -49,6 +49,8 @@ from textual.widgets._markdown import (
 )
 from textual.widgets.markdown import MarkdownBlock
 
+from openletta.ui.repaint import moved_regions
+
 __all__ = [
     "CellTable",
     "FooterKey",
@@ -66,6 +68,7 @@ __all__ = [
     "markdown_block_token",
     "markdown_child_blocks",
     "preset_footer_key",
+    "remove_hidden",
     "set_footer_key_enabled",
     "set_markdown_block_content",
     "start_with_theme",
@@ -131,13 +134,11 @@ def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
 
 
 def size_without_relayout() -> Reactive[Size]:
-    """A ``virtual_size`` reactive that does not ask for another layout of the screen when it
-    changes.
+    """A ``virtual_size`` reactive that asks for no layout of the screen when it changes.
 
-    Textual sets every widget's virtual size *during* a screen layout (``Widget._size_updated``)
-    and its own ``virtual_size`` reactive then asks for a layout of the whole screen in the
-    next frame: a second layout, which finds what the first found, whenever a widget's size
-    changed (an item mounted, a streamed reply one line taller). A widget that does not scroll
+    Textual sets every widget's virtual size *during* a screen layout (``_size_updated``) and
+    its ``virtual_size`` reactive then asks for another layout of the whole screen, which
+    finds what the first found, whenever a widget's size changed. A widget that does not scroll
     has nothing to update then; one that scrolls vertically has its scroll bar updated by
     ``_size_updated`` itself (``_scroll_update``), its anchor kept by the compositor, and a
     scroll bar that appears or goes asks for its own layout (``show_vertical_scrollbar``).
@@ -148,25 +149,28 @@ def size_without_relayout() -> Reactive[Size]:
 
 
 class FrugalCompositor(Compositor):
-    """Textual's compositor, minus two kinds of work a frame does for nothing.
+    """Textual's compositor, minus three kinds of work a frame does for nothing.
 
     * **A second arrangement.** ``reflow`` arranges every widget (the full map) but leaves
       the map marked stale when a new or off-screen widget was refreshed before it
       (``update_widgets``); the first question about a widget's region after the layout
       (asked while the frame is painted) then arranged the whole screen again.
+    * **Repainting what a layout did not move** (:func:`~openletta.ui.repaint.moved_regions`).
     * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
       widget whose *clip* overlaps the changed region, all of its visible lines: a word added
-      to a paragraph rendered every widget in the chat (their clip is the whole scroller)
-      and every widget clipped by the screen (the prompt, the status bar), whole. Here only
-      the widgets whose visible part meets the changed region are rendered, and only its
-      rows. What reaches the terminal is the same: Textual writes only the changed spans,
-      and every widget that covers a cell of them is still rendered for its rows
-      (``tests/ui/test_textual_internals.py`` compares the two, frame by frame).
+      to a paragraph rendered every widget in the chat (their clip is the whole scroller).
+      Here only the widgets whose visible part meets the changed region are rendered, and
+      only its rows. Textual writes only the changed spans, and every widget that covers a
+      cell of them is still rendered for its rows (``tests/ui/test_frugal_compositor.py``
+      compares the two, frame by frame).
     """
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        dirty, old_map = set(self._dirty_regions), self._full_map
         result = super().reflow(parent, size)
         self._full_map_invalidated = False  # the map just made covers every widget
+        if size.region not in self._dirty_regions:
+            self._dirty_regions = dirty | moved_regions(old_map, self._full_map)
         return result
 
     def _get_renders(self, crop: Region | None = None
@@ -224,6 +228,13 @@ def anchor_holds(widget: Widget) -> bool:
     away" (which ends the anchor's hold until the bottom is reached again) in a private flag.
     """
     return widget.is_anchored and not widget._anchor_released
+
+
+def remove_hidden(widgets: Sequence[Widget]) -> AwaitRemove:
+    """Remove ``widgets``, each hidden, without ``remove_children``'s layout and repaint of
+    all of their parent (every widget in the chat's view), though nothing on screen changes.
+    The parent is arranged again when next needed (its arrangement is kept per children)."""
+    return widgets[0].app._prune(*widgets, parent=None) if widgets else AwaitRemove([])
 
 
 # --- terminal (openletta.ui.app) --------------------------------------------------------------

@@ -83,7 +83,9 @@ async def test_items_mount_in_transcript_order() -> None:
     async with app.run_test() as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         add_turns(view, transcript, 3)
-        await pilot.pause()
+        await view.scroll.wait_for_mounts()
+        await wait_until(pilot, lambda: len(mounted_keys(view)) == len(transcript.items),
+                         what="every item mounted")
         assert mounted_keys(view) == [item.key for item in transcript.items]
 
 

@@ -1,0 +1,172 @@
+"""A layout repaints only what it moved, and the terminal still shows what a full repaint would.
+
+:func:`~openletta.ui.repaint.moved_regions` decides what a layout repaints; the chat removes
+the widgets it hid without a repaint (``remove_hidden``). The unit tests pin the rule on
+made-up maps; the chat tests replay every update the screen sends into a grid of cells, as a
+terminal would, and compare it with a full render of the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from rich.cells import cell_len
+from rich.style import Style
+from test_chat_view import ViewApp, add_turns, settled
+from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual.geometry import Region, Size, Spacing
+from textual.map_geometry import MapGeometry
+from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.strip import Strip
+from waiting import wait_until
+
+from openletta.transcript import Transcript
+from openletta.ui.chat_view import ChatView
+from openletta.ui.repaint import moved_regions
+from openletta.ui.textual_internals import FrugalScreen
+from openletta.ui.widgets import ItemWidget
+
+SCREEN = Region(0, 0, 80, 24)
+Cell = tuple[str, Style | None]
+
+
+def geometry(region: Region, order: int, clip: Region = SCREEN) -> MapGeometry:
+    return MapGeometry(region, ((0, 0, 0), (0, 0, order)), clip, region.size, region.size,
+                       region, Spacing())
+
+
+def test_widgets_that_only_paint_later_in_the_order_are_not_repainted() -> None:
+    """What hiding a widget above the view does to the widgets after it: each paints one
+    place later in the order, and one row higher in its container, but on the same cells."""
+    old = {"gone": geometry(Region(0, -5, 80, 3), 9, SCREEN),
+           "a": geometry(Region(0, 0, 80, 10), 8), "b": geometry(Region(0, 10, 80, 10), 7)}
+    new = {"a": old["a"]._replace(order=((0, 0, 0), (0, 0, 9)), virtual_region=Region(0, 1, 80, 10)),
+           "b": old["b"]._replace(order=((0, 0, 0), (0, 0, 8)))}
+    assert moved_regions(old, new) == set()
+
+
+def test_a_widget_that_moved_repaints_where_it_was_and_where_it_is() -> None:
+    old = {"a": geometry(Region(0, 0, 80, 10), 1)}
+    new = {"a": geometry(Region(0, 2, 80, 10), 1), "new": geometry(Region(0, 12, 80, 1), 2)}
+    assert moved_regions(old, new) == {Region(0, 0, 80, 10), Region(0, 2, 80, 10),
+                                       Region(0, 12, 80, 1)}
+
+
+def test_a_widget_gone_repaints_its_visible_part_only() -> None:
+    old = {"half": geometry(Region(0, 20, 80, 8), 1), "above": geometry(Region(0, -9, 80, 8), 2)}
+    assert moved_regions(old, {}) == {Region(0, 20, 80, 4)}
+
+
+def test_two_widgets_that_swap_painting_order_are_repainted() -> None:
+    """Overlapping widgets (a menu over the chat) whose order turns around change cells
+    without moving: their regions are repainted."""
+    under, over = Region(0, 0, 80, 10), Region(10, 5, 20, 3)
+    old = {"chat": geometry(under, 1), "menu": geometry(over, 2)}
+    new = {"chat": geometry(under, 2), "menu": geometry(over, 1)}
+    assert moved_regions(old, new) == {under, over}
+
+
+class FrugalViewApp(ViewApp):
+    """The chat view on the screen the chat uses."""
+
+    def get_default_screen(self) -> Screen[object]:
+        return FrugalScreen()
+
+
+class Terminal:
+    """The cells a terminal shows after the updates a compositor sent to it."""
+
+    def __init__(self, compositor: Compositor) -> None:
+        self.compositor = compositor
+        self.rows = [cells(strip) for strip in compositor.render_strips()]
+        #: Rows written by each update since :meth:`watch` began.
+        self.updated: list[set[int]] = []
+        render_update = compositor.render_update
+
+        def recorded(*args: object, **kwargs: object) -> object:
+            update = render_update(*args, **kwargs)  # type: ignore[arg-type]
+            if update is not None:
+                self.apply(update)
+            return update
+
+        compositor.render_update = recorded  # type: ignore[method-assign]
+
+    def apply(self, update: object) -> None:
+        """Write ``update`` as Textual's driver writes it (``render_segments``)."""
+        written: set[int] = set()
+        if isinstance(update, LayoutUpdate):
+            for y, strips in enumerate(update.strips):
+                self.write(y, 0, Strip.join(strips))
+                written.add(y)
+        elif isinstance(update, ChopsUpdate):
+            for y, x1, x2 in update.spans:
+                for end, (x, strip) in zip(update.chop_ends[y], update.chops[y].items(),
+                                           strict=False):
+                    if strip is None or x > x2 or end <= x1:
+                        continue
+                    inside = x2 > x >= x1 and end <= x2
+                    self.write(y, x, strip if inside else strip.crop(0, min(end, x2) - x))
+                    written.add(y)
+        self.updated.append(written)
+
+    def write(self, y: int, x: int, strip: Strip) -> None:
+        for offset, cell in enumerate(cells(strip)):
+            self.rows[y][x + offset] = cell
+
+    def matches_a_full_render(self) -> bool:
+        return self.rows == [cells(strip) for strip in self.compositor.render_strips()]
+
+
+def cells(strip: Strip) -> list[Cell]:
+    """One ``(character, style)`` per cell (a wide character's second cell is empty)."""
+    row: list[Cell] = []
+    for segment in strip:
+        if segment.control:
+            continue
+        for character in segment.text:
+            row.append((character, segment.style))
+            row.extend([("", segment.style)] * (cell_len(character) - 1))
+    return row
+
+
+@asynccontextmanager
+async def watched_chat() -> AsyncIterator[tuple[Pilot[None], ChatView, Transcript, Terminal]]:
+    """The end of a long chat at 80x24, every update to its screen written to a terminal."""
+    app = FrugalViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 60)
+        await settled(pilot, view)
+        yield pilot, view, transcript, Terminal(app.screen._compositor)
+
+
+async def test_hiding_and_removing_items_above_the_view_repaints_no_row_of_the_chat() -> None:
+    """The point: Textual repainted every row of the chat when one far above it went."""
+    async with watched_chat() as (pilot, view, _transcript, terminal):
+        oldest = [widget for widget in view.scroll.children
+                  if isinstance(widget, ItemWidget) and widget.display][:4]
+        assert all(widget.region.bottom <= view.scroll.region.y for widget in oldest)
+        view.scroll.retire(oldest)
+        view.scroll.remove_retired()
+        await wait_until(pilot, lambda: not any(widget.is_attached for widget in oldest),
+                         what="the hidden items removed")
+        await settled(pilot, view)
+        chat_rows = set(range(view.scroll.region.y, view.scroll.region.bottom))
+        assert not chat_rows & set().union(*terminal.updated)
+        assert terminal.matches_a_full_render()
+
+
+async def test_the_terminal_shows_a_full_render_after_turns_that_prune_the_chat() -> None:
+    async with watched_chat() as (pilot, view, transcript, terminal):
+        first = view.mounted_items[0]
+        for _ in range(12):
+            add_turns(view, transcript, 1)
+            await settled(pilot, view)
+        assert first not in view.mounted_items  # old items were hidden and removed
+        assert len(terminal.updated) > 12
+        assert terminal.matches_a_full_render()
+        view.scroll.scroll_relative(y=-30, animate=False)
+        await settled(pilot, view)
+        assert terminal.matches_a_full_render()
