@@ -159,6 +159,16 @@ def test_a_turn_ended_by_an_error_gets_a_footer_naming_its_run() -> None:
     assert footers(transcript)[0].run_ids == ("run-be717b67-3012-47c1-b568-c8ae7a0052e3",)
 
 
+def test_a_turn_ended_by_an_error_before_any_token_says_when_the_error_came() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("llmerror")
+    before = datetime.now(UTC)
+    transcript.feed_all(stream("llm_error_tokens.sse"))  # no message of the agent's, no date
+    (footer,) = footers(transcript)
+    assert footer.date is not None and before <= footer.date <= datetime.now(UTC)
+    assert footer_text(footer).startswith(footer.date.astimezone().strftime("%H:%M · "))
+
+
 def test_only_the_turn_a_run_began_is_said_dropped() -> None:
     transcript = Transcript(footers=True)
     transcript.add_user("run ls")

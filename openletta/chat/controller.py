@@ -4,8 +4,8 @@ No Textual here. :class:`ChatController` owns everything about a conversation's 
 phase (idle → sending → streaming → awaiting approval → answering → … → idle), the message on
 its way, the queue of messages typed meanwhile, the open approval round, the session's
 "don't ask again" rules, interrupts and quitting. The UI calls the intents (:meth:`submit`,
-:meth:`decide`, :meth:`leave`, :meth:`ask_again`, :meth:`interrupt`, :meth:`opened`,
-:meth:`close`) and renders what the controller reports to its
+:meth:`decide`, :meth:`leave`, :meth:`ask_again`, :meth:`interrupt`, :meth:`compact`,
+:meth:`opened`, :meth:`close`) and renders what the controller reports to its
 :class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
 
 The network work runs in asyncio tasks the controller owns (at most one turn task at a
@@ -24,7 +24,7 @@ import asyncio
 import logging
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
-from openletta.api.runs import FINISHED_RUN_STATES
+from openletta.api.resources import Compaction
 from openletta.chat.approval_flow import APPROVAL_FIRST, HELD, TOLD, TOLD_ON_QUIT, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
@@ -194,6 +194,14 @@ class ChatController:
         elif accepted_maybe:  # (waiting for a busy conversation stops only the waiting)
             self._tasks.start_side_task(lambda: self._tasks.cancel_on_server(run_id))
 
+    async def compact(self) -> Compaction:
+        """Have the server summarise the older messages (see :meth:`ChatSession.compact`).
+        The compaction is then the latest thing: how the last turn stopped is said no more.
+        Raises :class:`LettaError`."""
+        done = await self.session.compact(self._tasks.on_change)
+        self._tasks.update(stop_reason=None)
+        return done
+
     # --- the turn task --------------------------------------------------------------------
 
     async def _converse(self, text: str | None) -> None:
@@ -356,7 +364,7 @@ class ChatController:
         send the answers that could not be sent."""
         if (run_id := self._tasks.uncancelled) is not None:
             self._tasks.uncancelled = None
-            self._tasks.start_side_task(lambda: self._settle_uncancelled(run_id))
+            self._tasks.start_side_task(lambda: self._tasks.settle_uncancelled(run_id))
         if self.state.phase is Phase.IDLE and (outgoing := self._tasks.unconfirmed) is not None:
             self._tasks.unconfirmed = None
             self._tasks.update(phase=Phase.WAITING)
@@ -366,25 +374,6 @@ class ChatController:
             self._tasks.start_turn(self._take_up_dropped)
         elif self.state.phase is Phase.AWAITING_APPROVAL:
             self._approvals.resend()
-
-    async def _settle_uncancelled(self, run_id: str) -> None:
-        """The server is back after Esc's cancel could not reach it: cancel the run if it
-        still goes on; if it finished, show the rest of its reply (the agent said it)."""
-        try:
-            run = await self.session.client.get_run(run_id)
-            if run.status not in FINISHED_RUN_STATES:
-                await self._tasks.cancel_on_server(run_id)
-                return
-            if run.status == "cancelled" or self.state.phase is not Phase.IDLE or (
-                    self.session.run_id != run_id):
-                return
-            await self.session.show_finished_run(run_id, run.stop_reason, self._tasks.on_change)
-        except LettaError as error:
-            log.info("could not look at the interrupted run: %s", error.message)
-            return
-        self._tasks.listener.report(
-            "The cancel never reached the server and the agent finished its reply: it is "
-            "shown in full now.", title="Interrupt", severity="warning", notice=True)
 
     async def _take_up_dropped(self) -> None:
         outcome = await self.session.take_up_dropped(self._tasks.on_change,

@@ -20,6 +20,7 @@ from typing import Any
 
 from openletta.api import http
 from openletta.api.errors import APIConnectionError, LettaError
+from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.chat.agent_model import recheck_model
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
@@ -176,6 +177,25 @@ class TurnTasks:
         except LettaError as error:
             self.listener.report(f"The server did not confirm the cancel: {error.message}",
                                  title="Interrupt", severity="warning")
+
+    async def settle_uncancelled(self, run_id: str) -> None:
+        """The server is back after Esc's cancel could not reach it: cancel the run if it
+        still goes on; if it finished, show the rest of its reply (the agent said it)."""
+        try:
+            run = await self.session.client.get_run(run_id)
+            if run.status not in FINISHED_RUN_STATES:
+                await self.cancel_on_server(run_id)
+                return
+            if run.status == "cancelled" or self.state.phase is not Phase.IDLE or (
+                    self.session.run_id != run_id):
+                return
+            await self.session.show_finished_run(run_id, run.stop_reason, self.on_change)
+        except LettaError as error:
+            log.info("could not look at the interrupted run: %s", error.message)
+            return
+        self.listener.report(
+            "The cancel never reached the server and the agent finished its reply: it is "
+            "shown in full now.", title="Interrupt", severity="warning", notice=True)
 
     async def _watch_until_online(self) -> None:
         """Look at the server now and then while the state says it cannot be reached, until

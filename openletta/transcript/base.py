@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from openletta.transcript.change import Change
 from openletta.transcript.items import (
@@ -190,6 +191,7 @@ class TranscriptBase:
     def _end_live_turn(self, change: Change) -> None:
         if self._turn.live_started is not None:
             self._turn.live_seconds = self._clock() - self._turn.live_started
+            self._turn.live_ended = datetime.now(UTC)
         self._end_turn(change)
 
 

@@ -42,6 +42,9 @@ class TurnStats:
     #: Monotonic clock reading when the user sent the message live.
     live_started: float | None = None
     live_seconds: float | None = None
+    #: When the turn ended live, by the wall clock: its end when none of its messages has a
+    #: date (an error that came before any token).
+    live_ended: datetime | None = None
     #: The runs of the turn, in the order they were seen (a turn paused for approval has
     #: several).
     run_ids: list[str] = field(default_factory=list)
@@ -150,8 +153,8 @@ class TurnStats:
 
     @property
     def ended(self) -> datetime | None:
-        """Date of the turn's latest message."""
-        return max(self.run_ended.values(), default=None)
+        """Date of the turn's latest message (without one: when it ended live, if it did)."""
+        return max(self.run_ended.values(), default=self.live_ended)
 
     @property
     def duration(self) -> float | None:

@@ -143,7 +143,7 @@ class ChatCommands(App[None]):
         """Compact the thread of ``screen``; its summary shows in the chat."""
         self.notify("Summarising the older messages…", title="Compact")
         try:
-            done = await screen.session.compact(screen.transcript_changed)
+            done = await screen.controller.compact()
         except LettaError as error:
             self.notify(f"Could not compact: {error.message}", title="Compact",
                         severity="error")

@@ -78,3 +78,27 @@ async def test_compact_waits_for_a_pending_approval(make_app, wait_until) -> Non
             assert server.store.agents[screen.session.agent.id].thread.summarised_rows == 0
     finally:
         await server.stop()
+
+
+async def test_after_compact_the_status_bar_no_longer_says_the_last_turn_was_stopped(
+        make_app, wait_until) -> None:
+    server = DemoServer(speed=1.0)  # "slow" streams for seconds: Esc stops it
+    base_url = await server.start()
+    try:
+        app = make_app(base_url=base_url, agent="demo-agent")
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            for text in ("hello", "hello again"):
+                await send(pilot, screen, text, wait_until)
+            await pilot.press(*"slow", "enter")
+            await wait_until(pilot, lambda: screen.controller.state.replying, what="the reply")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: "stopped: interrupted" in str(screen.status.render()),
+                             what="the interrupt said")
+            await pilot.press(*"/compact", "enter")
+            await wait_until(pilot, lambda: "Messages in context: 5 → 2." in notes(app),
+                             what="the compaction")
+            assert screen.status.info.stop_reason is None
+            assert "stopped" not in str(screen.status.render())
+    finally:
+        await server.stop()
