@@ -15,7 +15,7 @@ from rich.cells import cell_len
 from rich.style import Style
 from test_chat_view import ViewApp, add_turns, settled
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
-from textual.geometry import Region, Size, Spacing
+from textual.geometry import Region, Spacing
 from textual.map_geometry import MapGeometry
 from textual.pilot import Pilot
 from textual.screen import Screen
@@ -42,7 +42,8 @@ def test_widgets_that_only_paint_later_in_the_order_are_not_repainted() -> None:
     place later in the order, and one row higher in its container, but on the same cells."""
     old = {"gone": geometry(Region(0, -5, 80, 3), 9, SCREEN),
            "a": geometry(Region(0, 0, 80, 10), 8), "b": geometry(Region(0, 10, 80, 10), 7)}
-    new = {"a": old["a"]._replace(order=((0, 0, 0), (0, 0, 9)), virtual_region=Region(0, 1, 80, 10)),
+    new = {"a": old["a"]._replace(order=((0, 0, 0), (0, 0, 9)),
+                                  virtual_region=Region(0, 1, 80, 10)),
            "b": old["b"]._replace(order=((0, 0, 0), (0, 0, 8)))}
     assert moved_regions(old, new) == set()
 
