@@ -302,6 +302,8 @@ async def test_edit_unique_match(workspace: Workspace) -> None:
     assert outcome.text == f"Replaced 1 occurrence in {path}"
     assert path.read_text() == "a = 1\nb = 3\n"
     assert workspace.unchanged_since_read(path) is None
+    # The change made goes with the result (kept in history): what the card shows numbered.
+    assert outcome.stdout == ["--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"]
 
 
 async def test_edit_windows_line_endings(workspace: Workspace) -> None:
@@ -317,8 +319,11 @@ async def test_edit_keeps_undecodable_bytes(workspace: Workspace) -> None:
     path = workspace.root / "f.txt"
     path.write_bytes(b"caf\xe9 = 1\n")
     await call(Read(), workspace, file_path="f.txt")
-    await call(Edit(), workspace, file_path="f.txt", old_string="= 1", new_string="= 2")
+    outcome = await call(Edit(), workspace, file_path="f.txt", old_string="= 1",
+                         new_string="= 2")
     assert path.read_bytes() == b"caf\xe9 = 2\n"
+    assert outcome.stdout is not None and "-caf\ufffd = 1\n+caf\ufffd = 2\n" in outcome.stdout[0]
+    outcome.stdout[0].encode()  # sendable: no lone surrogate from the undecodable byte
 
 
 async def test_edit_not_found(workspace: Workspace) -> None:

@@ -99,12 +99,15 @@ class ChatSession(ReplyStreams):
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
 
-    async def read_context_size(self, on_change: OnChange) -> str | None:
+    async def read_context_size(self, on_change: OnChange, *, newer: bool = False
+                                ) -> str | None:
         """The context's size before a turn of this session gives it: the tokens of the
         newest run's last LLM call (history has no usage); nothing if the server cannot
-        tell. Returns the model that call ran on, if it was read."""
-        runs = self.transcript.newest_runs()
-        if self.transcript.context_tokens is not None or not runs:
+        tell. ``newer``: turns newer than the size shown were read (another client's), so
+        theirs replaces it, unless a size came meanwhile (a turn here). Returns the model
+        that call ran on, if it was read."""
+        runs, shown = self.transcript.newest_runs(), self.transcript.context_tokens
+        if (shown is not None and not newer) or not runs:
             return None
         try:
             steps = await self.client.list_run_steps(runs[-1])
@@ -113,8 +116,8 @@ class ChatSession(ReplyStreams):
         last = steps[-1] if steps else None
         tokens = last and (last.total_tokens
                            or (last.prompt_tokens or 0) + (last.completion_tokens or 0))
-        if tokens:
-            on_change(self.transcript.set_context_tokens(tokens))
+        if tokens and self.transcript.context_tokens == shown:
+            on_change(self.transcript.set_context_tokens(tokens, replacing=True))
         return (last.model_handle or last.model) if last else None
 
     async def fill_footer_tokens(self, on_change: OnChange) -> None:

@@ -231,14 +231,18 @@ class TurnTasks:
 
     async def _catch_up(self) -> None:
         """Show what was added to the conversation elsewhere, unless something happened
-        here meanwhile (what was read could land after a turn started since)."""
-        items = self.session.transcript.items
+        here meanwhile (what was read could land after a turn started since): its turns,
+        their tokens and, as after they had ended here, the context's size they left."""
+        transcript = self.session.transcript
+        items, runs = transcript.items, transcript.newest_runs()
         mark = (len(items), items[-1] if items else None)
         with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
             page = await self.session.read_newest()
             if self._state.phase is Phase.IDLE and mark == (
                     len(items), items[-1] if items else None):
-                self.on_change(self.session.transcript.load_history(page.messages))
+                self.on_change(transcript.load_history(page.messages))
+                if transcript.newest_runs() != runs:
+                    await self.session.read_context_size(self.on_change, newer=True)
                 await self.session.fill_footer_tokens(self.on_change)
 
     def note_reachable(self, reached: bool) -> None:

@@ -67,7 +67,9 @@ def arg(args: Mapping[str, Any], name: str, kind: type[Any], default: Any = _REQ
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """What a local tool gives back to the agent: ``text`` is the tool return."""
+    """What a local tool gives back to the agent: ``text`` is the tool return. ``stdout`` and
+    ``stderr`` go with it for the client to show, live and in history (the server keeps them;
+    the model reads ``text`` alone): a command's output, the diff of an edit."""
 
     text: str
     ok: bool = True

@@ -144,6 +144,12 @@ def unified_diff(path: Path, workspace: Workspace, old: str | None, new: str) ->
                                         before if old is not None else "/dev/null", after))
 
 
+def _shown(text: str) -> str:
+    """``text`` read with ``surrogateescape`` as it can be sent and shown (bytes that are not
+    UTF-8 as "�")."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _disk_text(path: Path) -> str | None:
     """For a preview: the file's text, ``None`` when there is no readable one."""
     try:
@@ -309,7 +315,8 @@ class Edit(LocalTool):
         await asyncio.to_thread(write_atomically, path, changed)
         workspace.note_read(path)
         noun = "occurrence" if count == 1 else "occurrences"
-        return ToolOutcome(f"Replaced {count} {noun} in {path}")
+        return ToolOutcome(f"Replaced {count} {noun} in {path}",
+                           stdout=[_shown(unified_diff(path, workspace, text, changed))])
 
     def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
         """Refuse a file not read or changed since, or text that is not there once."""

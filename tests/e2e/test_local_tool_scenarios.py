@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import setup_agent
 from chat_fakes import Listener
-from e2e_turns import until
+from e2e_turns import history_transcript, until
 
 from openletta.api.answers import INTERRUPTED
 from openletta.api.client import LettaClient
@@ -104,6 +104,12 @@ async def test_an_edit_shows_its_diff_then_changes_the_file(chat: LocalChat) -> 
     await chat.settled()
     assert (chat.root / "notes.txt").read_text() == "goodbye world\n"
     assert call.status is ToolStatus.SUCCESS
+    # The server keeps the diff sent with the result: history shows the change as live did.
+    stored = await history_transcript(chat.client, chat.controller.session.agent.id)
+    edit = next(item for item in stored.items
+                if isinstance(item, ToolCallItem) and item.name == "Edit")
+    assert edit.client_result and edit.stdout == call.stdout
+    assert "@@ -1 +1 @@\n-hello world\n+goodbye world\n" in "".join(edit.stdout)
 
 
 async def test_a_denial_goes_back_with_the_reason(chat: LocalChat) -> None:

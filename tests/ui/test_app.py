@@ -16,9 +16,9 @@ from textual.widgets import Input, Static
 from openletta.api import http
 from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError
-from openletta.api.messages import Ping
+from openletta.api.messages import Ping, UsageStatistics
 from openletta.api.resources import Agent, Conversation
-from openletta.chat import replies
+from openletta.chat import replies, turn_tasks
 from openletta.chat.early import EarlyOpening
 from openletta.chat.opening import read_conversation
 from openletta.chat.turn_state import Phase
@@ -250,6 +250,28 @@ async def test_a_context_size_read_before_any_turn_shows_in_the_gauge(
         await pilot.pause()
         assert screen.status.info.context_tokens == 4321
         assert context_gauge(4321, CONTEXT_WINDOW) in screen_lines(app)[-2]
+
+
+async def test_turns_another_client_added_while_idle_move_the_gauge_to_their_context(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)  # (typing reads the newest page)
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        before = screen.status.info.context_tokens
+        other = LettaClient(demo_server.base_url)  # another client's long turn
+        async with other, other.send_message(screen.session.agent.id, "long 2000") as stream:
+            theirs = [message async for message in stream]
+        (usage,) = [message for message in theirs if isinstance(message, UsageStatistics)]
+        assert usage.context_tokens and before and usage.context_tokens > before
+        await pilot.press("x")  # typing in the idle chat catches up with the conversation
+        await wait_until(pilot, lambda: [item.text for item in screen.session.transcript.items
+                                         if isinstance(item, UserItem)][-1] == "long 2000",
+                         what="the other client's turn shown")
+        await wait_until(pilot, lambda: screen.status.info.context_tokens == usage.context_tokens,
+                         what="the gauge at the newest turn's context")
+        assert context_gauge(usage.context_tokens, CONTEXT_WINDOW) in screen_lines(app)[-2]
 
 
 async def test_the_status_bar_through_a_turn_that_is_stopped(make_app, wait_until) -> None:

@@ -3,15 +3,24 @@ that failed (or never ran) changed nothing; the same live and read back from his
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
+from chat_fakes import FakeClient, FakeStream, Listener
 from widget_app import ItemsApp, shown_text
 
+from openletta.api.answers import ToolReturnAnswer
+from openletta.api.messages import Message, parse_message
+from openletta.api.resources import Agent
+from openletta.chat.controller import ChatController
+from openletta.chat.local_calls import LocalCalls
+from openletta.chat.session import ChatSession
 from openletta.tools.base import Workspace
 from openletta.tools.files import Write
-from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
+from openletta.transcript import ToolCallItem, ToolStatus, Transcript
 
 SIZE = (100, 40)
 NOT_READ = "/work/notes.md exists and has not been read yet: read it first."
@@ -83,3 +92,59 @@ async def test_every_card_says_where_its_call_runs() -> None:
     assert "⌂ runs here" in headers[2] and "ran on a client" in headers[3]
     # An approval request still streaming may be for this machine: it does not say yet.
     assert not any(word in headers[4] for word in ("server", "here", "client"))
+
+
+EDIT_REQUEST = {"message_type": "approval_request_message", "id": "message-asks",
+                "tool_calls": [{"tool_call_id": "call-1", "name": "Edit", "arguments": json.dumps(
+                    {"file_path": "notes.md", "old_string": "line 15\n",
+                     "new_string": "line fifteen\n"})}]}
+
+
+async def edited_here(root: Path) -> tuple[ToolCallItem, ToolReturnAnswer]:
+    """The card's item of :data:`EDIT_REQUEST` run here (accept-edits mode), and what was
+    sent to the server for it."""
+    client = FakeClient()
+    client.turns.append(FakeStream([parse_message(EDIT_REQUEST), parse_message(
+        {"message_type": "stop_reason", "stop_reason": "requires_approval"})]))
+    client.answers.append(FakeStream([]))
+    workspace = Workspace(root)
+    workspace.note_read(root / "notes.md")
+    local = LocalCalls(Permissions(workspace, mode=PermissionMode.ACCEPT_EDITS,
+                                   project_rules=ProjectRules(root / "rules.toml")))
+    session = ChatSession(client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
+    controller = ChatController(session, Listener(), local)
+    controller.submit("edit it")
+    while not client.answered:
+        await asyncio.sleep(0.002)
+    await controller.close()
+    (call,) = [item for item in session.transcript.items if isinstance(item, ToolCallItem)]
+    (answer,) = client.answered[0]
+    assert isinstance(answer, ToolReturnAnswer)
+    return call, answer
+
+
+def stored(answer: ToolReturnAnswer) -> list[Message]:
+    """The call and its answer as the server gives them back in the history."""
+    sent = answer.model_dump()
+    returned = {name: sent[name] for name in ("tool_call_id", "tool_return", "status",
+                                              "stdout", "stderr")}
+    return [parse_message(EDIT_REQUEST),
+            parse_message({"message_type": "approval_response_message", "id": "message-answer",
+                           "approvals": [sent]}),
+            parse_message({"message_type": "tool_return_message", "id": "message-return",
+                           **returned, "tool_returns": [sent]})]
+
+
+async def test_a_local_edit_is_numbered_by_the_files_lines_live_and_from_history(
+        tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("".join(f"line {number}\n" for number in range(1, 21)))
+    live, answer = await edited_here(tmp_path)
+    assert (tmp_path / "notes.md").read_text().count("line fifteen") == 1
+    transcript = Transcript()
+    transcript.load_history(stored(answer))
+    (history,) = [item for item in transcript.items if isinstance(item, ToolCallItem)]
+    assert live.runs_here and history.client_result and history.status is ToolStatus.SUCCESS
+    live_card, history_card = await cards(live, history)
+    assert live_card[1:] == history_card[1:]  # the same body, live and from history
+    assert "▌ 15    - line 15" in history_card  # numbered by the file's lines
+    assert "▌    15 + line fifteen" in history_card

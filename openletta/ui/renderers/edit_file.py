@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from openletta.display import DisplayText
-from openletta.transcript import ToolCallItem
+from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     ADDED,
@@ -83,8 +83,8 @@ class EditFileRenderer(ToolRenderer):
 
     def summary(self, item: ToolCallItem) -> str:
         path = one_line(arg(item, *PATH_ARGS) or "")
-        if item.preview is not None and item.status not in UNMADE_STATUSES:
-            added, removed = patch_counts(item.preview)
+        if (change := change_on_disk(item)) is not None and item.status not in UNMADE_STATUSES:
+            added, removed = patch_counts(change)
             return f"{path}  +{added} −{removed}".strip()
         old, new = _old_new(item)
         if new is None:
@@ -97,13 +97,23 @@ class EditFileRenderer(ToolRenderer):
             return unmade_change(item, "Not changed", "The edit it would have made",
                                  _asked_blocks(item, width))
         blocks: list[Content] = []
-        if item.preview is not None:  # the change against the file on disk (a local call)
-            blocks.extend(patch_blocks(item.preview, width))
+        if (change := change_on_disk(item)) is not None:  # numbered by the file's lines
+            blocks.extend(patch_blocks(change, width))
         else:
             blocks.extend(_asked_blocks(item, width))
         if output := finished_output(item):
             blocks.extend(output_block(output, MUTED))
         return blocks
+
+
+def change_on_disk(item: ToolCallItem) -> str | None:
+    """The change a local call makes to the file, as a unified diff: once it succeeded, the
+    one it made (sent with its result as its output, so read back from history the same);
+    before, the preview against the file on disk. ``None`` when neither is known."""
+    made = "".join(item.stdout)
+    if item.status is ToolStatus.SUCCESS and patch_hunks(made) is not None:
+        return made
+    return item.preview
 
 
 def _asked_blocks(item: ToolCallItem, width: int) -> list[Content]:
