@@ -21,7 +21,7 @@ from typing import Any
 from openletta.api import http
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.api.runs import FINISHED_RUN_STATES
-from openletta.chat.agent_model import recheck_model
+from openletta.chat.agent_model import recheck_model, runs_on
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import FOREGROUND_ONLY
@@ -232,7 +232,8 @@ class TurnTasks:
     async def _catch_up(self) -> None:
         """Show what was added to the conversation elsewhere, unless something happened
         here meanwhile (what was read could land after a turn started since): its turns,
-        their tokens and, as after they had ended here, the context's size they left."""
+        their tokens and, as after they had ended here, the context's size they left, and
+        the model they ran on when it is not the one shown (the agent is read again)."""
         transcript = self.session.transcript
         items, runs = transcript.items, transcript.newest_runs()
         mark = (len(items), items[-1] if items else None)
@@ -242,7 +243,9 @@ class TurnTasks:
                     len(items), items[-1] if items else None):
                 self.on_change(transcript.load_history(page.messages))
                 if transcript.newest_runs() != runs:
-                    await self.session.read_context_size(self.on_change, newer=True)
+                    model = await self.session.read_context_size(self.on_change, newer=True)
+                    if model and not runs_on(self.session.agent, model):
+                        await recheck_model(self.session, self.listener)
                 await self.session.fill_footer_tokens(self.on_change)
 
     def note_reachable(self, reached: bool) -> None:

@@ -3,11 +3,14 @@ and shown in the status bar."""
 
 from __future__ import annotations
 
+import pytest
 from chat_helpers import demo_chat, open_chat, send
 from textual.app import App
 
+from openletta.api.client import LettaClient
 from openletta.api.errors import NotFoundError
 from openletta.api.resources import Agent, LLMConfig, Model
+from openletta.chat import turn_tasks
 from openletta.ui.screens.model import ModelScreen
 
 SIZE = (100, 30)
@@ -140,6 +143,27 @@ async def test_a_run_whose_steps_name_another_model_updates_the_one_shown(
         await pilot.press(*"/run", "enter")
         await wait_until(pilot, lambda: screen.status.info.model == "demo/scripted-model",
                          what="the model the run ran on")
+        assert screen.status.info.context_window == 32_000
+        await wait_until(pilot, lambda: any("changed elsewhere" in str(note.message)
+                                            for note in app._notifications), what="the note")
+
+
+async def test_turns_another_client_ran_on_another_model_show_that_model_on_catching_up(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The model shown is stale (``OTHER``); another client's turn ran on the agent's model
+    now: typing in the idle chat shows that turn, and the model it ran on."""
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)  # (typing reads the newest page)
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=SIZE) as (
+            app, pilot, screen):
+        screen.session.agent = screen.session.agent.model_copy(update={
+            "model": OTHER, "llm_config": LLMConfig(handle=OTHER, context_window=128_000)})
+        screen.agent_changed(screen.session.agent)
+        other = LettaClient(demo_server.base_url)
+        async with other, other.send_message(screen.session.agent.id, "hello") as stream:
+            [message async for message in stream]
+        await pilot.press("x")
+        await wait_until(pilot, lambda: screen.status.info.model == "demo/scripted-model",
+                         what="the model the other client's turn ran on")
         assert screen.status.info.context_window == 32_000
         await wait_until(pilot, lambda: any("changed elsewhere" in str(note.message)
                                             for note in app._notifications), what="the note")
