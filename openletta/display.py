@@ -130,6 +130,11 @@ def has_hidden_characters(text: str) -> bool:
     return _LITERAL.search(_CRLF_CR.sub("", text) if "\r" in text else text) is not None
 
 
+def counted(count: int, noun: str) -> str:
+    """``"1 line"``, ``"1,024 lines"``: ``count`` and ``noun``, in the plural unless one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def single_line(text: str) -> DisplayText:
     """:class:`DisplayText` for a place that has one line: line breaks and tabs are spaces."""
     return str.__new__(DisplayText, _LINE_BREAKS.sub(" ", DisplayText(text)))

@@ -397,3 +397,9 @@ def test_following_appends_keep_the_newest_mounted_within_bounds(sizes: list[int
         check(window)
         assert window.mounted_end == total and not window.hidden_below
         assert min(total, OPENING_BATCH) <= window.mounted_count <= LIMIT
+
+
+def test_one_item_above_is_one_earlier_item() -> None:
+    window = following_window(1)
+    window.unmount_all()
+    assert window.earlier_label(more_on_server=False)[0].startswith("↑ 1 earlier item (")

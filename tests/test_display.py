@@ -17,6 +17,7 @@ from openletta import display
 from openletta.display import (
     DisplayText,
     StreamCleaner,
+    counted,
     has_hidden_characters,
     literal_text,
     overwritten,
@@ -270,3 +271,9 @@ def test_a_stream_holds_back_a_sequence_cut_in_two() -> None:
     assert cleaner.feed("red: \x1b[3") == "red: "
     assert cleaner.feed("1mred\x1b[0m\r") == "red"
     assert cleaner.feed("\nok") == "\nok"
+
+
+@pytest.mark.parametrize(("count", "said"), [(0, "0 items"), (1, "1 item"), (2, "2 items"),
+                                             (1024, "1,024 items")])
+def test_a_count_says_its_noun_in_the_plural_unless_one(count: int, said: str) -> None:
+    assert counted(count, "item") == said

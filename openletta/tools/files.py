@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from openletta.display import counted
 from openletta.tools.base import (
     Access,
     LocalTool,
@@ -237,7 +238,7 @@ class Write(LocalTool):
         size = await asyncio.to_thread(write_atomically, path, content)
         workspace.note_read(path)
         count = len(split_lines(content)) if content else 0
-        lines = f"{count:,} line{'' if count == 1 else 's'}"
+        lines = counted(count, "line")
         if existed:
             return ToolOutcome(f"Wrote {size:,} bytes ({lines}) to {path}")
         return ToolOutcome(f"Created {path} ({size:,} bytes, {lines})")
@@ -314,8 +315,7 @@ class Edit(LocalTool):
         changed, count = _edited(text, old, new, replace_all)
         await asyncio.to_thread(write_atomically, path, changed)
         workspace.note_read(path)
-        noun = "occurrence" if count == 1 else "occurrences"
-        return ToolOutcome(f"Replaced {count} {noun} in {path}",
+        return ToolOutcome(f"Replaced {counted(count, 'occurrence')} in {path}",
                            stdout=[_shown(unified_diff(path, workspace, text, changed))])
 
     def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:

@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from openletta.display import plain_text
+from openletta.display import counted, plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
@@ -80,7 +80,8 @@ class NewIndicator(Static):
 
     def say_waiting(self, hidden: int) -> None:
         """Say how many items wait below (shown), or that new ones came once none does."""
-        self.update(f"↓ {hidden} later items (Ctrl+End)" if hidden else NEW, layout=False)
+        waiting = f"↓ {counted(hidden, 'later item')} (Ctrl+End)"
+        self.update(waiting if hidden else NEW, layout=False)
         if hidden:
             self.display = True
 

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Literal, TypeVar
 
+from openletta.display import counted
+
 #: Items kept mounted while following the bottom, and how far beyond that before pruning.
 MAX_MOUNTED = 40
 PRUNE_SLACK = 10
@@ -276,7 +278,7 @@ class ChatWindow(Generic[T]):
     def earlier_label(self, *, more_on_server: bool | None) -> tuple[str, str]:
         """What the "earlier" row says about what is above, and its class (or ``""``)."""
         if self._start:
-            return f"↑ {self._start} earlier items (PageUp or a click shows them)", ""
+            return f"↑ {counted(self._start, 'earlier item')} (PageUp or a click shows them)", ""
         if self.loading_earlier:
             return "loading earlier messages…", ""
         if self.earlier_failed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from openletta.display import counted
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
@@ -72,5 +73,4 @@ def _change(item: ToolCallItem, width: int) -> list[Content]:
 
 
 def _lines(text: str) -> str:
-    count = text.count("\n") + 1
-    return f"{count} line{'' if count == 1 else 's'}"
+    return counted(text.count("\n") + 1, "line")

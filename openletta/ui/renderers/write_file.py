@@ -6,6 +6,7 @@ import re
 
 from textual.content import Content
 
+from openletta.display import counted
 from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
@@ -35,7 +36,7 @@ def size_of(content: str) -> str:
     """``"26 bytes, 1 line"``: the size of ``content`` when written as UTF-8."""
     size = len(content.encode("utf-8", "surrogatepass"))
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-    return f"{size:,} byte{'' if size == 1 else 's'}, {lines:,} line{'' if lines == 1 else 's'}"
+    return f"{counted(size, 'byte')}, {counted(lines, 'line')}"
 
 
 def outcome(result: str) -> str | None:

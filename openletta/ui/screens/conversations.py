@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Conversation
-from openletta.display import plain_text
+from openletta.display import counted, plain_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
@@ -135,7 +135,7 @@ class ConversationsScreen(ModalScreen[None]):
     def _count(self) -> None:
         count = len(self.conversations)
         more = " (more below)" if self._more else ""
-        self._status.update(f"{count} other conversation{'s' if count != 1 else ''}{more}"
+        self._status.update(f"{counted(count, 'other conversation')}{more}"
                             if count else "No other conversation yet: n starts one")
 
     @on(OptionList.OptionHighlighted, "#conversations-list")

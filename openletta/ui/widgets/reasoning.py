@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.visual import VisualType
 
-from openletta.display import StreamCleaner, single_line
+from openletta.display import StreamCleaner, counted, single_line
 from openletta.transcript import ReasoningItem
 from openletta.ui.widgets.base import TextItemWidget
 
@@ -34,7 +34,7 @@ def summary_line(item: ReasoningItem, *, expanded: bool) -> str:
         thought = "Thought for <1 s"
     else:
         thought = f"Thought for {round(item.duration)} s"
-    return f"{arrow} {thought} · ~{tokens:,} token{'' if tokens == 1 else 's'}"
+    return f"{arrow} {thought} · ~{counted(tokens, 'token')}"
 
 
 class ReasoningBlock(TextItemWidget, can_focus=True):
