@@ -1,7 +1,7 @@
-"""Only :mod:`openletta.ui.textual_internals` touches Textual's private API.
+"""Only the package :mod:`openletta.ui.textual_internals` touches Textual's private API.
 
 Private here means a module or attribute of Textual's whose name starts with ``_``: a Textual
-release may change it without notice, so every use is kept (with its reason) in one module.
+release may change it without notice, so every use is kept (with its reason) in one package.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import openletta
 
 PACKAGE = Path(openletta.__file__).parent
 TEXTUAL = Path(textual.__file__).parent
-INTERNALS = PACKAGE / "ui" / "textual_internals.py"
+INTERNALS = PACKAGE / "ui" / "textual_internals"
 
 #: Private Textual names used outside the internals module on purpose, with the reason.
 DOCUMENTED = {
@@ -90,10 +90,18 @@ def parse(path: Path) -> ast.Module:
 
 
 def our_sources() -> Iterator[tuple[Path, ast.Module]]:
-    """Every module under ``openletta/`` but the internals module."""
+    """Every module under ``openletta/`` but the internals package's."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path != INTERNALS:
+        if not is_internal(path):
             yield path, parse(path)
+
+
+def is_internal(path: Path) -> bool:
+    return INTERNALS in path.parents
+
+
+def internal_sources() -> list[ast.Module]:
+    return [parse(path) for path in sorted(INTERNALS.glob("*.py"))]
 
 
 @cache
@@ -124,8 +132,9 @@ def private_attributes(tree: ast.AST, ours: set[str],
 
 @cache
 def wrapped_names() -> frozenset[str]:
-    """The private Textual attributes the internals module reads."""
-    return frozenset(name for _, name in private_attributes(parse(INTERNALS), set()))
+    """The private Textual attributes the internals package reads."""
+    return frozenset(name for tree in internal_sources()
+                     for _, name in private_attributes(tree, set()))
 
 
 def textual_bases(cls: type) -> list[type]:
@@ -141,7 +150,7 @@ def class_private_names(cls: type) -> frozenset[str]:
 def textual_subclasses() -> Iterator[type]:
     """Every class under ``openletta/`` (nested ones too) with a Textual class as a base."""
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path.stem == "__main__" or path == INTERNALS:
+        if path.stem == "__main__" or is_internal(path):
             continue
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
         module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__"
@@ -190,11 +199,10 @@ def test_no_textual_subclass_uses_or_shadows_its_bases_private_names() -> None:
                        + "\n".join(found))
 
 
-def test_the_internals_module_is_where_the_private_uses_are() -> None:
+def test_the_internals_package_is_where_the_private_uses_are() -> None:
     """The checks find the uses they are for (or they would pass with nothing to check)."""
-    tree = parse(INTERNALS)
-    assert {module for _, module in private_imports(tree)} >= {
-        "textual.widgets._footer", "textual.widgets._markdown"}
+    assert {module for tree in internal_sources() for _, module in private_imports(tree)} >= {
+        "textual.widgets._footer", "textual.widgets._markdown", "textual._compositor"}
     assert wrapped_names() >= {
         "_driver", "_markdown", "_token", "_content", "_blocks", "_disabled"}
 

@@ -1,0 +1,75 @@
+"""Every use of Textual's private API, in one package, each with its reason.
+
+Checked with the Textual version pinned in ``pyproject.toml``: a Textual upgrade starts by
+reading this package. ``tests/ui/test_textual_internals.py`` fails if another module under
+``openletta/`` imports a private Textual module or reaches for a private Textual attribute.
+
+Not here, because they are public or documented, though they look private or low-level:
+
+* ``Widget.arrange`` (overridden by :class:`~openletta.ui.chat_scroll.ChatScroll` to keep a
+  widget in place) and ``DOMNode.set_reactive`` (which moves its scroll without watchers) are
+  public methods; ``arrange`` is documented as "best left alone" unless you know what it does.
+* ``TextArea._on_key``, which :class:`~openletta.ui.prompt.Prompt` overrides to act on keys
+  before the text area inserts them: Textual's TextArea guide ("Extending TextArea") says to
+  override ``_on_key`` for exactly that.
+"""
+
+from openletta.ui.textual_internals.footer import (
+    FooterKey,
+    footer_keys,
+    preset_footer_key,
+    set_footer_key_enabled,
+)
+from openletta.ui.textual_internals.layout import (
+    FrugalCompositor,
+    FrugalScreen,
+    anchor_holds,
+    remove_hidden,
+    size_without_relayout,
+)
+from openletta.ui.textual_internals.markdown import (
+    CellTable,
+    MarkdownBullet,
+    MarkdownBulletList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+    markdown_block_content,
+    markdown_block_document,
+    markdown_block_token,
+    markdown_child_blocks,
+    set_markdown_block_content,
+)
+from openletta.ui.textual_internals.terminal import (
+    INPUT_GRACE,
+    QuietLinuxDriver,
+    start_with_theme,
+    write_to_terminal,
+)
+
+__all__ = [
+    "INPUT_GRACE",
+    "CellTable",
+    "FooterKey",
+    "FrugalCompositor",
+    "FrugalScreen",
+    "MarkdownBullet",
+    "MarkdownBulletList",
+    "MarkdownListItem",
+    "MarkdownOrderedList",
+    "MarkdownParagraph",
+    "QuietLinuxDriver",
+    "anchor_holds",
+    "footer_keys",
+    "markdown_block_content",
+    "markdown_block_document",
+    "markdown_block_token",
+    "markdown_child_blocks",
+    "preset_footer_key",
+    "remove_hidden",
+    "set_footer_key_enabled",
+    "set_markdown_block_content",
+    "size_without_relayout",
+    "start_with_theme",
+    "write_to_terminal",
+]

@@ -1,0 +1,122 @@
+"""Textual's private API for layout and painting: the chat's screen and compositor, a
+``virtual_size`` that asks for no layout, the scroller's anchor, and removing hidden widgets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from textual._compositor import Compositor, ReflowResult
+from textual.await_remove import AwaitRemove
+from textual.geometry import Region, Size
+from textual.reactive import Reactive
+from textual.screen import Screen, ScreenResultType
+from textual.strip import Strip
+from textual.widget import Widget
+
+from openletta.ui.repaint import moved_regions
+
+# --- layout (openletta.ui.widgets.base) -------------------------------------------------------
+
+
+def size_without_relayout() -> Reactive[Size]:
+    """A ``virtual_size`` reactive that asks for no layout of the screen when it changes.
+
+    Textual sets every widget's virtual size *during* a screen layout (``_size_updated``) and
+    its ``virtual_size`` reactive then asks for another layout of the whole screen, which
+    finds what the first found, whenever a widget's size changed. A widget that does not scroll
+    has nothing to update then; one that scrolls vertically has its scroll bar updated by
+    ``_size_updated`` itself (``_scroll_update``), its anchor kept by the compositor, and a
+    scroll bar that appears or goes asks for its own layout (``show_vertical_scrollbar``).
+    Nor does it repaint the widget: the layout that set the size painted what it moved, and a
+    repaint of the chat's scroller renders every widget in view a second time.
+    """
+    return Reactive(Size(0, 0), layout=False, repaint=False)
+
+
+class FrugalCompositor(Compositor):
+    """Textual's compositor, minus three kinds of work a frame does for nothing.
+
+    * **A second arrangement.** ``reflow`` arranges every widget (the full map) but leaves
+      the map marked stale when a new or off-screen widget was refreshed before it
+      (``update_widgets``); the first question about a widget's region after the layout
+      (asked while the frame is painted) then arranged the whole screen again.
+    * **Repainting what a layout did not move** (:func:`~openletta.ui.repaint.moved_regions`).
+    * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
+      widget whose *clip* overlaps the changed region, all of its visible lines: a word added
+      to a paragraph rendered every widget in the chat (their clip is the whole scroller).
+      Here only the widgets whose visible part meets the changed region are rendered, and
+      only its rows. Textual writes only the changed spans, and every widget that covers a
+      cell of them is still rendered for its rows (``tests/ui/test_frugal_compositor.py``
+      compares the two, frame by frame).
+    """
+
+    def reflow(self, parent: Widget, size: Size) -> ReflowResult:
+        dirty, old_map = set(self._dirty_regions), self._full_map
+        result = super().reflow(parent, size)
+        self._full_map_invalidated = False  # the map just made covers every widget
+        if size.region not in self._dirty_regions:
+            self._dirty_regions = dirty | moved_regions(old_map, self._full_map)
+        return result
+
+    def _get_renders(self, crop: Region | None = None
+                     ) -> Iterable[tuple[Region, Region, list[Strip]]]:
+        if crop is None or crop == self.size.region:
+            yield from super()._get_renders(crop)
+            return
+        for widget, (region, clip) in self.visible_widgets.items():
+            visible = region.intersection(clip)
+            changed = visible.intersection(crop)
+            if not changed:
+                continue
+            rows = Region(visible.x, changed.y, visible.width, changed.height)
+            lines = rows.translate(-region.offset)
+            yield region, rows, widget.render_lines(lines)
+
+
+_VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
+
+
+class FrugalScreen(Screen[ScreenResultType]):
+    """A screen drawn by a :class:`FrugalCompositor`, whose layouts ask for no second layout.
+
+    Textual's layout sets the virtual size of every widget it resized, and Textual's
+    ``virtual_size`` reactive then asks for a layout of the whole screen in the next frame,
+    which finds what the first one found. Every widget of a new reply (each heading, table
+    cell, code block and list) asked for it, so each reply was laid out twice: about 200 ms
+    more for a long one in a full chat. Here the virtual sizes the layout itself sets ask for
+    no layout; anything else that changes one still does. A widget that scrolls has its
+    scroll bars placed by ``_size_updated``, and one that appears or goes asks for its own
+    layout (``show_vertical_scrollbar``).
+    """
+
+    def __init__(self, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name, id, classes)
+        self._compositor = FrugalCompositor()
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        asks_for_layout, _VIRTUAL_SIZE._layout = _VIRTUAL_SIZE._layout, False
+        try:
+            super()._refresh_layout(size, scroll)
+        finally:
+            _VIRTUAL_SIZE._layout = asks_for_layout
+
+
+# --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------
+
+
+def anchor_holds(widget: Widget) -> bool:
+    """Whether ``widget`` is anchored and the user has not scrolled away from its bottom.
+
+    Such a widget shows its newest line at every layout; between two layouts its content may
+    already have grown while its scroll has not moved yet. Textual keeps "the user scrolled
+    away" (which ends the anchor's hold until the bottom is reached again) in a private flag.
+    """
+    return widget.is_anchored and not widget._anchor_released
+
+
+def remove_hidden(widgets: Sequence[Widget]) -> AwaitRemove:
+    """Remove ``widgets``, each hidden, without ``remove_children``'s layout and repaint of
+    all of their parent (every widget in the chat's view), though nothing on screen changes.
+    The parent is arranged again when next needed (its arrangement is kept per children)."""
+    return widgets[0].app._prune(*widgets, parent=None) if widgets else AwaitRemove([])
