@@ -19,13 +19,14 @@ from textual.geometry import Region, Spacing
 from textual.map_geometry import MapGeometry
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from waiting import wait_until
 
 from openletta.transcript import Transcript
 from openletta.ui.chat_view import ChatView
 from openletta.ui.repaint import moved_regions
-from openletta.ui.textual_internals import FrugalScreen
+from openletta.ui.textual_internals import FrugalCompositor, FrugalScreen
 from openletta.ui.widgets import ItemWidget
 
 SCREEN = Region(0, 0, 80, 24)
@@ -171,3 +172,21 @@ async def test_the_terminal_shows_a_full_render_after_turns_that_prune_the_chat(
         view.scroll.scroll_relative(y=-30, animate=False)
         await settled(pilot, view)
         assert terminal.matches_a_full_render()
+
+
+async def test_a_thumb_that_a_layout_moves_is_repainted() -> None:
+    """An anchored scroller's layout puts it at its bottom and moves its scroll bar's thumb
+    without the repaint that moving it asks for otherwise: Textual left the old thumb on
+    screen (seen when a narrower window wraps the chat and it grows)."""
+    async with watched_chat() as (_pilot, view, _transcript, _terminal):
+        screen, bar = view.screen, view.scroll.vertical_scrollbar
+        compositor = FrugalCompositor()
+        compositor.reflow(screen, screen.outer_size)
+        bottom = bar.position
+        assert bottom and view.scroll.is_anchored
+        bar.set_reactive(ScrollBar.position, 0.0)  # as the thumb was before the content grew
+        compositor._dirty_regions.clear()
+        compositor.reflow(screen, screen.outer_size)
+        assert bar.position == bottom
+        thumb = compositor.find_widget(bar).visible_region
+        assert any(region.contains_region(thumb) for region in compositor._dirty_regions)

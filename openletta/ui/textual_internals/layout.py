@@ -10,6 +10,7 @@ from textual.await_remove import AwaitRemove
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -41,6 +42,10 @@ class FrugalCompositor(Compositor):
       (``update_widgets``); the first question about a widget's region after the layout
       (asked while the frame is painted) then arranged the whole screen again.
     * **Repainting what a layout did not move** (:func:`~openletta.ui.repaint.moved_regions`).
+
+    And it paints one thing Textual's leaves stale: a scroll bar whose thumb the layout
+    moved, keeping an anchored scroller at its bottom (it sets the bar's position without the
+    repaint that setting it otherwise asks for), as when a narrower window wraps the chat.
     * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
       widget whose *clip* overlaps the changed region, all of its visible lines: a word added
       to a paragraph rendered every widget in the chat (their clip is the whole scroller).
@@ -52,10 +57,15 @@ class FrugalCompositor(Compositor):
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         dirty, old_map = set(self._dirty_regions), self._full_map
+        thumbs = {bar: bar.position for bar in old_map if isinstance(bar, ScrollBar)}
         result = super().reflow(parent, size)
         self._full_map_invalidated = False  # the map just made covers every widget
         if size.region not in self._dirty_regions:
             self._dirty_regions = dirty | moved_regions(old_map, self._full_map)
+        for bar, geometry in self._full_map.items():  # a thumb moved unseen (the docstring)
+            if bar in thumbs and bar.position != thumbs[bar] and geometry.visible_region:
+                bar.refresh()
+                self._dirty_regions.add(geometry.visible_region)
         return result
 
     def _get_renders(self, crop: Region | None = None
