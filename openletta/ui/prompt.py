@@ -177,6 +177,9 @@ class Prompt(SteadyTextArea):
 
     def on_text_area_changed(self) -> None:
         self._sync_menu()
+        # Textual scrolls to the cursor before the new text is laid out: a line added to a
+        # prompt at its tallest would stay below the view until the next key.
+        self.call_after_refresh(self.scroll_cursor_visible)
 
     def _sync_menu(self) -> None:
         if self.menu is None:

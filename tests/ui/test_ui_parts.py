@@ -147,6 +147,25 @@ async def test_prompt_enter_sends_and_ctrl_j_breaks_the_line() -> None:
         assert app.sent == ["one\ntwo"]
 
 
+class StyledPromptApp(PromptApp):
+    CSS = "Prompt { height: auto; max-height: 4; }"  # as the chat's, at its tallest
+
+
+async def test_a_line_break_in_a_prompt_at_its_tallest_shows_the_new_line() -> None:
+    app = StyledPromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        for number in range(6):
+            await pilot.press(*f"line {number}", "ctrl+j")
+
+        def cursor_shown() -> bool:
+            row = prompt.cursor_location[0]
+            return prompt.scroll_offset.y <= row < prompt.scroll_offset.y + prompt.size.height
+
+        await wait_until(pilot, cursor_shown, what="the new line in view")
+        assert prompt.size.height == 4 and prompt.cursor_location == (6, 0)
+
+
 async def test_ctrl_home_goes_to_the_start_of_a_message_of_several_lines() -> None:
     app = PromptApp()
     async with app.run_test() as pilot:
