@@ -43,6 +43,10 @@ class Settings:
     #: Print what was said in this run into the terminal as the app exits.
     print_chat_on_exit: bool = True
 
+    def last_agent_on(self, server: str) -> str | None:
+        """The id of the agent of the chat last opened, if that was on ``server``."""
+        return self.last_agent if self.last_server == server else None
+
     def last_chat(self) -> tuple[str, str, str | None] | None:
         """The server, agent and conversation of the chat last opened, if one was."""
         if self.last_agent and self.last_server:

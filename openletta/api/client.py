@@ -121,9 +121,11 @@ class LettaClient(ConversationCalls, RunReads):
         return health
 
     async def list_agents(self, query: str | None = None, limit: int = 50,
-                          after: str | None = None) -> list[Agent]:
-        """Agents whose name contains ``query``, most recently used first."""
-        params = without_none(limit=limit, order="desc", order_by="last_run_completion",
+                          after: str | None = None, order_by: str = "last_run_completion"
+                          ) -> list[Agent]:
+        """Agents whose name contains ``query``, latest first by ``order_by``: by default the
+        most recently run (the server may not record it: see ``AgentChooserScreen``)."""
+        params = without_none(limit=limit, order="desc", order_by=order_by,
                                query_text=query, after=after)
         return validate_list(Agent, await self._http.request("GET", "/v1/agents/", params=params))
 

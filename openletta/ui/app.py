@@ -112,8 +112,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     # --- start up ---------------------------------------------------------------------------
 
     def get_driver_class(self) -> type[Driver]:
-        """Textual's driver for this terminal; on Linux one whose input thread sleeps while
-        nothing happens (:class:`QuietLinuxDriver`)."""
+        """Textual's driver; on Linux one whose input thread sleeps (:class:`QuietLinuxDriver`)."""
         driver = super().get_driver_class()
         return QuietLinuxDriver if driver is LinuxDriver else driver
 
@@ -272,7 +271,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
                                   server=DEMO_LABEL if self.demo else self.client.base_url,
                                   demo=self.demo, search=self._typed_ahead() or search,
-                                  can_go_back=can_go_back)
+                                  can_go_back=can_go_back, recent=self.settings.last_agent_on(
+                                      server_key(self.base_url, demo=self.demo)))
 
     def _drafts_kept(self) -> Drafts:
         """The drafts of the chats left, with the one being left now (it waits in its prompt

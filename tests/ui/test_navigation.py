@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 import pytest
 from chat_helpers import open_chat
 from textual.app import App
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from openletta.api import http
 from openletta.api.client import LettaClient
@@ -260,7 +261,8 @@ class OfflineClient:
 async def test_the_agent_chooser_lists_again_by_itself_once_the_server_is_back(
         wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(http, "REACH_AGAIN_PAUSES", (0.05, 0.1))
-    client = OfflineClient(Agent(id="agent-1", name="back"), down=2)
+    client = OfflineClient(Agent(id="agent-1", name="back",
+                                 last_run_completion=datetime(2026, 11, 27, tzinfo=UTC)), down=2)
     chooser = AgentChooserScreen(client, lambda _agent: None)  # type: ignore[arg-type]
     app = App[None]()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -270,3 +272,57 @@ async def test_the_agent_chooser_lists_again_by_itself_once_the_server_is_back(
                          what="the failure, and that it tries again")
         await wait_until(pilot, lambda: chooser.agents, what="the agents, with no key pressed")
         assert client.listings == 3 and not empty.display
+
+
+class OrderedClient:
+    """Agents as a server orders them: ``by_run`` when asked to order by the last run's
+    completion (Letta 0.16.8 records none: its order is then no order), ``by_change`` when
+    asked to order by when they changed."""
+
+    def __init__(self, by_run: list[Agent], by_change: list[Agent]) -> None:
+        self.by_run, self.by_change = by_run, by_change
+        self.asked: list[str] = []
+
+    async def list_agents(self, query: str | None = None, *, order_by: str,
+                          **_paging: object) -> list[Agent]:
+        self.asked.append(order_by)
+        return list(self.by_run if order_by == "last_run_completion" else self.by_change)
+
+
+def agents_named(*names: str, ran: bool = False) -> list[Agent]:
+    return [Agent(id=f"agent-{name}", name=name,
+                  last_run_completion=datetime(2026, 11, 27, tzinfo=UTC) if ran else None)
+            for name in names]
+
+
+async def chooser_shows(client: OrderedClient, wait_until, recent: str | None = None
+                        ) -> tuple[list[str], str]:
+    """The agents the chooser lists and the one highlighted."""
+    chooser = AgentChooserScreen(client, lambda _agent: None,  # type: ignore[arg-type]
+                                 recent=recent)
+    app = App[None]()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.push_screen(chooser)
+        await wait_until(pilot, lambda: chooser.agents, what="the agents")
+        highlighted = chooser.query_one(OptionList).highlighted
+        assert highlighted is not None
+        return [agent.name for agent in chooser.agents], chooser.agents[highlighted].name
+
+
+async def test_agents_no_run_of_which_is_recorded_are_listed_latest_changed_first(
+        wait_until) -> None:
+    client = OrderedClient(agents_named("old", "new"), agents_named("new", "old"))
+    assert await chooser_shows(client, wait_until) == (["new", "old"], "new")
+    assert client.asked == ["last_run_completion", "updated_at"]
+
+
+async def test_agents_listed_by_their_last_run_stay_in_that_order(wait_until) -> None:
+    client = OrderedClient(agents_named("ran-last", "ran-first", ran=True), [])
+    assert await chooser_shows(client, wait_until) == (["ran-last", "ran-first"], "ran-last")
+    assert client.asked == ["last_run_completion"]
+
+
+async def test_the_agent_of_the_chat_last_opened_heads_the_list(wait_until) -> None:
+    client = OrderedClient(agents_named("a", "b", "last", ran=True), [])
+    assert await chooser_shows(client, wait_until, recent="agent-last") == (
+        ["last", "a", "b"], "last")

@@ -84,7 +84,13 @@ def agent_row(agent: Agent, now: datetime) -> Text:
 
 
 class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
-    """Lists agents (server-side search as you type); posts the chosen one to ``on_choose``."""
+    """Lists agents (server-side search as you type); posts the chosen one to ``on_choose``.
+
+    The most recently run come first, as the server orders them; but Letta 0.16.8 records no
+    run's completion on its agents, and then orders them by nothing: the most recently
+    changed (made, renamed, given a model or memory) come first instead. The agent of the
+    chat last opened heads the full list, highlighted.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down", "move(1)", "Next", show=False, priority=True),
@@ -95,10 +101,11 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     def __init__(self, client: LettaClient, on_choose: Callable[[Agent], object], *,
                  server: str = "", demo: bool = False, search: str = "",
-                 clock: Clock = utc_now, can_go_back: bool = False) -> None:
+                 clock: Clock = utc_now, can_go_back: bool = False,
+                 recent: str | None = None) -> None:
         """``server``: where the agents are, for the title; ``demo``: it is the embedded
         demo server (the title says how to use a real one); ``search``: the name searched
-        for at first."""
+        for at first; ``recent``: the id of the agent of the chat last opened."""
         super().__init__()
         self.client = client
         self.server = server
@@ -114,6 +121,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._more = False
         #: The model of the agent listed first without a search: a new agent's at first.
         self._usual_model: str | None = None
+        self._recent = recent
+        self._order_by = "last_run_completion"
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="agents-title")
@@ -196,7 +205,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._query, self._more = query, False
         self._again.stop()
         try:
-            agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT)
+            agents = await self._first_page(query)
             if not query or (self._usual_model is None and not agents):
                 usual = agents if not query else await self.client.list_agents(limit=1)
                 self._usual_model = usual[0].model_name if usual else None
@@ -222,7 +231,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         self._more = False
         try:
             agents = await self.client.list_agents(query=self._query or None, limit=LIST_LIMIT,
-                                                   after=self.agents[-1].id)
+                                                   after=self.agents[-1].id,
+                                                   order_by=self._order_by)
         except LettaError as error:
             self.notify(f"Could not list more agents: {error.message}", title="Agents",
                         severity="error")
@@ -232,6 +242,19 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         now = self._clock()
         self.query_one(OptionList).add_options(
             Option(agent_row(agent, now), id=agent.id) for agent in agents)
+
+    async def _first_page(self, query: str) -> list[Agent]:
+        """The first page of agents matching ``query``, most recent first (see the class)."""
+        agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT,
+                                               order_by=self._order_by)
+        if agents and self._order_by == "last_run_completion" and all(
+                agent.last_run_completion is None for agent in agents):
+            self._order_by = "updated_at"  # (what the rows say instead: "changed …")
+            agents = await self.client.list_agents(query=query or None, limit=LIST_LIMIT,
+                                                   order_by=self._order_by)
+        if self._recent and not query:
+            agents.sort(key=lambda agent: agent.id != self._recent)  # (stable: the rest stay)
+        return agents
 
     def _show_agents(self, agents: list[Agent], empty_message: str) -> None:
         self.agents = agents
