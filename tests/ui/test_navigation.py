@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from chat_helpers import open_chat
 from textual.app import App
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from openletta.api import http
 from openletta.api.client import LettaClient
@@ -326,3 +326,18 @@ async def test_the_agent_of_the_chat_last_opened_heads_the_list(wait_until) -> N
     client = OrderedClient(agents_named("a", "b", "last", ran=True), [])
     assert await chooser_shows(client, wait_until, recent="agent-last") == (
         ["last", "a", "b"], "last")
+
+
+async def test_ctrl_c_twice_quits_from_the_chooser_with_a_search_typed(
+        demo_server, make_app, wait_until) -> None:
+    """The search field selects its text (a name from the command line) and took Ctrl+C to
+    copy it: neither Ctrl+C quit, and the key bar showed no way out."""
+    app = make_app(base_url=demo_server.base_url, agent="no-such-agent")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen),
+                         what="the chooser, searching for the name")
+        chooser = app.screen
+        assert chooser.query_one("#agent-filter", Input).value == "no-such-agent"
+        assert "Ctrl+Q quits" in str(chooser.query_one("#agents-hint", Static).render())
+        await pilot.press("ctrl+c", "ctrl+c")
+        await wait_until(pilot, lambda: app.return_code is not None, what="the app to quit")

@@ -97,6 +97,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         Binding("up", "move(-1)", "Previous", show=False, priority=True),
         Binding("ctrl+n", "new_agent", "New agent", id="agents.new"),
         Binding("escape", "back", "Back", id="agents.back"),
+        # Ctrl+C asks to quit (twice quits), as everywhere: the search is not worth copying.
+        Binding("ctrl+c", "app.help_quit", show=False, priority=True),
     ]
 
     def __init__(self, client: LettaClient, on_choose: Callable[[Agent], object], *,
@@ -126,8 +128,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="agents-title")
-        yield Static("Type to search · ↑↓ to move · Enter to open · Ctrl+N makes a new agent",
-                     id="agents-hint")
+        yield Static("Type to search · ↑↓ move · Enter opens · Ctrl+N makes a new agent"
+                     + ("" if self._can_go_back else " · Ctrl+Q quits"), id="agents-hint")
         yield SteadyInput(self._query, placeholder="Type to search agents by name…",
                     id="agent-filter")
         yield OptionList(id="agent-list")
