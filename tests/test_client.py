@@ -636,8 +636,8 @@ async def test_connection_refused() -> None:
         with pytest.raises(ConnectError):
             async with client.send_message(AGENT, "hello"):
                 pass
-    assert raised.value.message == (f"Could not reach the Letta server at {base_url}. "
-                                    "Is it running? Set LETTA_BASE_URL or --base-url.")
+    assert raised.value.message == (f"Could not reach the Letta server at {base_url}: "
+                                    "nothing answered there. Is it running?")
 
 
 async def test_read_timeout(replay_server) -> None:

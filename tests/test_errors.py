@@ -189,8 +189,8 @@ def test_in_stream_busy_error() -> None:
 
 def test_network_error_messages() -> None:
     assert ConnectError("http://localhost:8283").message == (
-        "Could not reach the Letta server at http://localhost:8283. Is it running? "
-        "Set LETTA_BASE_URL or --base-url.")
+        "Could not reach the Letta server at http://localhost:8283: nothing answered there. "
+        "Is it running?")
     assert RequestTimeout("http://x").message == (
         "The Letta server at http://x did not answer in time. "
         "Check that it is healthy, then try again.")

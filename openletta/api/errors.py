@@ -53,13 +53,14 @@ class APIConnectionError(LettaError):
 
 
 class ConnectError(APIConnectionError):
-    """Nothing accepted the connection at the base URL."""
+    """Nothing accepted the connection at the base URL. (What to set to reach another is
+    the connect screen's to say: mid-chat the server answered a moment ago.)"""
 
     may_have_arrived = False
 
     def __init__(self, base_url: str) -> None:
-        super().__init__(f"Could not reach the Letta server at {base_url}. Is it running? "
-                         "Set LETTA_BASE_URL or --base-url.")
+        super().__init__(f"Could not reach the Letta server at {base_url}: nothing answered "
+                         "there. Is it running?")
         self.base_url = base_url
 
 
