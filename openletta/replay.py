@@ -135,7 +135,8 @@ def render_item(item: Item, *, max_lines: int | None = None) -> RenderableType:
             body.append("\n" + DisplayText(item.detail), style="red")
         return Panel(body, title=plain_text(item.error_type), border_style="red")
     if isinstance(item, EventItem):
-        return plain_text(f"── {item.text} ──", style="dim")
+        label, text = item.divider()
+        return plain_text(f"── {label} ──" + (f"\n{text}" if text else ""), style="dim")
     if isinstance(item, SystemItem):
         return plain_text(f"[{item.subtype}] {item.text[:200]}", style="dim")
     return Text(item.kind)
@@ -145,11 +146,12 @@ def _render_call(item: ToolCallItem, max_lines: int | None) -> RenderableType:
     arguments = (json.dumps(item.arguments, indent=2, ensure_ascii=False)
                  if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
-    if item.result is not None:
-        parts.append(_at_most(max_lines, "→ " + item.result))
+    if item.result is not None:  # (a result of several lines starts on its own: its columns)
+        arrow = Text("→\n" if "\n" in item.result.strip("\n") else "→ ")
+        parts.append(arrow + _at_most(max_lines, item.result))
     if item.stderr:
         parts.append(_at_most(max_lines, "".join(item.stderr), style="red"))
-    if item.reason:
+    if item.reason and item.reason not in (item.result or ""):  # (the server's denial has it)
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                           (item.status.label, _STATUS_STYLE.get(item.status, "cyan")))

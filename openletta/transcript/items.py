@@ -280,6 +280,10 @@ class ErrorItem(Item):
 COMPACTION_SUMMARY = "compaction_summary"
 
 
+#: Longest note that goes on an event's divider itself; longer text goes below it.
+DIVIDER_LABEL_WIDTH = 60
+
+
 @dataclass(eq=False)
 class EventItem(Item):
     """A compaction event or a summary: shown as a thin divider."""
@@ -292,6 +296,19 @@ class EventItem(Item):
     def is_summary(self) -> bool:
         """Whether the text is a summary of the conversation (not a note about the event)."""
         return self.event_type in ("summary", COMPACTION_SUMMARY)
+
+    def divider(self) -> tuple[str, str]:
+        """What its divider says on the line, and under it: a short note goes on the line;
+        a summary (or a long text) under a line that names the event."""
+        text = self.text.strip()
+        if not self.is_summary and "\n" not in text and len(text) <= DIVIDER_LABEL_WIDTH:
+            return text or self.title, ""
+        return self.title, text
+
+    @property
+    def title(self) -> str:
+        """The event's name: "Compaction summary"."""
+        return self.event_type.replace("_", " ").capitalize()
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "event_type": self.event_type, "text": self.text}

@@ -17,8 +17,10 @@ from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
 from openletta.chat.session import ChatSession
 from openletta.config import Server
+from openletta.replay import render_item
 from openletta.settings import Settings
-from openletta.transcript import EventItem, UserItem
+from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
+from openletta.transcript.items import COMPACTION_SUMMARY
 from openletta.transcript.packed import COMPACTION_NOTE, SUMMARY_FOLLOWS
 from openletta.ui import launch
 from openletta.ui.app import OpenLettaApp
@@ -206,3 +208,42 @@ def test_a_chat_that_ends_with_a_compaction_was_not_left_mid_turn() -> None:
     chat.transcript.load_history([parse_message(summary)])
     assert isinstance(chat.transcript.items[-1], EventItem)
     assert "left before" not in printed(chats)
+
+
+def rendered(item: object) -> list[str]:
+    out = io.StringIO()
+    Console(file=out, width=100).print(render_item(item))  # type: ignore[arg-type]
+    return out.getvalue().splitlines()
+
+
+def test_a_result_of_several_lines_keeps_its_columns() -> None:
+    """A file read's lines are numbered and tab-aligned: the first one no longer follows the
+    arrow, which pushed its text to another tab stop than the next lines'."""
+    read = ToolCallItem(key="call:1", name="Read", status=ToolStatus.SUCCESS,
+                        result="     1\thello world\n     2\tline two\n")
+    lines = rendered(read)
+    first = next(line for line in lines if "hello world" in line)
+    second = next(line for line in lines if "line two" in line)
+    assert first.index("hello world") == second.index("line two")
+    assert any(line.strip("│ ") == "→" for line in lines)
+    one_line = rendered(ToolCallItem(key="call:2", name="Bash", status=ToolStatus.SUCCESS,
+                                     result="done"))
+    assert any("→ done" in line for line in one_line)
+
+
+def test_a_denial_reason_the_result_holds_is_printed_once() -> None:
+    denied = ToolCallItem(key="call:1", name="Write", status=ToolStatus.DENIED,
+                          result="Error: request to call tool denied. User reason: keep it",
+                          reason="keep it")
+    assert sum(line.count("keep it") for line in rendered(denied)) == 1
+    told = ToolCallItem(key="call:2", name="Write", status=ToolStatus.DENIED, reason="not now")
+    assert any("reason: not now" in line for line in rendered(told))
+
+
+def test_a_compaction_summary_is_printed_under_a_line_that_names_it() -> None:
+    summary = EventItem(key="event:1", event_type=COMPACTION_SUMMARY,
+                        text="The user said hello.\nThe agent answered.")
+    assert rendered(summary)[:3] == [
+        "── Compaction summary ──", "The user said hello.", "The agent answered."]
+    note = EventItem(key="event:2", event_type="compaction", text="Compacting context")
+    assert rendered(note) == ["── Compacting context ──"]

@@ -17,9 +17,6 @@ from openletta.transcript import EventItem
 from openletta.ui.widgets.base import ItemWidget
 from openletta.ui.widgets.folding import folded, folds
 
-#: Longest text that goes on the divider itself; longer text (a summary) goes below it.
-LABEL_WIDTH = 60
-
 
 class EventDivider(ItemWidget, can_focus=True):
     """An :class:`EventItem`: ``──── Compacting context ────``; a summary (or any long
@@ -36,7 +33,7 @@ class EventDivider(ItemWidget, can_focus=True):
     def __init__(self, item: EventItem) -> None:
         super().__init__()
         self.item = item
-        self._shown: tuple[str, bool] | None = None
+        self._shown: tuple[str, str, bool] | None = None
         self._line = Static(classes="event-line")
         self._text = Static(classes="event-text")
 
@@ -45,16 +42,14 @@ class EventDivider(ItemWidget, can_focus=True):
         yield self._text
 
     def sync(self) -> None:
-        text = DisplayText(self.item.text).strip()
-        if (text, self.expanded) == self._shown:
+        label, text = self.item.divider()
+        if (label, text, self.expanded) == self._shown:
             return
-        self._shown = text, self.expanded
-        title = self.item.event_type.replace("_", " ").capitalize()
-        short = not self.item.is_summary and "\n" not in text and len(text) <= LABEL_WIDTH
-        label = (text if short else "") or title
-        self._line.update(Rule(plain_text(label), style=""))
-        self._text.update(folded([] if short else text.split("\n"), expanded=self.expanded))
-        self._text.display = not short
+        self._shown = label, text, self.expanded
+        self._line.update(Rule(plain_text(DisplayText(label)), style=""))
+        lines = DisplayText(text).split("\n") if text else []
+        self._text.update(folded(lines, expanded=self.expanded))
+        self._text.display = bool(text)
 
     def watch_expanded(self) -> None:
         self.sync()
