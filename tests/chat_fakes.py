@@ -85,6 +85,8 @@ class FakeClient:
         self.cancelled: list[list[str] | None] = []
         #: What :meth:`cancel` raises (``None``: the server takes it).
         self.cancel_error: LettaError | None = None
+        #: The runs :meth:`cancel` says it stopped, when it was not told which.
+        self.cancelled_runs: dict[str, str] = {}
         self.rules: dict[str, bool] = {}
         self.rule_error: LettaError | None = None
         self.held: ApprovalRequestMessage | None = None
@@ -218,7 +220,7 @@ class FakeClient:
         if self.cancel_error is not None:
             raise self.cancel_error
         self.cancelled.append(list(run_ids) if run_ids else None)
-        return {}
+        return {} if run_ids else dict(self.cancelled_runs)
 
     def _held_after(self, stream: FakeStream) -> FakeStream:
         """Hold the calls the stream's reply waits on, once it is accepted."""

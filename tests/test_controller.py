@@ -226,6 +226,50 @@ async def test_an_interrupted_turn_the_server_dropped_says_so(
     await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
 
 
+async def test_a_turn_interrupted_before_any_token_gets_a_footer_said_not_kept(
+        chat: Chat, quick_rechecks: None) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=1))  # a ping only
+    chat.controller.submit("stall")
+    await chat.until(lambda: chat.session.run_id is not None, "the run named")
+    run_id = chat.session.run_id
+    chat.controller.interrupt()
+    assert footer(chat).run_ids == (run_id,) and footer(chat).duration is not None
+    await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
+    assert chat.client.cancelled == [[run_id]]
+
+
+async def test_a_turn_interrupted_before_its_run_was_named_is_said_not_kept(
+        chat: Chat, quick_rechecks: None) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=0))  # no ping
+    chat.client.cancelled_runs = {"run-1": "cancelled"}
+    chat.controller.submit("stall")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.interrupt()
+    assert footer(chat).run_ids == ()
+    await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
+    assert chat.client.cancelled == [None] and footer(chat).run_ids == ("run-1",)
+
+
+async def test_a_message_stopped_before_the_server_took_it_names_no_earlier_turn(
+        chat: Chat, quick_rechecks: None) -> None:
+    hold, accept = asyncio.Event(), asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=0))
+    chat.client.turns.append(FakeStream(recorded(HELLO), accept=accept))
+    chat.controller.submit("stall")
+    await chat.until(lambda: chat.state.phase is Phase.STREAMING)
+    chat.controller.interrupt()  # its cancel finds no run: the turn stays unnamed
+    await chat.until(lambda: not chat.controller._tasks._side_tasks, "the cancel done")
+    chat.client.cancelled_runs = {"run-2": "cancelled"}
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.state.phase is Phase.SENDING)
+    chat.controller.interrupt()
+    await chat.until(lambda: len(chat.client.cancelled) == 2, "the second cancel")
+    await chat.until(lambda: not chat.controller._tasks._side_tasks, "the cancel done")
+    assert footer(chat).run_ids == () and not footer(chat).unkept
+
+
 # --- a dropped connection -------------------------------------------------------------------
 
 

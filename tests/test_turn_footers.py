@@ -151,6 +151,31 @@ def test_an_interrupted_turn_gets_a_footer_after_the_notice() -> None:
     assert kinds(transcript)[-2:] == ["event", "footer"]
 
 
+def test_a_turn_interrupted_before_any_token_gets_a_footer_naming_its_run() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("stall")
+    before = datetime.now(UTC)
+    transcript.feed_all(stream("hello_tokens.sse")[:1])  # the ping that names the run, no more
+    transcript.end_stream("interrupted", "interrupted by you")
+    assert kinds(transcript)[-2:] == ["event", "footer"]
+    (footer,) = footers(transcript)
+    assert footer.run_ids == ("run-6a61b273-2373-436a-ba4f-78c62f635479",)
+    assert footer.duration is not None
+    assert footer.date is not None and before <= footer.date <= datetime.now(UTC)
+
+
+def test_a_turn_stopped_before_its_run_was_named_is_named_once_known() -> None:
+    transcript = Transcript(footers=True)
+    transcript.add_user("stall")
+    transcript.end_stream("interrupted", "interrupted by you")
+    assert footers(transcript)[0].run_ids == ()
+    change = transcript.name_stopped_run("run-1")
+    (footer,) = footers(transcript)
+    assert footer.run_ids == ("run-1",) and footer in change.changed
+    assert transcript.mark_unkept("run-1").changed == [footer] and footer.unkept
+    assert not transcript.name_stopped_run("run-2").changed  # a named turn keeps its run
+
+
 def test_a_turn_ended_by_an_error_gets_a_footer_naming_its_run() -> None:
     transcript = Transcript(footers=True)
     transcript.add_user("llmerror")

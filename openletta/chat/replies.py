@@ -84,6 +84,9 @@ class ReplyStreams:
         #: The reply that dropped because the server could not be reached, with the cursor
         #: to resume it after (:meth:`take_up_dropped`), until another turn starts.
         self._unreached: StreamDroppedError | None = None
+        #: Whether Esc last closed a turn before its stream named its run (the cancel may
+        #: tell it: :meth:`~openletta.chat.session.ChatSession.cancel_run`).
+        self._stopped_unnamed = False
 
     @property
     def turn_open(self) -> bool:
@@ -114,8 +117,10 @@ class ReplyStreams:
 
     def interrupt(self) -> Change:
         """Close the open turn as interrupted by the user (what arrived is kept)."""
+        self._stopped_unnamed = False
         if self._turn is None:
             return Change()
+        self._stopped_unnamed = self.run_id is None
         self._turn = self._stream_open = None
         return self.transcript.end_stream("interrupted", INTERRUPTED)
 
@@ -151,6 +156,7 @@ class ReplyStreams:
         one it reads, is closed after."""
         turn = self._turn = object()  # a newer turn may start while this one is cancelled
         self._stream_open, self._unreached = stream, None
+        self._stopped_unnamed = False
         try:
             yield
         finally:

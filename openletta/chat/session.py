@@ -327,12 +327,17 @@ class ChatSession(ReplyStreams):
         return True
 
     async def cancel_run(self, run_id: str | None, on_change: OnChange) -> None:
-        """Ask the server to stop ``run_id`` (or the agent's active runs); then the calls
+        """Ask the server to stop ``run_id`` (or the conversation's active runs: the one it
+        names is the run of a turn Esc stopped before its stream named it); then the calls
         it ran before it stopped get their results (Esc marked them cancelled)."""
-        await self.client.cancel(self.agent.id, conversation_id=self.conversation_id,
-                                 run_ids=[run_id] if run_id else None)
+        cancelled = await self.client.cancel(self.agent.id, conversation_id=self.conversation_id,
+                                             run_ids=[run_id] if run_id else None)
         if run_id is None:
-            return
+            if not self._stopped_unnamed or len(cancelled) != 1:
+                return
+            self._stopped_unnamed = False
+            (run_id,) = cancelled
+            on_change(self.transcript.name_stopped_run(run_id))
         try:
             stored = await self.client.list_run_messages(run_id)
         except LettaError:

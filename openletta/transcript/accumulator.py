@@ -276,7 +276,18 @@ class Transcript(HistoryPages):
                              message=message)
             self._dropped = _DroppedTurn(item, open_items, unsettled)
         self._add(item, change)
+        self._observe_end(self.run_id)
         self._end_live_turn(change)
+        return change
+
+    def name_stopped_run(self, run_id: str) -> Change:
+        """The run of the newest turn, stopped before its stream named it, learned since
+        (from the cancel): the turn's footer names it. A turn that names a run keeps it."""
+        change = Change()
+        if self._turn.footer is not None and not self._turn.run_ids and self.run_id is None:
+            self.run_id = run_id
+            self._observe_end(run_id)
+            self._end_turn(change)
         return change
 
     def reopen_dropped(self) -> Change:

@@ -188,6 +188,13 @@ class TranscriptBase:
         last = self.items[-1] if self.items else None
         return isinstance(last, AssistantItem) and last.done and not self.awaiting_approval
 
+    def _observe_end(self, run_id: str | None) -> None:
+        """A stop ended the current turn, maybe before any token: it gets a footer, which
+        names ``run_id``."""
+        self._turn.observe_end(run_id)
+        if run_id:
+            self._run_turns.setdefault(run_id, self._turn)
+
     def _end_live_turn(self, change: Change) -> None:
         if self._turn.live_started is not None:
             self._turn.live_seconds = self._clock() - self._turn.live_started

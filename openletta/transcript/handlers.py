@@ -255,7 +255,7 @@ class MessageHandlers(TranscriptBase):
         self._settle_calls(self.stop_reason, change)
         self._add(ErrorItem(key=self._fresh_key("error"), error_type=message.error_type,
                             message=message.message, detail=message.detail), change)
-        self._turn.observe_error(message.run_id or self.run_id)
+        self._observe_end(message.run_id or self.run_id)
         self._end_live_turn(change)
 
     # --- helpers --------------------------------------------------------------------------

@@ -48,7 +48,8 @@ class TurnStats:
     #: The runs of the turn, in the order they were seen (a turn paused for approval has
     #: several).
     run_ids: list[str] = field(default_factory=list)
-    #: Whether any message other than the user's belongs to the turn.
+    #: Whether the turn has an answer or an end: a message of the agent's, an error, or a
+    #: stop (Esc, a broken stream). Only then does it get a footer.
     answered: bool = False
     footer: TurnFooterItem | None = None
     #: Per run (``None``: messages without one): its steps and its latest message's date,
@@ -95,8 +96,9 @@ class TurnStats:
         for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps):
             per_run.pop(run_id, None)
 
-    def observe_error(self, run_id: str | None) -> None:
-        """An error ended the turn: it is an answer (the turn gets a footer) from ``run_id``."""
+    def observe_end(self, run_id: str | None) -> None:
+        """An error or a stop ended the turn (maybe before any token): it is an answer (the
+        turn gets a footer) from ``run_id``."""
         self.answered = True
         if run_id and run_id not in self.run_ids:
             self.run_ids.append(run_id)

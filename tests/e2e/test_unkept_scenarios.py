@@ -54,3 +54,16 @@ async def test_an_interrupted_turn_is_said_not_kept(controller: ChatController) 
                             for item in controller.session.transcript.items))
     controller.interrupt()
     await until(lambda: (footer := last_footer(controller)) is not None and footer.unkept)
+
+
+async def test_a_turn_interrupted_before_any_token_is_said_not_kept(
+        controller: ChatController) -> None:
+    controller.submit("stall please")  # the model stays silent for a while
+    await until(lambda: controller.session.run_id is not None)  # the first ping named it
+    run_id = controller.session.run_id
+    controller.interrupt()
+    footer = last_footer(controller)
+    assert footer is not None and footer.run_ids == (run_id,)
+    await until(lambda: footer.unkept)
+    assert not any(isinstance(item, AssistantItem)
+                   for item in controller.session.transcript.items)
