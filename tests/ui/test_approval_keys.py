@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
 
@@ -21,12 +22,12 @@ class KeysApp(ThemeVariables, App[None]):
 
     CSS_PATH = WIDGETS_CSS_PATH
 
-    def __init__(self) -> None:
+    def __init__(self, outside: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.now = 100.0
         call = ToolCallItem(key="call:1", name="bash", tool_call_id="call-1",
                             arguments_text=json.dumps({"command": "ls"}))
-        self.prompt = ApprovalPrompt(call, clock=lambda: self.now)
+        self.prompt = ApprovalPrompt(call, clock=lambda: self.now, outside=outside)
         self.answers: list[Choice] = []
         self.typed: list[str] = []
 
@@ -87,3 +88,31 @@ async def test_a_call_that_ran_can_only_be_sent_again(wait_until) -> None:
         await pilot.press("enter")
         await wait_until(pilot, lambda: bool(app.answers), what="the answer")
     assert app.answers == [Choice.APPROVE] and app.typed == ["n"]
+
+
+@pytest.mark.parametrize(("outside", "key", "answer"), [
+    ((), "2", Choice.APPROVE_FOR_SESSION), ((), "4", Choice.DENY),
+    (("/etc/hosts",), "4", Choice.DENY), (("/etc/hosts",), "1", Choice.APPROVE)])
+async def test_a_digit_means_the_same_answer_on_every_prompt(
+        wait_until, outside: tuple[str, ...], key: str, answer: Choice) -> None:
+    """A call that reaches outside the directory is offered Approve and Deny only: they
+    keep their numbers (Deny was 2 there, and 2 approves for the session elsewhere)."""
+    app = KeysApp(outside)
+    async with app.run_test() as pilot:
+        await pilot.press(key)
+        if answer is Choice.DENY:  # (it asks why first: Enter sends no reason)
+            await wait_until(pilot, lambda: app.prompt.query_one(".approval-reason").display,
+                             what="the reason field")
+            await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(app.answers), what="the answer")
+    assert app.answers == [answer]
+
+
+async def test_a_digit_of_a_choice_not_offered_answers_nothing(wait_until) -> None:
+    app = KeysApp(("/etc/hosts",))
+    async with app.run_test() as pilot:
+        await pilot.press("2")
+        app.now += 1  # (not a burst of typing)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: bool(app.answers), what="the answer")
+    assert app.answers == [Choice.APPROVE]
