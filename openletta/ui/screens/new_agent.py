@@ -26,9 +26,10 @@ STARTING_MEMORY = {
     "human": "Nothing is known about the user yet.",
 }
 NAME_NEEDED = "The agent needs a name."
-HINT = ("Enter makes the agent on the highlighted model, with a persona and a human memory "
-        "block (F2 in the chat shows and edits them) · ↑↓ pick another · Tab, then type, "
-        "filters the models · Esc cancels")
+#: What the box says under the models: one line at its width (it fits an 80x24 window with
+#: the list readable), and above them, the memory the agent starts with.
+HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc cancels"
+TITLE = "New agent · starts with persona and human memory blocks (F2 edits them)"
 
 
 class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
@@ -55,7 +56,7 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-agent-box", classes="model-box"):
-            yield Static("New agent", classes="model-box-title")
+            yield Static(TITLE, classes="model-box-title")
             yield Static("Name", classes="model-box-label")
             yield SteadyInput(self._start_name, placeholder="e.g. coding-helper",
                               id="new-agent-name")
