@@ -17,7 +17,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.transcript.export import default_export_name
-from openletta.ui.screens.agents import Clock
+from openletta.ui.dates import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
