@@ -104,16 +104,35 @@ def port_open(url: str, timeout: float = PROBE_TIMEOUT) -> bool:
         return False
 
 
-def resume_command(base_url: str | None, saved_base_url: str | None, agent: str,
-                   conversation: str | None) -> str:
+@dataclass(frozen=True)
+class ResumeHint:
+    """How to open a chat again, printed on exit: ``command``, and ``agent_name`` when the
+    command names the agent by its id."""
+
+    command: str
+    agent_name: str = ""
+
+    def __str__(self) -> str:
+        agent = f" ({' '.join(self.agent_name.split())})" if self.agent_name else ""
+        return f"Resume this chat{agent} with: {self.command}"
+
+
+def resume_hint(base_url: str | None, saved_base_url: str | None, agent_id: str,
+                agent_name: str, conversation: str | None) -> ResumeHint:
     """The command that opens this chat again: on the demo (``base_url`` ``None``) or
-    ``base_url`` (named unless it is the one saved in the settings)."""
+    ``base_url`` (named unless it is the one saved in the settings).
+
+    It names the agent by its id, which no other agent has: a name may be another agent's
+    too (``--agent NAME`` opens the first found), or be changed meanwhile. The demo's
+    agents, made anew each run with the same ids and names that differ, go by their name.
+    """
     parts = ["openletta"]
     if base_url is None:
         parts.append("--demo")
     elif base_url != saved_base_url:
         parts += ["--base-url", base_url]
-    parts += ["--agent", agent]
+    by_name = base_url is None and bool(agent_name)
+    parts += ["--agent", agent_name if by_name else agent_id]
     if conversation:
         parts += ["--conversation", conversation]
-    return shlex.join(parts)
+    return ResumeHint(shlex.join(parts), "" if by_name else agent_name)

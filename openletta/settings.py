@@ -133,3 +133,21 @@ def write_private_file(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+def write_new_private_file(path: Path, text: str) -> None:
+    """Create ``path`` holding ``text``, readable by the user alone (0600).
+
+    Never replaces a file: raises :class:`FileExistsError` when ``path`` exists (created
+    exclusively, so no other writer can slip in between). A failed write leaves no file.
+    """
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise

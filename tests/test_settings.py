@@ -20,6 +20,7 @@ from openletta.settings import (
     config_path,
     load_settings,
     save_settings,
+    write_new_private_file,
     write_private_file,
 )
 
@@ -213,3 +214,19 @@ def test_the_settings_file_and_private_files_are_the_users_alone(tmp_path: Path)
     write_private_file(export, "# chat\n")
     assert export.read_text() == "# chat\n"
     assert export.stat().st_mode & 0o777 == 0o600
+    new = tmp_path / "new-chat.md"
+    write_new_private_file(new, "# chat\n")
+    assert new.read_text() == "# chat\n"
+    assert new.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_new_file_never_replaces_one_and_a_failed_write_leaves_none(tmp_path: Path) -> None:
+    important = tmp_path / "important.md"
+    important.write_text("IMPORTANT\n")
+    with pytest.raises(FileExistsError):
+        write_new_private_file(important, "# chat\n")
+    assert important.read_text() == "IMPORTANT\n"
+    half = tmp_path / "half.md"
+    with pytest.raises(UnicodeEncodeError):
+        write_new_private_file(half, "written, then \ud800 cannot be")
+    assert not half.exists()

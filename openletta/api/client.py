@@ -121,12 +121,13 @@ class LettaClient(ConversationCalls, RunReads):
         return health
 
     async def list_agents(self, query: str | None = None, limit: int = 50,
-                          after: str | None = None, order_by: str = "last_run_completion"
-                          ) -> list[Agent]:
-        """Agents whose name contains ``query``, latest first by ``order_by``: by default the
-        most recently run (the server may not record it: see ``AgentChooserScreen``)."""
+                          after: str | None = None, order_by: str = "last_run_completion",
+                          *, name: str | None = None) -> list[Agent]:
+        """Agents whose name contains ``query`` (or is exactly ``name``), latest first by
+        ``order_by``: by default the most recently run (the server may not record it: see
+        ``AgentChooserScreen``)."""
         params = without_none(limit=limit, order="desc", order_by=order_by,
-                               query_text=query, after=after)
+                               query_text=query, name=name, after=after)
         return validate_list(Agent, await self._http.request("GET", "/v1/agents/", params=params))
 
     async def list_models(self) -> list[Model]:

@@ -24,7 +24,7 @@ from openletta.api.messages import Message, UserMessage
 from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
-from openletta.settings import write_private_file
+from openletta.settings import write_new_private_file
 from openletta.transcript import Change, Transcript, Usage
 from openletta.transcript.export import to_markdown
 
@@ -153,14 +153,15 @@ class ChatSession(ReplyStreams):
 
     async def export_markdown(self, name: str, target: Path) -> int:
         """Write the whole thread (every page) to ``target`` as Markdown titled ``name`` (and
-        the conversation's name); returns how many messages. Raises :class:`LettaError` or
-        :class:`OSError`."""
+        the conversation's name); returns how many messages. Never replaces a file: raises
+        :class:`FileExistsError` when ``target`` exists, other :class:`OSError` or
+        :class:`LettaError` when writing or reading fails."""
         messages = await self.all_messages()
         transcript = Transcript()
         transcript.load_history(messages)
         title = f"{name} · {self.conversation_name}" if self.conversation_name else name
         markdown = to_markdown(transcript.visible_items(), title)
-        await asyncio.to_thread(write_private_file, target, markdown)
+        await asyncio.to_thread(write_new_private_file, target, markdown)
         return len(messages)
 
     async def compact(self, on_change: OnChange) -> Compaction:

@@ -29,15 +29,16 @@ from openletta.chat.early import AGENT_ID_PREFIX, EarlyOpening
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.opening import Opening, first_requests, read_conversation, start_request
 from openletta.chat.session import ChatSession, newest_page
-from openletta.config import resume_command, server_key
+from openletta.config import ResumeHint, resume_hint, server_key
 from openletta.display import DisplayText, single_line
 from openletta.recall import DRAFTS_FILE, Drafts, SentMessages
 from openletta.settings import Settings, config_dir, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
+from openletta.ui.dates import Clock, utc_now
 from openletta.ui.printout import ChatsOfThisRun
-from openletta.ui.screens.agents import AgentChooserScreen, Clock, utc_now
+from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -89,7 +90,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         #: The messages sent, in this run and before (↑ in the prompt recalls them).
         self.sent_messages = SentMessages()
         #: How to come back to the same agent, printed on exit; and drafts that could not be kept.
-        self.resume_hint: str | None = None
+        self.resume_hint: ResumeHint | None = None
         self.unkept_drafts: tuple[OSError, list[str]] | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
@@ -242,9 +243,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             if not demo_chat_lasts(full.id, conversation):
                 self.resume_hint = None  # gone with the demo server: nothing to resume
                 return
-        self.resume_hint = resume_command(None if self.demo else self.base_url,
-                                          self.settings.base_url, full.name or full.id,
-                                          conversation)
+        self.resume_hint = resume_hint(None if self.demo else self.base_url,
+                                       self.settings.base_url, full.id, full.name, conversation)
         await self._save_settings(last_agent=full.id, last_conversation=conversation,
                                   last_server=server_key(self.base_url, demo=self.demo))
 

@@ -5,6 +5,7 @@ Each says so when no chat is open, or does nothing where that is all there is to
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 
 from textual import work
@@ -16,7 +17,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.transcript.export import default_export_name
-from openletta.ui.screens.agents import Clock
+from openletta.ui.dates import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
@@ -174,13 +175,22 @@ class ChatCommands(App[None]):
             self.screen.view.clear()
 
     def action_export(self, path: str = "") -> None:
-        """Write the whole conversation (every page) as Markdown to ``path`` (default: cwd)."""
+        """Write the whole conversation (every page) as Markdown to ``path`` (relative to the
+        working directory; default: a new timestamped name there). Never replaces a file."""
         if (screen := self.open_chat()) is None:
             return
         name = screen.session.agent.name or screen.session.agent.id
-        target = Path(path).expanduser() if path else Path.cwd() / default_export_name(
-            name, self._clock())
-        self.export_conversation(screen.session, name, target)
+        chosen = Path(path).expanduser() if path else Path(default_export_name(name, self._clock()))
+        target = (Path.cwd() / chosen).resolve()
+        if os.path.lexists(target):
+            self.refuse_export(target)
+        else:
+            self.export_conversation(screen.session, name, target)
+
+    def refuse_export(self, target: Path) -> None:
+        """Say that ``target`` is there already and is kept as it is."""
+        self.notify(f"Not exported: {target} already exists, and /export never replaces a "
+                    "file. Give another name: /export NAME.", title="Export", severity="error")
 
     @work(group="export", exclusive=True, exit_on_error=False)
     async def export_conversation(self, session: ChatSession, name: str, target: Path) -> None:
@@ -191,7 +201,10 @@ class ChatCommands(App[None]):
         except LettaError as error:
             self.notify(f"Could not read the conversation: {error.message}", title="Export",
                         severity="error")
+        except FileExistsError:
+            self.refuse_export(target)
         except OSError as error:
-            self.notify(f"Could not write {target}: {error.strerror}", severity="error")
+            self.notify(f"Could not write {target}: {error.strerror or error}", title="Export",
+                        severity="error")
         else:
             self.notify(f"Exported {count:,} messages to {target}", title="Export")

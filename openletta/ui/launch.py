@@ -30,7 +30,7 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
     if app.settings.print_chat_on_exit:
         print_chats(app.chats.said(), Console())
     if app.resume_hint:
-        print(DisplayText(f"Resume this chat with: {app.resume_hint}"))
+        print(DisplayText(str(app.resume_hint)))
     if app.unkept_drafts is not None:
         error, drafts = app.unkept_drafts
         print(DisplayText(f"openletta could not keep what you typed and did not send ({error}):"),

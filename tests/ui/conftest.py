@@ -13,7 +13,7 @@ import waiting
 from openletta.demo import DemoServer
 from openletta.settings import Settings
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.screens.agents import Clock
+from openletta.ui.dates import Clock
 
 #: A fixed "now" so relative times on screen do not depend on the clock.
 FIXED_NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)

@@ -22,6 +22,7 @@ from openletta.chat import replies, turn_tasks
 from openletta.chat.early import EarlyOpening
 from openletta.chat.opening import read_conversation
 from openletta.chat.turn_state import Phase
+from openletta.config import ResumeHint
 from openletta.demo import DemoServer
 from openletta.demo.catalog import CONTEXT_WINDOW
 from openletta.demo.http import Handler, Request, Response
@@ -101,7 +102,9 @@ async def test_agent_flag_accepts_a_name(demo_server, make_app, wait_until) -> N
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         assert screen.session.agent.name == name
-        assert "--agent" in (app.resume_hint or "")
+        assert str(app.resume_hint) == (  # the id: another agent may have the same name
+            f"Resume this chat ({name}) with: openletta --base-url {demo_server.base_url} "
+            f"--agent {screen.session.agent.id}")
 
 
 class SlowDemo(DemoServer):
@@ -471,7 +474,8 @@ async def test_demo_flag_runs_the_embedded_server(wait_until) -> None:
         assert screen.status.info.demo
         assert "demo" in screen_lines(app)[-2]
         assert not any(isinstance(item, ErrorItem) for item in screen.session.transcript.items)
-        assert app.resume_hint == "openletta --demo --agent demo-agent"  # made anew each run
+        # (by its name: the demo's agents are made anew each run, with names that differ)
+        assert app.resume_hint == ResumeHint("openletta --demo --agent demo-agent")
         await pilot.press(*"/new scratch", "enter")
         await wait_until(pilot, lambda: app.screen is not screen
                          and isinstance(app.screen, ChatScreen), what="the new conversation")
@@ -676,7 +680,7 @@ async def test_new_conversation_and_switching_back(demo_server, make_app, wait_u
         await wait_until(pilot, lambda: back.session.transcript.items, what="history")
         texts = [i.text for i in back.session.transcript.items if isinstance(i, UserItem)]
         assert texts == ["hello"]
-        assert "--conversation" not in (app.resume_hint or "")
+        assert "--conversation" not in str(app.resume_hint)
 
 
 async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_and_says_so(
@@ -697,7 +701,7 @@ async def test_a_conversation_that_is_not_the_agents_opens_its_default_thread_an
             screen = await open_chat(pilot, wait_until)
             assert screen.session.conversation_id is None
             assert any(said in str(note.message) for note in app._notifications)
-            assert "--conversation" not in (app.resume_hint or "")
+            assert "--conversation" not in str(app.resume_hint)
 
 
 async def test_ctrl_c_says_how_to_quit_and_quits_when_pressed_again(

@@ -88,6 +88,9 @@ class RefusingClient:
         return [Model(handle="letta/letta-free", context_window=30_000),
                 Model(handle="openai-proxy/fake-model", context_window=30_000)]
 
+    async def list_agents(self, **_search: Any) -> list[Agent]:
+        return []  # no agent has the name asked for
+
     async def create_agent(self, name: str, model: str, memory: Any) -> Agent:
         self.attempts.append((name, model, memory))
         if len(self.attempts) == 1:

@@ -16,7 +16,7 @@ from openletta.api.messages import AssistantMessage, ToolReturnMessage, parse_me
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
 from openletta.chat.session import ChatSession
-from openletta.config import Server
+from openletta.config import ResumeHint, Server
 from openletta.replay import render_item
 from openletta.settings import Settings
 from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
@@ -185,7 +185,7 @@ def test_the_chat_is_printed_on_exit_unless_turned_off(
         chat = session()
         app.chats.opened(chat)
         say(chat, "remember this")
-        app.resume_hint = "openletta --agent helper"
+        app.resume_hint = ResumeHint("openletta --agent agent-1", "helper")
 
     monkeypatch.setattr(OpenLettaApp, "run", run)
     args = argparse.Namespace(agent="helper", conversation=None, theme=None,
@@ -194,7 +194,7 @@ def test_the_chat_is_printed_on_exit_unless_turned_off(
                None)
     out = capsys.readouterr().out
     assert ("remember this" in out) is wanted
-    assert out.rstrip().endswith("Resume this chat with: openletta --agent helper")
+    assert out.rstrip().endswith("Resume this chat (helper) with: openletta --agent agent-1")
 
 
 def test_a_chat_that_ends_with_a_compaction_was_not_left_mid_turn() -> None:

@@ -27,10 +27,11 @@ from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import status_bar
 from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
+from openletta.ui.dates import time_ago
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt, fitted_hints
-from openletta.ui.screens.agents import agent_row, time_ago
+from openletta.ui.screens.agents import agent_row
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
@@ -19,47 +20,24 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.api.resources import Agent
 from openletta.display import plain_text
+from openletta.ui.dates import Clock, time_ago, utc_now
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
-from openletta.ui.screens.new_agent import NewAgentScreen
+from openletta.ui.screens.new_agent import NewAgentScreen, telling_apart
 from openletta.ui.steady import SteadyInput
 
 SEARCH_DEBOUNCE = 0.25
 LIST_LIMIT = 50
-
-Clock = Callable[[], datetime]
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware."""
-    return datetime.now(UTC)
-
-
-def time_ago(when: datetime | None, now: datetime) -> str:
-    """``just now``, ``5 min ago``, ``3 h ago``, ``2 d ago`` or the date."""
-    if when is None:
-        return "never"
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    seconds = max(0, int((now - when).total_seconds()))
-    if seconds < 60:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds // 60} min ago"
-    if seconds < 86400:
-        return f"{seconds // 3600} h ago"
-    if seconds < 30 * 86400:
-        return f"{seconds // 86400} d ago"
-    return when.date().isoformat()
 
 TRYING_AGAIN = "openletta tries again by itself."
 #: How much of an agent's description the chooser shows.
 DESCRIPTION_CHARS = 100
 
 
-def agent_row(agent: Agent, now: datetime) -> Text:
-    """One chooser entry, shown literally: name, model, last activity, approval, description."""
+def agent_row(agent: Agent, now: datetime, *, same_name: bool = False) -> Text:
+    """One chooser entry, shown literally: name, model, last activity, approval, description;
+    ``same_name``: another listed agent has its name, so also what tells them apart."""
     text = Text()
     text.append_text(plain_text(agent.name or agent.id, style="bold"))
     if agent.model_name:
@@ -72,6 +50,8 @@ def agent_row(agent: Agent, now: datetime) -> Text:
     else:
         when = "never ran"
     text.append(f"  · {when}", style="dim")
+    if same_name:
+        text.append(f" · {telling_apart(agent, now)}", style="dim")
     if agent.last_stop_reason == "requires_approval":
         text.append("  ⚠ approval pending", style="bold yellow")
     if agent.description:
@@ -189,8 +169,8 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
         """Make an agent (named as the search, on the model of the agent listed first
         without one) and open it."""
         name = self.query_one("#agent-filter", Input).value.strip()
-        self.app.push_screen(NewAgentScreen(self.client, name=name, model=self._usual_model),
-                             self._made)
+        self.app.push_screen(NewAgentScreen(self.client, name=name, model=self._usual_model,
+                                            clock=self._clock), self._made)
 
     def _made(self, agent: Agent | None) -> None:
         if agent is not None:
@@ -240,10 +220,14 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
                         severity="error")
             return
         self._more = len(agents) == LIST_LIMIT
+        shared_before, earlier = self._shared_names(), len(self.agents)
         self.agents.extend(agents)
-        now = self._clock()
-        self.query_one(OptionList).add_options(
-            Option(agent_row(agent, now), id=agent.id) for agent in agents)
+        shared, now = self._shared_names(), self._clock()
+        options = self.query_one(OptionList)
+        for listed in self.agents[:earlier]:
+            if listed.name in shared - shared_before:  # its namesake came with this page
+                options.replace_option_prompt(listed.id, agent_row(listed, now, same_name=True))
+        options.add_options(self._option(agent, now, shared) for agent in agents)
 
     async def _first_page(self, query: str) -> list[Agent]:
         """The first page of agents matching ``query``, most recent first (see the class)."""
@@ -258,11 +242,20 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
             agents.sort(key=lambda agent: agent.id != self._recent)  # (stable: the rest stay)
         return agents
 
+    def _shared_names(self) -> set[str]:
+        """The names more than one listed agent has."""
+        counts = Counter(agent.name for agent in self.agents if agent.name)
+        return {name for name, count in counts.items() if count > 1}
+
+    @staticmethod
+    def _option(agent: Agent, now: datetime, shared: set[str]) -> Option:
+        return Option(agent_row(agent, now, same_name=agent.name in shared), id=agent.id)
+
     def _show_agents(self, agents: list[Agent], empty_message: str) -> None:
         self.agents = agents
-        now = self._clock()
+        shared, now = self._shared_names(), self._clock()
         options = self.query_one(OptionList)
-        options.set_options(Option(agent_row(agent, now), id=agent.id) for agent in agents)
+        options.set_options(self._option(agent, now, shared) for agent in agents)
         if agents:
             options.highlighted = 0
         empty = self.query_one("#agents-empty", Static)

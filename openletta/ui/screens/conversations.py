@@ -19,8 +19,8 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Conversation
 from openletta.display import counted, plain_text
+from openletta.ui.dates import Clock, time_ago, utc_now
 from openletta.ui.key_bar import KeyBar
-from openletta.ui.screens.agents import Clock, time_ago, utc_now
 
 DEFAULT_THREAD = "default"
 #: Conversations listed at a time (more load as the list's end is reached).

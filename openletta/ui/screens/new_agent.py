@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from textual import on, work
@@ -14,6 +15,8 @@ from textual.widgets import Input, Static
 from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent
+from openletta.ui.dates import Clock, time_ago, utc_now
+from openletta.ui.formatting import short_id
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_list import ModelPicker
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -32,11 +35,25 @@ HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc 
 TITLE = "New agent · starts with persona and human memory blocks (F2 edits them)"
 
 
+def telling_apart(agent: Agent, now: datetime) -> str:
+    """What tells ``agent`` from another of the same name: when it was made, and its id's
+    start (``made 2 d ago · agent-1a2b3c4d``)."""
+    made = f"made {time_ago(agent.created_at, now)} · " if agent.created_at else ""
+    return made + short_id(agent.id)
+
+
+def same_name_warning(name: str, other: Agent, now: datetime) -> str:
+    """What the form says when ``other`` has the name ``name`` already."""
+    return (f"Another agent is named {name} already ({telling_apart(other, now)}). Enter "
+            f"again makes a second {name}; or change the name.")
+
+
 class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
     """Asks for a name and a model, makes the agent and returns it (``None``: cancelled).
 
     ``model``: the handle to highlight first (e.g. that of the agent used last), when the
-    server lists it.
+    server lists it. A name another agent has already is said so first: Enter again makes
+    the agent all the same.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -45,14 +62,17 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         Binding("up", "move(-1)", "Previous model", show=False, priority=True),
     ]
 
-    def __init__(self, client: LettaClient, *, name: str = "", model: str | None = None
-                 ) -> None:
+    def __init__(self, client: LettaClient, *, name: str = "", model: str | None = None,
+                 clock: Clock = utc_now) -> None:
         super().__init__()
         self.client = client
         self.picker = ModelPicker(client, hint=HINT, preferred=model)
         self.model_list, self.status = self.picker.model_list, self.picker.status
         self._start_name = name
+        self._clock = clock
         self._creating = False
+        #: The name another agent has, that the user was told of and kept.
+        self._same_name_kept: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="new-agent-box", classes="model-box"):
@@ -73,6 +93,7 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
 
     @on(Input.Changed, "#new-agent-name")
     def _name_changed(self) -> None:
+        self._same_name_kept = None
         if self.models_listed and not self._creating:
             self.status.say(HINT)
 
@@ -93,7 +114,8 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
 
     @work(exclusive=True, group="create", exit_on_error=False)
     async def create(self, model: str) -> None:
-        """Make the agent on ``model``; close with it, or say why not and keep the form."""
+        """Make the agent on ``model``; close with it, or say why not and keep the form. A
+        name another agent has is made only when chosen again after being told so."""
         name_input = self.query_one("#new-agent-name", Input)
         name = name_input.value.strip()
         if not name:
@@ -103,8 +125,12 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         if self._creating:
             return
         self._creating = True
-        self.status.say(f"Making {name} on {model}…")
         try:
+            if name != self._same_name_kept and (other := await self._agent_named(name)):
+                self._same_name_kept = name
+                self.status.say(same_name_warning(name, other, self._clock()), error=True)
+                return
+            self.status.say(f"Making {name} on {model}…")
             agent = await self.client.create_agent(name, model, STARTING_MEMORY)
         except LettaError as error:
             self.status.say(f"Could not make the agent: {error.message}", error=True)
@@ -112,3 +138,12 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         finally:
             self._creating = False
         self.dismiss(agent)
+
+    async def _agent_named(self, name: str) -> Agent | None:
+        """An agent named exactly ``name``; ``None`` also when the server cannot say (the
+        agent is made then: this only warns)."""
+        try:
+            agents = await self.client.list_agents(name=name, limit=1)
+        except LettaError:
+            return None
+        return agents[0] if agents else None
