@@ -5,10 +5,14 @@ typing a message there expects a message. So a character that none of its keys t
 the message in the prompt, with the focus (:class:`~openletta.ui.prompt.TypedElsewhere`),
 and Esc, when it does nothing there, goes back to the prompt. A character that is one of its
 keys acts once no other key followed it for :data:`BURST_SECONDS`; if one did, it was the
-first letter of a word, and goes to the prompt with what follows.
+first letter of a word, and goes to the prompt with what follows. Enter and Backspace that
+come in the same burst as the characters handed on go with them (the keys of a burst all
+reach the widget before the focus moves): Enter sends the message, as in the prompt.
 """
 
 from __future__ import annotations
+
+import time
 
 from textual import events
 from textual.binding import ActiveBinding
@@ -31,6 +35,8 @@ class StrayKeys:
         #: A widget's key that waits for :data:`BURST_SECONDS`, its binding, and the timer.
         self._pending: tuple[str, ActiveBinding] | None = None
         self._timer: Timer | None = None
+        #: When a key was last handed on to the prompt.
+        self._handed_on = float("-inf")
 
     @property
     def pending(self) -> bool:
@@ -40,6 +46,9 @@ class StrayKeys:
     def on_key(self, event: events.Key) -> None:
         """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this)."""
         character = event.character if event.is_printable else None
+        if event.key in ("enter", "backspace") and self._in_burst():
+            self._hand_on(event, None)
+            return
         if self._pending is not None:
             self.type_pending()
             if character is not None:
@@ -73,7 +82,12 @@ class StrayKeys:
 
     def _hand_on(self, event: events.Key, character: str | None) -> None:
         self._stop(event)
+        self._handed_on = time.monotonic()
         self._owner.post_message(TypedElsewhere(event.key, character, focus=True))
+
+    def _in_burst(self) -> bool:
+        """Whether a key was handed on to the prompt a moment ago."""
+        return time.monotonic() - self._handed_on < BURST_SECONDS
 
     @staticmethod
     def _stop(event: events.Key) -> None:

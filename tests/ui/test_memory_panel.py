@@ -12,11 +12,13 @@ import httpx
 import pytest
 from chat_helpers import open_chat, send
 from test_app import SIZE
+from textual import events
 from textual.pilot import Pilot
 
 from openletta.api import http
 from openletta.api.resources import Block
 from openletta.demo import DemoServer
+from openletta.transcript import UserItem
 from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
 from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.renderers.base import ADDED, REMOVED
@@ -173,6 +175,20 @@ async def test_a_message_typed_on_a_block_goes_to_the_prompt_and_edits_nothing(
         await wait_until(pilot, lambda: screen.prompt.text == typed, what="the message typed")
         assert pilot.app.focused is screen.prompt
         assert not any(view.editing for view in screen.memory.query(BlockView))
+
+
+async def test_a_message_typed_on_a_block_in_one_burst_is_sent_by_its_enter(
+        demo_server, make_app, wait_until) -> None:
+    """Keys that arrive together (a fast typist, a paste of keys) all reach the block before
+    the focus moves: the Enter that ends the message sends it, as it would in the prompt."""
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        for character in "hello again":
+            pilot.app.post_message(events.Key(character, character))
+        pilot.app.post_message(events.Key("enter", "\r"))
+        await wait_until(pilot, lambda: [item.text for item in screen.session.transcript.items
+                                         if isinstance(item, UserItem)] == ["hello again"],
+                         what="the message sent")
+        assert screen.prompt.text == ""
 
 
 async def test_a_block_edited_when_the_narrow_panel_closed_has_the_focus_when_it_opens(
