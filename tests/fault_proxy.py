@@ -47,6 +47,8 @@ class FaultProxy:
         self.fired: list[Fault] = []
         #: Called with each fault as it is carried out.
         self.on_fire: Callable[[Fault], object] = lambda _fault: None
+        #: Called with each piece of a request once it was forwarded to the server.
+        self.on_forward: Callable[[bytes], object] = lambda _data: None
         self._server: asyncio.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._connections: set[_Connection] = set()
@@ -132,6 +134,7 @@ class _Connection:
                     self.fault, self._events, self._body = self.proxy._take(line), 0, False
             self.server.write(data)
             await self.server.drain()
+            self.proxy.on_forward(data)
         self.server.close()
 
     async def responses(self, reader: asyncio.StreamReader) -> None:

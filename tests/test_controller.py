@@ -632,14 +632,6 @@ async def test_esc_during_the_continuation_ends_the_round(chat: Chat) -> None:
     assert chat.state.asking is None and chat.state.stop_reason == "end_turn"
 
 
-async def test_esc_before_the_answers_were_taken_asks_the_server_again(chat: Chat) -> None:
-    await chat.ask()
-    chat.client.answers.append(FakeStream(recorded(APPROVED), accept=asyncio.Event()))
-    chat.controller.decide(chat.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
-    await chat.until(lambda: chat.client.answered)
-    chat.controller.interrupt()  # the server has not taken the answers: it still holds the call
-    await chat.settled(Phase.AWAITING_APPROVAL)
-    assert chat.state.asking is chat.transcript.call(CALL_ID)
 
 
 async def test_esc_does_nothing_when_idle_or_waiting_for_approval(chat: Chat) -> None:

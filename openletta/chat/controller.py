@@ -14,8 +14,9 @@ time), so an interrupt or a failure in any phase leaves one consistent state beh
 The controller is made of parts: a :class:`~openletta.chat.turn_tasks.TurnTasks` (the
 state, what is reported, the tasks), shared with an
 :class:`~openletta.chat.approval_flow.ApprovalFlow` (approval rounds and the calls run here),
-and this module's own: the other intents and the turn flow (sending, following a reply that
-is going, what comes after a turn).
+a :class:`~openletta.chat.stopped_sends.StoppedSends` (Esc before the server answered a
+request), and this module's own: the other intents and the turn flow (sending, following a
+reply that is going, what comes after a turn).
 """
 
 from __future__ import annotations
@@ -28,10 +29,11 @@ from openletta.api.resources import Compaction
 from openletta.chat.approval_flow import APPROVAL_FIRST, HELD, TOLD, TOLD_ON_QUIT, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.replies import TurnOutcome
+from openletta.chat.replies import SendInFlight, TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
+from openletta.chat.stopped_sends import StoppedSends
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, not_sent
+from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 
@@ -41,6 +43,8 @@ log = logging.getLogger(__name__)
 #: The divider above a reply that was already going when it was followed.
 FOLLOWING_OPENED = "Reply in progress when this chat opened"
 FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
+#: The phases whose request the server may not have answered yet when Esc comes.
+_SENT_IN = (Phase.SENDING, Phase.ANSWERING)
 #: How long a message waits for a busy conversation before it is given back.
 BUSY_WAIT_SECONDS = 120.0
 #: Seconds between two looks at whether a busy conversation is free.
@@ -56,6 +60,7 @@ class ChatController:
         self._tasks.on_back_online = self._back_online
         self._unwatch = session.client.watch_reachability(self._tasks.note_reachable)
         self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
+        self._stops = StoppedSends(self._tasks)
 
     @property
     def session(self) -> ChatSession:
@@ -165,9 +170,11 @@ class ChatController:
         return mode
 
     def interrupt(self) -> None:
-        """Esc: stop the request in flight. What arrived stays, marked interrupted; a message
-        the server never accepted goes back to the prompt; the run is cancelled on the server.
-        Local calls running are stopped; the agent is told with the next message.
+        """Esc: stop the request in flight. What arrived stays, marked interrupted; the run
+        is cancelled on the server. A message whose request the server has not answered yet
+        waits for that answer (:class:`StoppedSends`): taken, its turn is stopped at once;
+        else it goes back to the prompt. Local calls running are stopped; the agent is told
+        with the next message.
         """
         phase = self.state.phase
         if phase is Phase.RUNNING:
@@ -175,9 +182,13 @@ class ChatController:
             if self._tasks.tool_task is not None:
                 self._tasks.tool_task.cancel()
             return
-        if not phase.busy:
+        if not phase.busy or self._stops.stopping:
             return
         run_id, opened, unsent = self.session.run_id, self.session.turn_open, self.state.sending
+        flight = self.session.take_in_flight() if phase in _SENT_IN else None
+        if flight is not None and unsent is not None:  # the server may take it yet
+            self._tasks.start_turn(lambda: self._stops.stop_send(flight, unsent))
+            return
         accepted_maybe = opened or phase is Phase.SENDING
         self._tasks.cancel_turn()
         self._tasks.listener.transcript_changed(self.session.interrupt())
@@ -190,7 +201,7 @@ class ChatController:
                            answer_error=None, stop_reason="interrupted")
         if phase is Phase.ANSWERING:  # whether the server took the answers, it alone knows
             self._tasks.update(phase=Phase.AWAITING_APPROVAL)
-            self._tasks.start_turn(lambda: self._cancel_then_check(run_id))
+            self._tasks.start_turn(lambda: self._cancel_then_check(run_id, flight))
         elif accepted_maybe:  # (waiting for a busy conversation stops only the waiting)
             self._tasks.start_side_task(lambda: self._tasks.cancel_on_server(run_id))
 
@@ -224,25 +235,15 @@ class ChatController:
                 if await self._show_if_sent(earlier):
                     return None
             except LettaError as error:
-                self._not_sent(text, error)
+                self._tasks.give_back(text, error)
                 self._tasks.unconfirmed = earlier
                 return None
         outgoing = Outgoing(text)
         try:
             return await self._send_when_free(outgoing)
         except LettaError as error:
-            self._not_sent(text, error)
-            if isinstance(error, APIConnectionError) and error.may_have_arrived:
-                self._tasks.unconfirmed = outgoing
+            self._tasks.send_failed(outgoing, error)
             return None
-
-    def _not_sent(self, text: str, error: LettaError) -> None:
-        """``text`` did not go: it goes back to the prompt, with the queue."""
-        self._tasks.update(phase=Phase.IDLE, sending=None,
-                           offline=isinstance(error, APIConnectionError))
-        self._tasks.listener.restore_prompt(text)
-        self._tasks.return_queue()
-        self._tasks.listener.report(not_sent(error), title="Send failed", notice=True)
 
     async def _show_if_sent(self, outgoing: Outgoing) -> bool:
         """Whether the server has ``outgoing`` (its request broke); if it has, it leaves the
@@ -383,7 +384,13 @@ class ChatController:
         else:
             await self._converse(await self._after(outcome))
 
-    async def _cancel_then_check(self, run_id: str | None) -> None:
-        """Cancel the interrupted continuation, then ask the server what still waits."""
-        await self._tasks.cancel_on_server(run_id)
+    async def _cancel_then_check(self, run_id: str | None,
+                                 flight: SendInFlight | None = None) -> None:
+        """Cancel the interrupted continuation (of the answers in ``flight``, if the server
+        takes them), then ask the server what still waits."""
+        if flight is not None:
+            settled = await self._stops.settle(flight)
+            run_id = settled.run_id
+        if flight is None or settled.taken:
+            await self._tasks.cancel_on_server(run_id)
         await self._approvals.approvals_then_converse()

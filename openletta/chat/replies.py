@@ -4,7 +4,9 @@
 transcript. A stream that breaks is resumed after its last chunk (a background run), else the
 turn is completed from what its run stored; if neither works, what arrived is kept, marked
 dropped, and when it broke because the server could not be reached, :meth:`take_up_dropped`
-goes on with it once the server is back. Esc closes the open turn (:meth:`interrupt`).
+goes on with it once the server is back. Esc closes the open turn (:meth:`interrupt`); a
+request the server has not answered yet is not closed but handed over
+(:meth:`take_in_flight`): the server may take it all the same.
 
 No Textual here: :class:`~openletta.chat.session.ChatSession` builds on it.
 """
@@ -23,7 +25,7 @@ from openletta.api.errors import (
     RunStillGoingError,
     StreamDroppedError,
 )
-from openletta.api.messages import UserMessage
+from openletta.api.messages import Message, UserMessage
 from openletta.api.resources import Agent, Run
 from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.transcript import Change, Transcript
@@ -45,10 +47,25 @@ RUN_WAIT_SECONDS = 120.0
 RUN_POLL_SECONDS = 1.0
 #: Runs that ended read for the message of a reply that dropped before naming its run.
 ENDED_RUNS_SEARCHED = 3
+#: How long the stream of a request Esc stopped is read for the run it names (its first
+#: event, a ping, names it at once).
+NAMING_SECONDS = 5.0
 
 
 def unheard(_state: str) -> None:
     """An :data:`OnConnection` nobody listens to."""
+
+
+async def read_until_named(stream: MessageStream,
+                           fed: Callable[[Message], None] = lambda _message: None) -> None:
+    """Read ``stream`` (each message to ``fed``) until it names its run (a ping, its first
+    event, does), for :data:`NAMING_SECONDS` at most; a stream that breaks ends it."""
+    with contextlib.suppress(LettaError, TimeoutError):
+        async with asyncio.timeout(NAMING_SECONDS):
+            async for message in stream:
+                fed(message)
+                if stream.run_id is not None:
+                    return
 
 
 def _background_refused(error: LettaError) -> bool:
@@ -65,6 +82,26 @@ class TurnOutcome:
     sent: bool
     stop_reason: str | None = None
     error: LettaError | None = None
+
+
+@dataclass
+class SendInFlight:
+    """A request sent (a message, answers) that the server has not answered yet. Closing it
+    would not undo it: a server that read it takes it all the same, so Esc takes it over
+    (:meth:`ReplyStreams.take_in_flight`) to learn its outcome."""
+
+    stream: MessageStream
+    #: Sending the request: done once the server answered (raises what it refused with).
+    opening: asyncio.Future[None]
+    #: What the transcript shows once the server took it (the message, the decisions).
+    opened: Callable[[], Change]
+    #: The client-side id of the user's message it carries, if it carries one.
+    otid: str | None = None
+
+    async def abandon(self) -> None:
+        """Stop waiting for the answer and close the request."""
+        self.opening.cancel()
+        await self.stream.aclose()
 
 
 class ReplyStreams:
@@ -87,6 +124,8 @@ class ReplyStreams:
         #: Whether Esc last closed a turn before its stream named its run (the cancel may
         #: tell it: :meth:`~openletta.chat.session.ChatSession.cancel_run`).
         self._stopped_unnamed = False
+        #: The request sent that the server has not answered yet, if one is.
+        self._in_flight: SendInFlight | None = None
 
     @property
     def turn_open(self) -> bool:
@@ -114,6 +153,24 @@ class ReplyStreams:
             return None if run.status in FINISHED_RUN_STATES else run
         runs = await self.client.active_runs(self.agent.id, self.conversation_id)
         return runs[0] if runs else None
+
+    def take_in_flight(self) -> SendInFlight | None:
+        """The request the server has not answered yet, taken over: the task that sent it
+        may be cancelled, the request goes on (the taker awaits or abandons it)."""
+        flight, self._in_flight = self._in_flight, None
+        return flight
+
+    async def stop_accepted(self, flight: SendInFlight, on_change: OnChange) -> str | None:
+        """``flight``, stopped by Esc before the server answered, was taken all the same:
+        show it as a turn Esc interrupted as soon as its stream names its run (which is
+        returned; ``None`` if it did not name it in time). The stream is closed."""
+        async with self._open_turn(flight.stream):
+            on_change(flight.opened())
+            await read_until_named(flight.stream,
+                                   lambda message: on_change(self.transcript.feed(message)))
+            run_id = self.run_id
+            on_change(self.interrupt())
+        return run_id
 
     def interrupt(self) -> Change:
         """Close the open turn as interrupted by the user (what arrived is kept)."""
@@ -183,20 +240,39 @@ class ReplyStreams:
         return TurnOutcome(sent=True, stop_reason="dropped", error=error)
 
     async def _accepted(self, send: Callable[[bool], MessageStream],
-                        on_connection: OnConnection) -> MessageStream:
+                        on_connection: OnConnection, opened: Callable[[], Change],
+                        otid: str | None = None) -> MessageStream:
         """The opened stream of ``send``: in the background unless the server refuses that
-        (then in the foreground, from now on, and ``on_connection`` hears it once)."""
+        (then in the foreground, from now on, and ``on_connection`` hears it once). Until
+        the server answers, the request is in flight (``opened`` and ``otid`` as in
+        :class:`SendInFlight`)."""
         stream = send(self.background)
         try:
-            await stream.open()
+            await self._open(stream, opened, otid)
         except LettaError as error:
             if not (self.background and _background_refused(error)):
                 raise
             self.background = False
             on_connection(FOREGROUND_ONLY)
             stream = send(False)
-            await stream.open()
+            await self._open(stream, opened, otid)
         return stream
+
+    async def _open(self, stream: MessageStream, opened: Callable[[], Change],
+                    otid: str | None) -> None:
+        """Send ``stream``'s request and wait for the answer. Cancelled meanwhile, the
+        request is closed, unless Esc took it over first (:meth:`take_in_flight`)."""
+        flight = self._in_flight = SendInFlight(stream, asyncio.ensure_future(stream.open()),
+                                                opened, otid)
+        try:
+            await asyncio.shield(flight.opening)
+        except asyncio.CancelledError:
+            if self._in_flight is flight:
+                await flight.abandon()
+            raise
+        finally:
+            if self._in_flight is flight:
+                self._in_flight = None
 
     async def _complete_from_run(self, run_id: str, error: LettaError,
                                  on_change: OnChange) -> LettaError | None:

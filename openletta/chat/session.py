@@ -230,9 +230,11 @@ class ChatSession(ReplyStreams):
                                             background=background,
                                             client_tools=self.client_tools)
 
-        stream = await self._accepted(send, on_connection)
-        return await self._follow(stream, lambda: self.transcript.add_user(text, otid=otid),
-                                  on_change, on_connection, otid)
+        def opened() -> Change:
+            return self.transcript.add_user(text, otid=otid)
+
+        stream = await self._accepted(send, on_connection, opened, otid)
+        return await self._follow(stream, opened, on_change, on_connection, otid)
 
     async def pending_round(self, on_change: OnChange,
                             auto_approve: Collection[str] = ()) -> ApprovalRound | None:
@@ -281,7 +283,7 @@ class ChatSession(ReplyStreams):
             on_change(change)
             return self.transcript.add_user(then_text, otid=otid)
 
-        stream = await self._accepted(send, on_connection)
+        stream = await self._accepted(send, on_connection, opened, otid)
         return await self._follow(stream, opened, on_change, on_connection, otid)
 
     async def follow_run(self, run: Run, note: str, on_change: OnChange,

@@ -38,6 +38,9 @@ class Phase(StrEnum):
 
 
 _BUSY = {Phase.SENDING, Phase.WAITING, Phase.STREAMING, Phase.RUNNING, Phase.ANSWERING}
+#: The request's state while Esc waits for the server's answer to it (the server may take it
+#: yet: its run is then stopped).
+STOPPING = "stopping"
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ class TurnState:
     offline: bool = False
     #: Why the last turn stopped (``interrupted`` after Esc).
     stop_reason: str | None = None
-    #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``.
+    #: How the reply's connection fares when it broke: ``reconnecting``, ``reconnected``;
+    #: or :data:`STOPPING`.
     connection: str | None = None
     #: How local calls are approved (``None``: no local tools are declared).
     permission_mode: PermissionMode | None = None

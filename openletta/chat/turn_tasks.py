@@ -146,6 +146,20 @@ class TurnTasks:
             self.queue.clear()
             self.update()
 
+    def give_back(self, text: str, error: LettaError) -> None:
+        """``text`` was not sent (``error``): it goes back to the prompt, with the queue."""
+        self.update(phase=Phase.IDLE, sending=None, offline=isinstance(error, APIConnectionError))
+        self.listener.restore_prompt(text)
+        self.return_queue()
+        self.listener.report(not_sent(error), title="Send failed", notice=True)
+
+    def send_failed(self, outgoing: Outgoing, error: LettaError) -> None:
+        """The request of ``outgoing`` failed (``error``): it goes back to the prompt; when it
+        may have reached the server all the same, it is looked for there later."""
+        self.give_back(outgoing.text, error)
+        if isinstance(error, APIConnectionError) and error.may_have_arrived:
+            self.unconfirmed = outgoing
+
     def on_connection(self, state: str) -> None:
         """The reply's connection changed (``reconnecting``, …): show it."""
         if state == FOREGROUND_ONLY:

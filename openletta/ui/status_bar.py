@@ -33,7 +33,7 @@ REPLY_AWAITED = "waiting for the agent"
 STATES = {
     "connecting": "◌", "connected": "●", "streaming": "◉", "reconnecting": "◌",
     "reconnected": "◉", "offline": "○", REPLY_AWAITED: "◌",
-    "approval needed": "⚠", "running tools": "⚒",
+    "approval needed": "⚠", "running tools": "⚒", "stopping": "◌",
 }
 #: The tone of each state, a component class of the bar (``status-bar--<tone>``); a state
 #: not listed is shown in the ``ok`` tone.
@@ -41,7 +41,7 @@ TONES = {
     "streaming": "active", "reconnected": "active", "offline": "failed",
     "connecting": "waiting", "reconnecting": "waiting", "approval needed": "waiting",
     REPLY_AWAITED: "active",
-    "running tools": "waiting",
+    "running tools": "waiting", "stopping": "waiting",
 }
 
 

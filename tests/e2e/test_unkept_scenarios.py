@@ -3,17 +3,19 @@ goes too) are said so under them, and only those."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
 from chat_fakes import Listener
 from e2e_turns import until
+from fault_proxy import FaultProxy
 
 from openletta.api.client import LettaClient
 from openletta.chat.controller import ChatController
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
-from openletta.transcript import AssistantItem, TurnFooterItem
+from openletta.transcript import AssistantItem, TurnFooterItem, UserItem
 
 
 @pytest.fixture
@@ -67,3 +69,31 @@ async def test_a_turn_interrupted_before_any_token_is_said_not_kept(
     await until(lambda: footer.unkept)
     assert not any(isinstance(item, AssistantItem)
                    for item in controller.session.transcript.items)
+
+
+async def test_a_message_esc_stopped_while_it_was_sent_leaves_no_run_going(
+        proxy: FaultProxy, fresh_agent_id: str) -> None:
+    """Esc once the message reached the server, before it answered: the server takes it
+    all the same, so it is not given back as not sent; its run is stopped."""
+    reached = asyncio.Event()
+    proxy.on_forward = lambda data: b"stall please" in data and reached.set()
+    async with LettaClient(proxy.base_url) as client:
+        listener = Listener()
+        controller = ChatController(
+            ChatSession(client, await client.get_agent(fresh_agent_id)), listener)
+        try:
+            controller.submit("stall please")  # the model stays silent for a while
+            await asyncio.wait_for(reached.wait(), 10)
+            controller.interrupt()
+            await until(lambda: controller.state.phase is Phase.IDLE
+                        and not controller.turn_running and not controller._tasks._side_tasks)
+            assert listener.restored == []  # not "not sent": the server has it
+            items = controller.session.transcript.items
+            assert [item.text for item in items if isinstance(item, UserItem)] == ["stall please"]
+            footer = last_footer(controller)
+            assert footer is not None
+            assert footer.run_ids and controller.state.stop_reason == "interrupted"
+            await until(lambda: footer.unkept)
+            assert await client.active_runs(fresh_agent_id) == []
+        finally:
+            await controller.close()

@@ -19,6 +19,7 @@ from waiting import wait_until
 import openletta.ui
 from openletta.api.resources import Agent
 from openletta.chat.local_calls import LocalCalls
+from openletta.chat.turn_state import STOPPING, Phase, TurnState
 from openletta.cli import build_parser
 from openletta.config import port_open, should_use_demo
 from openletta.settings import Settings
@@ -40,8 +41,10 @@ from openletta.ui.status_bar import (
     context_gauge,
     status_parts,
     status_text,
+    tone_class,
 )
 from openletta.ui.themes import ThemeVariables
+from openletta.ui.turn_status import status_state
 
 NOW = datetime(2030, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -82,6 +85,13 @@ def test_the_status_line_counts_the_seconds_of_the_request_in_flight() -> None:
     assert status_text(busy, now=112.5).plain == "◉ streaming 12s  a"
     assert status_text(busy, now=225.0).plain == "◉ streaming 2m 05s  a"
     assert "·" not in status_text(StatusInfo(state="connected"), now=500.0).plain
+
+
+def test_the_status_line_says_stopping_while_esc_waits_for_the_server() -> None:
+    state = TurnState(phase=Phase.SENDING, sending="hi", connection=STOPPING)
+    info = StatusInfo(state=status_state(state))
+    assert status_text(info).plain == "◌ stopping"
+    assert tone_class(info.state) == "status-bar--waiting"
 
 
 def test_an_agent_row_says_when_it_last_ran_or_else_when_it_changed() -> None:
