@@ -371,7 +371,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             return
         agent = screen.session.agent
         self.push_screen(ConversationsScreen(
-            self.client, agent.id, screen.session.conversation_id,
+            self.client, agent.id, screen.session.conversation_id, self.chats.first_messages(),
             lambda conversation: self.open_conversation(agent, conversation),
             lambda: self.new_conversation(agent), clock=self._clock))
 
