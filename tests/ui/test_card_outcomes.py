@@ -59,6 +59,25 @@ async def test_a_local_write_that_failed_shows_its_error_and_no_change(tmp_path:
     assert not any("kept on disk" in line for line in live_card)  # no diff against the disk
 
 
+async def test_a_local_write_asked_about_says_whether_it_creates_or_replaces_the_file(
+        tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    workspace = Workspace(tmp_path)
+    asked = [local_call("Write", {"file_path": name, "content": "hello from the agent\n"},
+                        live=True, status=ToolStatus.AWAITING_APPROVAL)
+             for name in ("new.txt", "notes.md")]
+    app = ItemsApp(asked)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for item in asked:  # the preview comes once the card is there (the call was judged)
+            item.preview = Write().preview(json.loads(item.arguments_text), workspace)
+            app.widget_of(item).sync()
+        await pilot.pause()
+        headers = [shown_text(app.widget_of(item)).split("\n")[0] for item in asked]
+    assert "Write  new.txt (creates it: 21 bytes, 1 line)" in headers[0]
+    assert "Write  notes.md (replaces it: 21 bytes, 1 line)" in headers[1]
+
+
 async def test_a_local_edit_that_failed_says_first_that_nothing_changed() -> None:
     arguments = {"file_path": "notes.md", "old_string": "absent", "new_string": "present"}
     live, history = (local_call("Edit", arguments, live=where, status=ToolStatus.ERROR,
