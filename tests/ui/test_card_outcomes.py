@@ -119,15 +119,17 @@ EDIT_REQUEST = {"message_type": "approval_request_message", "id": "message-asks"
                      "new_string": "line fifteen\n"})}]}
 
 
-async def edited_here(root: Path) -> tuple[ToolCallItem, ToolReturnAnswer]:
-    """The card's item of :data:`EDIT_REQUEST` run here (accept-edits mode), and what was
-    sent to the server for it."""
+async def edited_here(root: Path, request: dict[str, Any] = EDIT_REQUEST, *,
+                      read: bool = True) -> tuple[ToolCallItem, ToolReturnAnswer]:
+    """The card's item of ``request`` run here (accept-edits mode: it runs without asking),
+    and what was sent to the server for it; ``read``: notes.md was read first."""
     client = FakeClient()
-    client.turns.append(FakeStream([parse_message(EDIT_REQUEST), parse_message(
+    client.turns.append(FakeStream([parse_message(request), parse_message(
         {"message_type": "stop_reason", "stop_reason": "requires_approval"})]))
     client.answers.append(FakeStream([]))
     workspace = Workspace(root)
-    workspace.note_read(root / "notes.md")
+    if read:
+        workspace.note_read(root / "notes.md")
     local = LocalCalls(Permissions(workspace, mode=PermissionMode.ACCEPT_EDITS,
                                    project_rules=ProjectRules(root / "rules.toml")))
     session = ChatSession(client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
@@ -167,3 +169,17 @@ async def test_a_local_edit_is_numbered_by_the_files_lines_live_and_from_history
     assert live_card[1:] == history_card[1:]  # the same body, live and from history
     assert "▌ 15    - line 15" in history_card  # numbered by the file's lines
     assert "▌    15 + line fifteen" in history_card
+
+
+async def test_a_write_a_mode_allows_but_its_tool_refuses_is_not_called_auto_approved(
+        tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    request = {**EDIT_REQUEST, "tool_calls": [{
+        "tool_call_id": "call-1", "name": "Write",
+        "arguments": json.dumps({"file_path": "notes.md", "content": "never written\n"})}]}
+    call, answer = await edited_here(tmp_path, request, read=False)
+    assert (tmp_path / "notes.md").read_text() == "kept on disk\n"
+    assert answer.status == "error" and "has not been read yet" in answer.tool_return
+    [card] = await cards(call)
+    assert card[0].endswith("⌂ runs here  ✗ error") and "auto-approved" not in card[0]
+    assert card[1].startswith("▌ ✗ Not written: ")
