@@ -89,13 +89,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args, settings, server, early)
 
 
+#: Said by ``--continue`` when no chat is remembered: none was opened, or only chats a new
+#: demo server does not have again (on an agent or conversation made in it), which are not
+#: remembered, and so not known to have been: the demo is not named to one who never ran it.
+NOTHING_TO_CONTINUE = ("there is no chat to continue yet: openletta remembers none. Run "
+                       "openletta without --continue to choose an agent to chat with.")
+
+
 def choose_chat(args: argparse.Namespace, settings: Settings) -> Server | str:
     """The server to talk to; with ``--continue``, the last chat's, whose agent and
     conversation are then set in ``args``. A string says why there is nothing to continue."""
     last = settings.last_chat() if args.resume else None
     if args.resume and last is None:
-        return ("there is no chat to continue yet (a chat with the demo's agents ends with the "
-                "app). Run openletta without --continue to choose one.")
+        return NOTHING_TO_CONTINUE
     if last is not None:
         last_server, args.agent, args.conversation = last
         if not (args.base_url or args.demo):  # back to where it was

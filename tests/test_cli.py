@@ -83,7 +83,10 @@ def test_continue_goes_back_to_the_last_chat_on_its_server(
     assert "--conversation needs --agent" in capsys.readouterr().err
     monkeypatch.setattr(cli, "load_settings", Settings)
     assert cli.main(["-c"]) == 2
-    assert "no chat to continue yet" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err == ("openletta: there is no chat to continue yet: openletta remembers none. Run "
+                   "openletta without --continue to choose an agent to chat with.\n")
+    assert "demo" not in err  # said to one who may never have run the demo
     assert len(launched) == 2
 
 

@@ -51,6 +51,8 @@ class Probe(LocalTool):
         self.runs: list[Mapping[str, Any]] = []
         self.hold: asyncio.Event | None = None
         self.stopped = False
+        #: A call "doomed" fails its check until this tool ran (it read the file first).
+        self.doomed_until: Probe | None = None
 
     def paths(self, args: Mapping[str, Any], workspace: Workspace) -> list[Path]:
         return [workspace.resolve(args["path"])] if "path" in args else []
@@ -59,7 +61,7 @@ class Probe(LocalTool):
         return f"--- a/{args.get('path')}\n+++ b/{args.get('path')}\n+new line\n"
 
     def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
-        if "doomed" in args:
+        if "doomed" in args and not (self.doomed_until and self.doomed_until.runs):
             raise ToolInputError(args["doomed"])
 
     async def run(self, args: Mapping[str, Any], workspace: Workspace,
@@ -430,6 +432,7 @@ async def test_a_call_bound_to_fail_is_not_asked_about_and_fails_unrun(chat: Loc
 
 async def test_a_call_another_local_call_runs_before_is_asked_about_all_the_same(
         chat: LocalChat) -> None:
+    chat.edit_tool.doomed_until = chat.read_tool
     await chat.send(("call-1", "Look", {"path": "a.txt"}),
                     ("call-2", "Change", {"path": "a.txt", "doomed": "a.txt was not read"}))
     asked = [chat.controller.state.asking]
@@ -440,3 +443,31 @@ async def test_a_call_another_local_call_runs_before_is_asked_about_all_the_same
     chat.controller.decide(asked[1], Choice.APPROVE)  # type: ignore[arg-type]
     await chat.settled()
     assert chat.edit_tool.runs == [{"path": "a.txt", "doomed": "a.txt was not read"}]
+
+
+async def test_a_call_a_mode_allows_but_its_tool_refuses_fails_unrun_and_not_auto_approved(
+        tmp_path: Path) -> None:
+    chat = LocalChat(tmp_path, PermissionMode.ACCEPT_EDITS)
+    await chat.send(("call-1", "Change", {"path": "a.txt", "doomed": "a.txt was not read"}))
+    await chat.settled()
+    assert chat.edit_tool.runs == []
+    assert only_answer(chat) == [ToolReturnAnswer(
+        tool_call_id="call-1", tool_return="a.txt was not read", status="error")]
+    call = chat.transcript.call("call-1")
+    assert call is not None and call.status is ToolStatus.ERROR
+    assert not call.auto_approved  # its card says what refused it, not that it was let run
+    await chat.controller.close()
+
+
+async def test_a_call_still_refused_once_the_calls_before_it_ran_fails_unrun(
+        tmp_path: Path) -> None:
+    chat = LocalChat(tmp_path, PermissionMode.ACCEPT_EDITS)
+    await chat.send(("call-1", "Look", {"path": "a.txt"}),
+                    ("call-2", "Change", {"path": "a.txt", "doomed": "a.txt was not read"}))
+    await chat.settled()
+    assert chat.read_tool.runs and chat.edit_tool.runs == []
+    looked, changed = chat.transcript.call("call-1"), chat.transcript.call("call-2")
+    assert looked is not None and looked.auto_approved and looked.status is ToolStatus.SUCCESS
+    assert changed is not None and changed.status is ToolStatus.ERROR
+    assert changed.result == "a.txt was not read" and not changed.auto_approved
+    await chat.controller.close()

@@ -284,6 +284,12 @@ def test_write_preview(workspace: Workspace) -> None:
     assert diff == "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
     new = Write().preview({"file_path": "sub/g.txt", "content": "hi\n"}, workspace)
     assert new == "--- /dev/null\n+++ b/sub/g.txt\n@@ -0,0 +1 @@\n+hi\n"
+    # An empty new file is a new file all the same; content as on disk replaces nothing.
+    empty = Write().preview({"file_path": "empty.txt", "content": ""}, workspace)
+    assert empty == "--- /dev/null\n+++ b/empty.txt\n"
+    assert Write().preview({"file_path": "f.txt", "content": "one\ntwo\n"}, workspace) == ""
+    (workspace.root / "dir").mkdir()
+    assert Write().preview({"file_path": "dir", "content": "x"}, workspace) is None
 
 
 # Edit

@@ -178,13 +178,18 @@ class ApprovalFlow:
     async def _run_here(self, round_: ApprovalRound) -> bool:
         """Run the round's approved local calls, one by one; ``True`` when Esc stopped them.
         Esc stops the one running; it and the ones after it are reported to the agent as
-        interrupted. The agent hears of a call the user edited first."""
+        interrupted. The agent hears of a call the user edited first. A call its tool
+        refuses as things stand fails unrun (:meth:`_fail_unrun`)."""
         local = self._tasks.local
         assert local is not None
         self._tasks.update(phase=Phase.RUNNING, asking=None, undecided=0, answer_error=None)
         transcript = self._tasks.session.transcript
         for call in round_.to_run_here():
             call_id = call.tool_call_id
+            failure = None if self._tasks.tools_interrupted else local.certain_failure(call)
+            if failure is not None:  # (known now that the calls before it ran)
+                self._fail_unrun(round_, call, failure)
+                continue
             outcome = STOPPED
             if not self._tasks.tools_interrupted:
                 self._tasks.listener.transcript_changed(transcript.start_local(call_id))
@@ -257,10 +262,18 @@ class ApprovalFlow:
             if call.tool_call_id in round_.decisions or self._judge(round_, call):
                 continue
             if len(calls) == 1 and (failure := local.certain_failure(call)) is not None:
-                round_.decide(call, Decision(approve=True))
-                round_.results[call.tool_call_id] = failure
-                self._tasks.listener.transcript_changed(transcript.finish_local(
-                    call.tool_call_id, failure.text, ok=False))
+                self._fail_unrun(round_, call, failure)
+
+    def _fail_unrun(self, round_: ApprovalRound, call: ToolCallItem,
+                    failure: ToolOutcome) -> None:
+        """``call`` is bound to fail (its tool refuses it as things stand): it fails without
+        running, whoever would have approved it. No approval is shown for it (it did not
+        matter), in "ask" as when a mode or rule allowed it: not "auto-approved", which reads
+        as if something was let happen."""
+        round_.decide(call, Decision(approve=True))
+        round_.results[call.tool_call_id] = failure
+        self._tasks.listener.transcript_changed(self._tasks.session.transcript.finish_local(
+            call.tool_call_id, failure.text, ok=False))
 
     def _judge(self, round_: ApprovalRound, call: ToolCallItem) -> bool:
         """Answer ``call`` as the permission mode or a rule of the user decides it (run, or

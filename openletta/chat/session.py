@@ -25,7 +25,7 @@ from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
 from openletta.settings import write_new_private_file
-from openletta.transcript import Change, Transcript, Usage
+from openletta.transcript import Change, Transcript, Usage, UserItem
 from openletta.transcript.export import to_markdown
 
 PAGE_SIZE = 50
@@ -74,6 +74,15 @@ class ChatSession(ReplyStreams):
         self._unknown_runs: set[str] = set()
         #: Tools this client runs, declared in every request (``client_tools``).
         self.client_tools: list[dict[str, Any]] = []
+
+    @property
+    def first_message(self) -> str | None:
+        """The text of the user's first message in this conversation, once it is known: the
+        oldest loaded, when no older history is left on the server."""
+        if self.has_more_history:
+            return None
+        return next((item.text for item in self.transcript.items
+                     if isinstance(item, UserItem)), None)
 
     async def load_latest(self) -> Change:
         """Load the newest page of history (plus a pending approval request, if any)."""

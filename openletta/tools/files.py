@@ -133,16 +133,22 @@ def _temporary_beside(target: Path) -> tuple[int, Path]:
                            NEW_FILE_MODE), temporary
 
 
+#: Where a diff of a new file comes from.
+NO_FILE = "/dev/null"
+
+
 def unified_diff(path: Path, workspace: Workspace, old: str | None, new: str) -> str:
-    """The change from ``old`` (``None``: no file yet) to ``new`` as a unified diff."""
+    """The change from ``old`` (``None``: no file yet) to ``new`` as a unified diff (a new
+    file has its ``--- /dev/null`` line even when it is empty)."""
     try:
         relative = path.relative_to(workspace.root)
         before, after = f"a/{relative}", f"b/{relative}"
     except ValueError:
         before = after = str(path)
+    before = before if old is not None else NO_FILE
     return "".join(difflib.unified_diff((old or "").splitlines(keepends=True),
-                                        new.splitlines(keepends=True),
-                                        before if old is not None else "/dev/null", after))
+                                        new.splitlines(keepends=True), before, after)
+                   ) or (f"--- {NO_FILE}\n+++ {after}\n" if old is None else "")
 
 
 def _shown(text: str) -> str:
@@ -222,6 +228,8 @@ class Write(LocalTool):
         try:
             path, content = _file_path(args, workspace), arg(args, "content", str)
         except ToolInputError:
+            return None
+        if path.is_dir():
             return None
         return unified_diff(path, workspace, _disk_text(path) if path.exists() else None,
                             content)

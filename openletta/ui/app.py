@@ -46,7 +46,7 @@ from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import ThemeVariables, install_themes, next_theme
+from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
@@ -371,7 +371,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
             return
         agent = screen.session.agent
         self.push_screen(ConversationsScreen(
-            self.client, agent.id, screen.session.conversation_id,
+            self.client, agent.id, screen.session.conversation_id, self.chats.first_messages(),
             lambda conversation: self.open_conversation(agent, conversation),
             lambda: self.new_conversation(agent), clock=self._clock))
 
@@ -383,8 +383,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
         if name and name not in self.available_themes:
-            known = ", ".join(self._theme_names)
-            self.notify(f"Unknown theme {name!r}. Known: {known}", severity="warning")
+            self.notify(unknown_theme(name, self._theme_names), title="Theme",
+                        severity="warning")
             return
         self.theme = name or next_theme(self._theme_names or sorted(self.available_themes),
                                         self.theme)

@@ -22,6 +22,7 @@ from rich.segment import Segment, Segments
 from openletta.chat.session import ChatSession
 from openletta.display import plain_text
 from openletta.transcript import EventItem, Item, ToolCallItem, ToolStatus, TurnFooterItem
+from openletta.ui.conversation_names import conversation_title
 from openletta.ui.widgets.footer import footer_text
 
 #: Lines of a message of the user's, or a tool's result or errors, printed before the rest
@@ -65,6 +66,12 @@ class ChatsOfThisRun:
             chats[key] = ChatSaid(self._titles[key], [*visits, items])
         return list(chats.values())
 
+    def first_messages(self) -> dict[str, str]:
+        """The user's first message in each conversation of the chats kept, where known (the
+        default thread has its name)."""
+        return {session.conversation_id: first for session in self._sessions
+                if session.conversation_id and (first := session.first_message)}
+
     def _note_title(self) -> None:
         """Note the title of the chat open last (its conversation may have been renamed)."""
         if self._sessions:
@@ -77,8 +84,10 @@ def _conversation(session: ChatSession) -> tuple[str, str | None]:
 
 
 def chat_title(session: ChatSession) -> str:
-    """``agent · conversation`` (its name, else its id; the default thread says so)."""
-    conversation = session.conversation_name or session.conversation_id or "default thread"
+    """``agent · conversation``: its name, else the start of the user's first message in it
+    and its short id; the default thread says so."""
+    conversation = conversation_title(session.conversation_id, session.conversation_name,
+                                      session.first_message)
     return f"{session.agent.name or session.agent.id} · {conversation}"
 
 

@@ -15,7 +15,8 @@ from textual.widget import Widget
 
 from openletta.display import single_line
 from openletta.transcript import Usage
-from openletta.ui.formatting import format_elapsed, format_tokens, short_id
+from openletta.ui.conversation_names import conversation_label
+from openletta.ui.formatting import format_elapsed, format_tokens
 from openletta.ui.renderers.base import one_line
 
 GAUGE_CELLS = 5
@@ -53,8 +54,10 @@ class StatusInfo:
     agent_name: str = ""
     #: The open conversation's id; empty for the agent's default thread.
     conversation: str = ""
-    #: Its name, if it has one (shown instead of the id).
+    #: Its name, if it has one; else the user's first message in it, if known (shown
+    #: instead of the id).
     conversation_name: str = ""
+    first_message: str = ""
     model: str = ""
     state: str = "connecting"
     #: ``time.monotonic()`` when the request in flight began; ``None`` when none is.
@@ -73,7 +76,8 @@ class StatusInfo:
     unguarded: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("agent_name", "conversation", "conversation_name", "model", "state",
+        for name in ("agent_name", "conversation", "conversation_name", "first_message",
+                     "model", "state",
                      "stop_reason",
                      "permission_mode", "workspace"):
             value = getattr(self, name)
@@ -121,7 +125,8 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
     if info.agent_name:
         parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))
     if info.conversation:
-        label = one_line(info.conversation_name, NAME_WIDTH) or short_id(info.conversation)
+        label = conversation_label(one_line(info.conversation_name, NAME_WIDTH),
+                                   info.first_message, NAME_WIDTH)
         parts["conversation"] = Text(f" / {label}")
     if info.model:
         parts["model"] = Text(f" · {info.model}")
@@ -184,6 +189,13 @@ class StatusBar(Widget):
         info = self.info
         if usage != info.usage or context_tokens != info.context_tokens:
             self.info = replace(info, usage=usage, context_tokens=context_tokens)
+
+    def show_first_message(self, text: str | None) -> None:
+        """Show ``text``, the user's first message, for a conversation without a name (the
+        line is drawn again only when it changed)."""
+        line = single_line(text or "")
+        if line != self.info.first_message:
+            self.info = replace(self.info, first_message=line)
 
     def note_arrival(self) -> None:
         """Something arrived for the request in flight: no counter until it is quiet again."""

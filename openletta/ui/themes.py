@@ -78,13 +78,19 @@ def install_themes(app: App[Any], *preferred: str | None) -> tuple[list[str], li
     messages = [str(problem.message) for problem in problems]
     for theme in themes.values():
         app.register_theme(theme)
-    messages += [f"Unknown theme {name!r}." for name in preferred[:1]
+    messages += [unknown_theme(name, list(themes)) for name in preferred[:1]
                  if name and name not in app.available_themes]
     name = next((name for name in (*preferred, DEFAULT_THEME) if name in app.available_themes),
                 None)
     if name is not None:
         start_with_theme(app, name)
     return list(themes), messages
+
+
+def unknown_theme(name: str, known: list[str]) -> str:
+    """What is said of a theme named ``name`` that is not there: and which ones are."""
+    return f"Unknown theme {name!r}. Themes: {', '.join(known)}." if known else (
+        f"Unknown theme {name!r}.")
 
 
 def bundled_themes_dir() -> Traversable:

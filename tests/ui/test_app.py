@@ -501,6 +501,10 @@ async def test_slash_commands_export_clear_and_theme(demo_server, make_app, wait
         await pilot.press(*"/theme openletta-light", "enter")
         await wait_until(pilot, lambda: app.theme == "openletta-light", what="theme")
         assert app.settings.theme == "openletta-light"
+        await pilot.press(*"/theme nosuch", "enter")
+        await wait_until(pilot, lambda: any(
+            n.message == "Unknown theme 'nosuch'. Themes: openletta-dark, openletta-light."
+            for n in app._notifications), what="the themes there are")
         await pilot.press(*"/no-such-command and its text", "enter")
         await wait_until(pilot, lambda: any("Unknown command" in str(n.message)
                                             for n in app._notifications), what="unknown")

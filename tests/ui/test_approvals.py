@@ -16,7 +16,7 @@ from openletta.ui.attention import APPROVAL_STATE
 from openletta.ui.formatting import format_tokens
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.screens.leave_approval import LeaveApprovalScreen
+from openletta.ui.screens.leave_approval import LEFT_PENDING, LeaveApprovalScreen
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.footer import TurnFooter
 
@@ -209,16 +209,21 @@ async def test_pending_request_is_asked_on_open(make_app, wait_until):
         await server.stop()
 
 
-async def test_plain_message_waits_for_the_answer(demo_server, make_app, wait_until):
+async def test_a_message_stays_in_the_prompt_until_the_answer_as_it_was_told(
+        demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
         await ask(pilot, screen, "approve", wait_until)
         count = len(screen.session.transcript.items)
         await pilot.press("escape", "l")  # leave it pending
         await wait_until(pilot, lambda: asking(screen) is None, what="prompt closed")
         assert app.focused is screen.prompt
+        (left,) = [n.message for n in app._notifications if n.title == "Approval pending"]
+        assert left == LEFT_PENDING
+        assert "it stays in the prompt" in left and "waits" not in left  # not queued
         await pilot.press(*"hi", "enter")
         await wait_until(pilot, lambda: asking(screen) is not None, what="prompt reopened")
-        assert screen.prompt.text == "hi" and not screen.busy
+        assert screen.prompt.text == "hi" and not screen.controller.state.queued
+        assert not screen.busy
         assert len(screen.session.transcript.items) == count
         assert any(n.message == APPROVAL_FIRST for n in app._notifications)
 

@@ -59,6 +59,25 @@ async def test_a_local_write_that_failed_shows_its_error_and_no_change(tmp_path:
     assert not any("kept on disk" in line for line in live_card)  # no diff against the disk
 
 
+async def test_a_local_write_asked_about_says_whether_it_creates_or_replaces_the_file(
+        tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    workspace = Workspace(tmp_path)
+    asked = [local_call("Write", {"file_path": name, "content": "hello from the agent\n"},
+                        live=True, status=ToolStatus.AWAITING_APPROVAL)
+             for name in ("new.txt", "notes.md")]
+    app = ItemsApp(asked)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for item in asked:  # the preview comes once the card is there (the call was judged)
+            item.preview = Write().preview(json.loads(item.arguments_text), workspace)
+            app.widget_of(item).sync()
+        await pilot.pause()
+        headers = [shown_text(app.widget_of(item)).split("\n")[0] for item in asked]
+    assert "Write  new.txt (creates it: 21 bytes, 1 line)" in headers[0]
+    assert "Write  notes.md (replaces it: 21 bytes, 1 line)" in headers[1]
+
+
 async def test_a_local_edit_that_failed_says_first_that_nothing_changed() -> None:
     arguments = {"file_path": "notes.md", "old_string": "absent", "new_string": "present"}
     live, history = (local_call("Edit", arguments, live=where, status=ToolStatus.ERROR,
@@ -100,15 +119,17 @@ EDIT_REQUEST = {"message_type": "approval_request_message", "id": "message-asks"
                      "new_string": "line fifteen\n"})}]}
 
 
-async def edited_here(root: Path) -> tuple[ToolCallItem, ToolReturnAnswer]:
-    """The card's item of :data:`EDIT_REQUEST` run here (accept-edits mode), and what was
-    sent to the server for it."""
+async def edited_here(root: Path, request: dict[str, Any] = EDIT_REQUEST, *,
+                      read: bool = True) -> tuple[ToolCallItem, ToolReturnAnswer]:
+    """The card's item of ``request`` run here (accept-edits mode: it runs without asking),
+    and what was sent to the server for it; ``read``: notes.md was read first."""
     client = FakeClient()
-    client.turns.append(FakeStream([parse_message(EDIT_REQUEST), parse_message(
+    client.turns.append(FakeStream([parse_message(request), parse_message(
         {"message_type": "stop_reason", "stop_reason": "requires_approval"})]))
     client.answers.append(FakeStream([]))
     workspace = Workspace(root)
-    workspace.note_read(root / "notes.md")
+    if read:
+        workspace.note_read(root / "notes.md")
     local = LocalCalls(Permissions(workspace, mode=PermissionMode.ACCEPT_EDITS,
                                    project_rules=ProjectRules(root / "rules.toml")))
     session = ChatSession(client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
@@ -148,3 +169,17 @@ async def test_a_local_edit_is_numbered_by_the_files_lines_live_and_from_history
     assert live_card[1:] == history_card[1:]  # the same body, live and from history
     assert "▌ 15    - line 15" in history_card  # numbered by the file's lines
     assert "▌    15 + line fifteen" in history_card
+
+
+async def test_a_write_a_mode_allows_but_its_tool_refuses_is_not_called_auto_approved(
+        tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    request = {**EDIT_REQUEST, "tool_calls": [{
+        "tool_call_id": "call-1", "name": "Write",
+        "arguments": json.dumps({"file_path": "notes.md", "content": "never written\n"})}]}
+    call, answer = await edited_here(tmp_path, request, read=False)
+    assert (tmp_path / "notes.md").read_text() == "kept on disk\n"
+    assert answer.status == "error" and "has not been read yet" in answer.tool_return
+    [card] = await cards(call)
+    assert card[0].endswith("⌂ runs here  ✗ error") and "auto-approved" not in card[0]
+    assert card[1].startswith("▌ ✗ Not written: ")

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
-from chat_helpers import open_chat
+from chat_helpers import open_chat, send, start_new_conversation
+from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
 from openletta.api.resources import Conversation
+from openletta.ui.formatting import short_id
+from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.conversations import PAGE_SIZE, ConversationsScreen, newest_first
+from openletta.ui.status_bar import status_text
 
 SIZE = (100, 30)
 
 
 def status(screen: ConversationsScreen) -> str:
     return str(screen.query_one("#conversations-status").render())
+
+
+def bar(screen: ChatScreen) -> str:
+    return status_text(screen.status.info).plain
 
 
 async def open_list(pilot, wait_until) -> ConversationsScreen:
@@ -89,3 +97,35 @@ def test_a_new_empty_conversation_is_listed_by_when_it_was_made() -> None:
     undated = Conversation.model_validate({"id": "conv-undated"})
     assert [c.id for c in newest_first([old, undated, made_now])] == [
         "conv-new", "conv-old", "conv-undated"]
+
+
+async def test_a_conversation_without_a_name_is_shown_by_its_first_message_not_its_id(
+        demo_server, make_app, wait_until) -> None:
+    async with LettaClient(demo_server.base_url) as client:
+        agent = next(a for a in await client.list_agents() if a.name == "demo-agent")
+        untouched = await client.create_conversation(agent.id)
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start_new_conversation(pilot, await open_chat(pilot, wait_until),
+                                              wait_until)
+        conversation = screen.session.conversation_id
+        assert conversation is not None
+        assert "demo-agent / New conversation" in bar(screen)
+        await send(pilot, screen, "hello throwaway", wait_until)
+        assert "demo-agent / “hello throwaway”" in bar(screen)
+        assert "conv-" not in bar(screen)
+        listed = await open_list(pilot, wait_until)
+        options = listed.query_one("#conversations-list", OptionList)
+        listing = [options.get_option_at_index(index) for index in range(options.option_count)]
+        rows = {option.id: str(option.prompt) for option in listing}
+        assert rows[conversation].startswith("● “hello throwaway”  · ")
+        assert rows[conversation].endswith(f"  · {short_id(conversation)}")
+        assert rows[untouched.id].startswith("  New conversation  · made ")
+        assert rows[untouched.id].endswith(f", no messages yet  · {short_id(untouched.id)}")
+        assert not any(conversation in row or untouched.id in row for row in rows.values())
+        options.highlighted = next(index for index, option in enumerate(listing)
+                                   if option.id == untouched.id)
+        await pilot.press("d")
+        assert status(listed).startswith(
+            f"Delete the conversation made {rows[untouched.id].split('made ')[1].split(',')[0]}"
+            f" ({short_id(untouched.id)}) and its messages")

@@ -114,9 +114,9 @@ async def test_every_item_shows_hostile_text_inertly(wait_until) -> None:
 
 def test_status_info_holds_only_display_text() -> None:
     info = StatusInfo(agent_name=EVIL, model=EVIL, stop_reason=EVIL, conversation=EVIL,
-                      conversation_name=EVIL)
+                      conversation_name=EVIL, first_message=EVIL)
     for value in (info.agent_name, info.model, info.stop_reason, info.conversation,
-                  info.conversation_name):
+                  info.conversation_name, info.first_message):
         assert isinstance(value, DisplayText) and FORBIDDEN.search(value) is None
 
 

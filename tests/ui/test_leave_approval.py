@@ -109,7 +109,7 @@ async def test_enter_alone_goes_back_to_the_request(demo_server, make_app, wait_
         assert screen.controller.state.phase is Phase.AWAITING_APPROVAL
 
 
-async def test_left_pending_it_says_esc_answers_it_and_esc_does(
+async def test_left_pending_it_says_esc_brings_it_back_and_esc_does(
         demo_server, make_app, wait_until):
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
         await leave_dialog(pilot, screen, wait_until)
@@ -117,7 +117,7 @@ async def test_left_pending_it_says_esc_answers_it_and_esc_does(
         await wait_until(pilot, lambda: asking(screen) is None and app.screen is screen,
                          what="left pending")
         assert app.focused is screen.prompt
-        assert any("Left pending: Esc answers it" in n.message for n in app._notifications)
+        assert any("Left pending: Esc brings it back" in n.message for n in app._notifications)
         assert esc_label(screen) == "Answer"  # the key bar shows the way back
         await pilot.press("escape")
         prompt = await prompt_focused(pilot, screen, wait_until)

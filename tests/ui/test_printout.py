@@ -95,7 +95,7 @@ def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
     say(talked, "hello")
     chats.opened(last)
     assert chats._sessions == [talked, last]  # what was only browsed is let go
-    assert [title for title, _ in chats.said()] == ["talked · conv-9"]
+    assert [title for title, _ in chats.said()] == ["talked · “hello” · conv-9"]
 
 
 def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() -> None:
@@ -109,11 +109,11 @@ def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() 
     chats.opened(again)
     say(again, "on the second visit")
     assert [(title, len(visits)) for title, visits in chats.said()] == [
-        ("helper · conv-1", 2), ("helper · conv-2", 1)]
+        ("helper · “hello” · conv-1", 2), ("helper · “hello” · conv-2", 1)]
     shown = printed(chats)
-    assert shown.count("helper · conv-1") == 1
+    assert shown.count("helper · “hello” · conv-1") == 1
     assert shown.index("on the first visit") < shown.index("on the second visit") \
-        < shown.index("helper · conv-2")
+        < shown.index("helper · “hello” · conv-2")
 
 
 def test_a_conversation_renamed_on_a_later_visit_is_printed_under_its_new_name() -> None:
@@ -130,6 +130,23 @@ def test_a_conversation_renamed_on_a_later_visit_is_printed_under_its_new_name()
     assert [title for title, _ in chats.said()] == ["helper · nu"]
     chats.opened(session("helper", "conv-3"))  # and left again
     assert [title for title, _ in chats.said()] == ["helper · nu"]
+
+
+UNNAMED = "conv-3d560979-bd3b-4c82-920f-8831a46de7ca"
+
+
+def test_a_conversation_without_a_name_is_titled_by_its_first_message_not_its_id() -> None:
+    chats, chat = ChatsOfThisRun(), session("helper", UNNAMED, history=False)
+    chats.opened(chat)
+    say(chat, "please look at the flaky build on main before the release tomorrow")
+    say(chat, "and then the docs")
+    (title, _), = chats.said()
+    assert title == "helper · “please look at the flaky build on main before…” · conv-3d560979"
+    assert UNNAMED not in printed(chats)
+    assert chats.first_messages() == {
+        UNNAMED: "please look at the flaky build on main before the release tomorrow"}
+    chat.has_more_history = True  # its first message is older than what is loaded
+    assert [title for title, _ in chats.said()] == ["helper · New conversation · conv-3d560979"]
 
 
 def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:

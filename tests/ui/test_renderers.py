@@ -285,6 +285,22 @@ def test_write_file_shows_path_size_and_a_preview() -> None:
     assert lines[21] == "… 5 more lines not shown"
 
 
+def test_a_local_write_says_whether_it_creates_or_replaces_the_file() -> None:
+    arguments = {"file_path": "new.txt", "content": "hello from the agent, here\n"}
+    renderer = WriteFileRenderer()
+    added = "@@ -0,0 +1 @@\n+hello from the agent, here\n"
+    new = call("Write", arguments, ToolStatus.AWAITING_APPROVAL,
+               preview=f"--- /dev/null\n+++ b/new.txt\n{added}")
+    assert renderer.summary(new) == "new.txt (creates it: 27 bytes, 1 line)"
+    existing = call("Write", arguments, ToolStatus.AWAITING_APPROVAL,
+                    preview="--- a/new.txt\n+++ b/new.txt\n@@ -1 +1 @@\n-hi\n+hello\n")
+    assert renderer.summary(existing) == "new.txt (replaces it: 27 bytes, 1 line)"
+    existing.preview = ""  # the same content as on disk: still the file there
+    assert renderer.summary(existing) == "new.txt (replaces it: 27 bytes, 1 line)"
+    unknown = call("Write", arguments)  # not previewed (the server's, or read from history)
+    assert renderer.summary(unknown) == "new.txt (27 bytes, 1 line)"
+
+
 # --- generic -------------------------------------------------------------------------------
 
 

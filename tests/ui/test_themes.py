@@ -198,11 +198,13 @@ async def test_the_app_starts_in_the_preferred_theme_without_parsing_its_css_aga
     assert app.problems == []
 
 
-async def test_an_unknown_theme_is_reported_and_the_default_used(user_themes: Path) -> None:
+async def test_an_unknown_theme_is_reported_with_the_known_ones_and_the_default_used(
+        user_themes: Path) -> None:
     app = StartsThemedApp("no-such-theme", "openletta-light")
     async with app.run_test():
         assert app.theme == "openletta-light"
-    assert app.problems == ["Unknown theme 'no-such-theme'."]
+    assert app.problems == [
+        "Unknown theme 'no-such-theme'. Themes: openletta-dark, openletta-light."]
     assert StartsThemedApp("no-such-theme").theme == DEFAULT_THEME
 
 

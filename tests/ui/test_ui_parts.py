@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -306,7 +307,7 @@ def test_paths_under_home_are_shown_from_tilde() -> None:
     assert home_relative(Path("/srv/project")) == "/srv/project"
 
 
-def test_a_conversation_id_is_shortened_so_the_gauge_keeps_its_room() -> None:
+def test_a_conversation_without_a_name_is_shown_by_its_first_message_not_its_id() -> None:
     info = StatusInfo(agent_name="openletta-e2e", state="connected",
                       conversation="conv-1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
                       model="openai-proxy/fake-model", context_window=30000,
@@ -314,8 +315,12 @@ def test_a_conversation_id_is_shortened_so_the_gauge_keeps_its_room() -> None:
                                   total_tokens=17469, context_tokens=17500),
                       context_tokens=17500)
     text = status_text(info).plain
-    assert "openletta-e2e / conv-1a2b3c4d · " in text
+    assert "openletta-e2e / New conversation · " in text and "conv-" not in text
     assert len(text) <= 118 and text.endswith("17.5k/30k")
+    said = dataclasses.replace(info, first_message="please look at the\nflaky build on main again")
+    assert "openletta-e2e / “please look at the…” · " in status_text(said).plain
+    named = dataclasses.replace(said, conversation_name="side quest")
+    assert "openletta-e2e / side quest · " in status_text(named).plain
 
 
 class RowsApp(App[None]):

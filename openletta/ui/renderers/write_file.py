@@ -1,4 +1,5 @@
-"""File writes: the path, created or overwritten, the size, and a highlighted preview."""
+"""File writes: the path, whether it creates or replaces the file (a local call's, known from
+its preview), the size, and a highlighted preview."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ from openletta.ui.renderers.read_file import PATH_ARGS
 #: Lines of the written content shown.
 PREVIEW_LINES = 20
 _CONTENT_ARGS = ("content", "contents", "file_text", "text", "data")
+#: How a preview of a write that makes the file begins (it is against no file).
+NEW_FILE = "--- /dev/null"
 _OUTCOME = re.compile(r"\b(created|overwr(?:ote|itten)|wrote)\b", re.IGNORECASE)
 
 
@@ -56,7 +59,9 @@ class WriteFileRenderer(ToolRenderer):
     def summary(self, item: ToolCallItem) -> str:
         content = raw_arg(item, *_CONTENT_ARGS)
         path = one_line(arg(item, *PATH_ARGS) or "")
-        return f"{path} ({size_of(content)})" if content is not None else path
+        if content is None:
+            return path
+        return f"{path} ({_fate(item)}{size_of(content)})"
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         content = arg(item, *_CONTENT_ARGS) or ""
@@ -68,10 +73,18 @@ class WriteFileRenderer(ToolRenderer):
         if (output := finished_output(item)) is not None:
             what = outcome(output) or "written"
             blocks.append(Content.assemble(("✓ ", OK), (what, MUTED)))
-        if item.preview is not None and not item.preview.startswith("--- /dev/null"):
+        if item.preview is not None and not item.preview.startswith(NEW_FILE):
             blocks.extend(patch_blocks(item.preview, width))  # what it changes on disk
             return blocks
         return blocks + _content_blocks(content, path)
+
+
+def _fate(item: ToolCallItem) -> str:
+    """``creates it: `` or ``replaces it: ``, when the call's preview (the file on disk
+    against the content, read when the call came) tells; else nothing."""
+    if item.preview is None:
+        return ""
+    return "creates it: " if item.preview.startswith(NEW_FILE) else "replaces it: "
 
 
 def _content_blocks(content: str, path: str | None) -> list[Content]:

@@ -82,8 +82,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
         ``recall``: the messages sent before, for ↑."""
         super().__init__()
         self.session, self._typed = session, typed
-        self._demo = demo
-        self._slash = slash
+        self._demo, self._slash = demo, slash
         self.controller = ChatController(session, self, local)
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
@@ -174,7 +173,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
             self._history_error = message
             return False
         self._history_error = None
-        self.view.apply(change)
+        self.transcript_changed(change, arrived=False)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
         return True
@@ -222,6 +221,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
             self.status.note_arrival()
         transcript = self.session.transcript
         self.status.show_usage(transcript.usage, transcript.context_tokens)
+        self.status.show_first_message(self.session.first_message)
 
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:

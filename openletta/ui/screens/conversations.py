@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -19,7 +19,9 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Conversation
 from openletta.display import counted, plain_text
+from openletta.ui.conversation_names import conversation_label, quoted_start
 from openletta.ui.dates import Clock, time_ago, utc_now
+from openletta.ui.formatting import short_id
 from openletta.ui.key_bar import KeyBar
 
 DEFAULT_THREAD = "default"
@@ -39,14 +41,42 @@ def newest_first(page: list[Conversation]) -> list[Conversation]:
                   or conversation.created_at or NEVER, reverse=True)
 
 
-def conversation_row(conversation: Conversation, current: str | None, clock: Clock) -> Text:
-    """Summary (or id), last message time, and a mark on the open one."""
+def conversation_row(conversation: Conversation, current: str | None, clock: Clock,
+                     first_message: str | None = None) -> Text:
+    """Its name (else the start of the user's first message in it, else "New conversation",
+    and its short id), when it was last written in, and a mark on the open one."""
     text = Text("● " if conversation.id == current else "  ", style="bold")
-    text.append_text(plain_text(conversation.summary or conversation.id, style="bold"))
-    when = conversation.last_message_at or conversation.created_at
-    text.append(f"  · {time_ago(when, clock())}" if when else "  · no messages yet",
+    text.append_text(plain_text(conversation_label(conversation.summary, first_message),
+                                style="bold"))
+    text.append(f"  · {_when(conversation, clock(), told_apart=bool(first_message))}",
                 style="dim")
+    if not conversation.summary:
+        text.append(f"  · {short_id(conversation.id)}", style="dim")
     return text
+
+
+def _when(conversation: Conversation, now: datetime, *, told_apart: bool) -> str:
+    """When it was last written in; for a "New conversation" (not ``told_apart`` by a name
+    or first message), when it was made too."""
+    last, made = conversation.last_message_at, conversation.created_at
+    if conversation.summary or told_apart:
+        return time_ago(last or made, now) if last or made else "no messages yet"
+    written = f"last message {time_ago(last, now)}" if last else "no messages yet"
+    return f"made {time_ago(made, now)}, {written}" if made else written
+
+
+def spoken_name(conversation: Conversation, first_message: str | None, clock: Clock) -> str:
+    """The conversation in a sentence: ``“its name”``; else ``“its first message”`` or
+    ``the conversation made 5 min ago``, with its short id."""
+    if conversation.summary:
+        return f"“{conversation.summary}”"
+    if first_message:
+        name = quoted_start(first_message)
+    elif conversation.created_at is not None:
+        name = f"the conversation made {time_ago(conversation.created_at, clock())}"
+    else:
+        name = "the conversation"
+    return f"{name} ({short_id(conversation.id)})"
 
 
 class ConversationsScreen(ModalScreen[None]):
@@ -60,9 +90,12 @@ class ConversationsScreen(ModalScreen[None]):
     ]
 
     def __init__(self, client: LettaClient, agent_id: str, current: str | None,
-                 on_choose: OnChoose, on_new: Callable[[], object], *,
-                 clock: Clock = utc_now) -> None:
+                 first_messages: Mapping[str, str], on_choose: OnChoose,
+                 on_new: Callable[[], object], *, clock: Clock = utc_now) -> None:
+        """``first_messages``: the user's first message in the conversations whose one is
+        known (opened in this run), which stands for those without a name."""
         super().__init__()
+        self._first_messages = first_messages
         self.client = client
         self.agent_id = agent_id
         self.current = current
@@ -106,8 +139,7 @@ class ConversationsScreen(ModalScreen[None]):
         default.append("  · the agent's main conversation", style="dim")
         self._list.set_options([
             Option(default, id=DEFAULT_THREAD),
-            *(Option(conversation_row(conversation, self.current, self._clock),
-                     id=conversation.id) for conversation in self.conversations),
+            *map(self._option, self.conversations),
         ])
         open_row = next((row for row, conversation in enumerate(self.conversations, start=1)
                          if conversation.id == self.current), 0)
@@ -128,9 +160,16 @@ class ConversationsScreen(ModalScreen[None]):
         self._more, self._cursor = len(page) == PAGE_SIZE, page[-1].id if page else None
         page = newest_first(page)
         self.conversations.extend(page)
-        self._list.add_options(Option(conversation_row(conversation, self.current, self._clock),
-                                      id=conversation.id) for conversation in page)
+        self._list.add_options(map(self._option, page))
         self._count()
+
+    def _option(self, conversation: Conversation) -> Option:
+        row = conversation_row(conversation, self.current, self._clock,
+                               self._first_messages.get(conversation.id))
+        return Option(row, id=conversation.id)
+
+    def _spoken(self, conversation: Conversation) -> str:
+        return spoken_name(conversation, self._first_messages.get(conversation.id), self._clock)
 
     def _count(self) -> None:
         count = len(self.conversations)
@@ -164,7 +203,7 @@ class ConversationsScreen(ModalScreen[None]):
         elif self._deleting is not chosen:
             self._deleting = chosen
             self._status.update(plain_text(
-                f"Delete “{chosen.summary or chosen.id}” and its messages from the server? "
+                f"Delete {self._spoken(chosen)} and its messages from the server? "
                 "d again deletes it; anything else keeps it."))
         else:
             self.delete(chosen)
@@ -179,17 +218,17 @@ class ConversationsScreen(ModalScreen[None]):
     async def delete(self, conversation: Conversation) -> None:
         """Delete ``conversation`` on the server, then from the list."""
         self._deleting = None
-        name = conversation.summary or conversation.id
+        name = self._spoken(conversation)
         try:
             await self.client.delete_conversation(conversation.id)
         except LettaError as error:
-            self._status.update(plain_text(f"Could not delete “{name}”: {error.message}"))
+            self._status.update(plain_text(f"Could not delete {name}: {error.message}"))
             return
         index = self.conversations.index(conversation)
         self.conversations.remove(conversation)
         self._list.remove_option_at_index(index + 1)
         self._count()
-        self.notify(f"Deleted “{name}”.", title="Conversations")
+        self.notify(f"Deleted {name}.", title="Conversations")
 
     def on_key(self, event: events.Key) -> None:
         if self._deleting is not None and event.key != "d":

@@ -22,6 +22,7 @@ from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMess
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
+from openletta.ui.conversation_names import conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.key_bar import KeyBar
 
@@ -205,7 +206,7 @@ class ContextScreen(InspectScreen):
         """The context window of the conversation ``session`` has open."""
         agent = session.agent
         return cls(session.client, agent.id, agent.name or agent.id, session.conversation_id,
-                   session.conversation_name)
+                   conversation_label(session.conversation_name, session.first_message))
 
     def on_mount(self) -> None:
         self.load()

@@ -30,8 +30,11 @@ from openletta.ui.widgets.approval import TYPED_THROUGH_KEYS
 if TYPE_CHECKING:
     from openletta.ui.screens.chat import ChatScreen
 
-#: Said once a request is left pending: how to come back to it.
-LEFT_PENDING = "Left pending: Esc answers it. A message waits until it is answered."
+#: Said once a request is left pending: how to come back to it, and that a message is not
+#: sent (nor queued) meanwhile: Enter keeps it in the prompt and asks again
+#: (:data:`~openletta.chat.approval_flow.APPROVAL_FIRST`).
+LEFT_PENDING = ("Left pending: Esc brings it back. Until it is answered, a message is not sent: "
+                "it stays in the prompt.")
 
 
 class LeaveChoice(StrEnum):

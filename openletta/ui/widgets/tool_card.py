@@ -214,7 +214,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def _sync_title(self) -> None:
         item = self.item
-        key = (item.name, item.arguments_text)
+        # (a summary may tell what the call does on disk: from its preview, then its status)
+        key = (item.name, item.arguments_text, item.preview, item.status)
         if key == self._title_key:
             return
         self._title_key = key
