@@ -136,9 +136,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
 
     @work(group="footers", exclusive=True, exit_on_error=False)
     async def fill_from_runs(self) -> None:
-        """Show what only the runs of turns read from history tell: the context's size, and
-        each turn's tokens (also of a turn that began there and ended here), and whether
-        the newest run's steps ran on another model than the one shown."""
+        """Show what only the runs of turns read from history tell: the context's size, each
+        turn's tokens, and whether the newest run ran on another model than the one shown."""
         self.model_seen(await self.session.read_context_size(self.transcript_changed))
         await self.session.fill_footer_tokens(
             lambda change: self.transcript_changed(change, arrived=False))
@@ -221,7 +220,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
             self.status.note_arrival()
         transcript = self.session.transcript
         self.status.show_usage(transcript.usage, transcript.context_tokens)
-        self.status.show_first_message(self.session.first_message)
+        if change.added or change.prepended or change.removed:  # (not for each word)
+            self.status.show_first_message(self.session.first_message)
 
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
