@@ -30,7 +30,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.chat.opening import Opening, first_requests, read_conversation, start_request
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import ResumeHint, resume_hint, server_key
-from openletta.display import DisplayText, single_line
+from openletta.display import single_line
 from openletta.recall import DRAFTS_FILE, Drafts, SentMessages
 from openletta.settings import Settings, config_dir, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
@@ -47,6 +47,7 @@ from openletta.ui.screens.help import HelpScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
+from openletta.ui.toasts import Toasts
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
@@ -107,6 +108,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self._tune_gc = tune_gc
         self._first_attempt: asyncio.Task[None] | None = None
         self._early = early
+        self._toasts = Toasts(self)
         self._theme_names, self._theme_warnings = install_themes(
             self, theme, self.settings.theme)
 
@@ -118,8 +120,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         return QuietLinuxDriver if driver is LinuxDriver else driver
 
     def on_mount(self) -> None:
-        for warning in self._theme_warnings:
-            self.notify(warning, title="Theme", severity="warning")
+        if self._theme_warnings:
+            self.notify("\n".join(self._theme_warnings), title="Theme", severity="warning")
         if not self.is_headless:
             quit_on_signals(self)
         self._first_attempt = start_request(self._connect())
@@ -136,10 +138,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast, from any widget or screen, shows its text as :class:`DisplayText`
-        (never markup: messages are built from server text)."""
-        super().notify(DisplayText(message), title=single_line(title), severity=severity,
-                       timeout=timeout, markup=False)
+        """Every toast, from any widget or screen: plain text, one per title (:class:`Toasts`)."""
+        self._toasts.show(message, title=title, severity=severity, timeout=timeout)
 
     async def _establish(self) -> None:
         """One attempt of the connect screen (the first runs from :meth:`on_mount` on)."""

@@ -79,6 +79,11 @@ async def test_shift_tab_switches_the_permission_mode(
         assert local.mode is PermissionMode.ACCEPT_EDITS
         await pilot.press("shift+tab")
         await wait_until(pilot, lambda: screen.status.info.permission_mode == "read-only")
+        await wait_until(pilot, lambda: [(note.title, note.message) for note in
+                                         app._notifications] == [("Local tools",
+                                         "Mode: read-only. Only Read, Glob, Grep and LS run; "
+                                         "other calls are denied and the agent is told why.")],
+                         what="one toast, of the mode now")
         await pilot.press(*"what files are here", "enter")
         await answered(pilot, screen, wait_until)  # read-only: LS and Read ran unasked
         assert [call.auto_approved for call in calls(screen)] == [True, True]

@@ -236,3 +236,15 @@ async def test_a_failed_tool_card_shows_when_it_has_focus(
         await wait_until(pilot, lambda: card.has_focus, what="focus")
         await pilot.pause()
         assert card.styles.border_left != unfocused
+
+
+async def test_every_theme_problem_is_in_the_one_theme_toast(
+        user_themes: Path, make_app, wait_until) -> None:
+    (user_themes / "broken.toml").write_text('name = "x"\nprimary = 12\n')
+    (user_themes / "nameless.toml").write_text('primary = "#fff"\n')
+    app = make_app(demo=True, theme="no-such-theme")
+    async with app.run_test() as pilot:
+        await wait_until(pilot, lambda: any(note.title == "Theme" for note in
+                                            app._notifications), what="the theme toast")
+        (toast,) = [note.message for note in app._notifications if note.title == "Theme"]
+    assert all(said in toast for said in ("broken.toml", "nameless.toml", "no-such-theme"))

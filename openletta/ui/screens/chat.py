@@ -364,7 +364,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
         """Go to the next permission mode for local calls."""
         mode = self.controller.switch_mode()
         if mode is not None:
-            self.notify(mode.explained, title=f"Local tools: {mode.label}", severity="information")
+            self.notify(f"Mode: {mode.label}. {mode.explained}", title="Local tools")
 
     def action_interrupt(self) -> None:
         """Stop the running turn: keep what arrived, mark it interrupted, cancel the run."""

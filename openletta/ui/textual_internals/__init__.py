@@ -44,6 +44,7 @@ from openletta.ui.textual_internals.terminal import (
     INPUT_GRACE,
     QuietLinuxDriver,
     start_with_theme,
+    withdraw_notification,
     write_to_terminal,
 )
 
@@ -71,5 +72,6 @@ __all__ = [
     "set_markdown_block_content",
     "size_without_relayout",
     "start_with_theme",
+    "withdraw_notification",
     "write_to_terminal",
 ]

@@ -1,5 +1,6 @@
 """Textual's private API for the app and its terminal: the theme set before the start, a
-sequence of our own written to the terminal, and an input thread that sleeps."""
+sequence of our own written to the terminal, a toast taken back, and an input thread that
+sleeps."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from typing import Any
 
 from textual._xterm_parser import XTermParser
 from textual.app import App
+from textual.css.query import NoMatches
 from textual.drivers.linux_driver import LinuxDriver
+from textual.notifications import Notification
+from textual.widgets._toast import ToastRack
 
 # --- theme (openletta.ui.app) -------------------------------------------------------------------
 
@@ -51,6 +55,23 @@ def write_to_terminal(app: App[Any], text: str) -> None:
     driver = app._driver
     if driver is not None:
         driver.write(text)
+
+
+# --- toasts (openletta.ui.toasts) -----------------------------------------------------------
+
+
+def withdraw_notification(app: App[Any], notification: Notification) -> None:
+    """Take ``notification``'s toast off the screen before its time is up (nothing happens
+    once it is gone).
+
+    Textual has no public way to remove one toast (only ``clear_notifications``, all of
+    them). A toast removes itself this way when clicked or expired, holder and all: the
+    rack's own refresh would leave the empty holder, a blank line above the next toasts.
+    """
+    app._unnotify(notification, refresh=False)
+    for rack in app.screen.query(ToastRack):
+        with contextlib.suppress(NoMatches):
+            rack.get_child_by_id(ToastRack._toast_id(notification)).remove()
 
 
 # --- input thread (openletta.ui.app) ----------------------------------------------------------
