@@ -1,5 +1,6 @@
 """Textual's private API for the app and its terminal: the theme set before the start, a
-sequence of our own written to the terminal, and an input thread that sleeps."""
+sequence of our own written to the terminal, an input thread that sleeps, and the first focus
+of a screen that opened while the terminal had not the focus."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.drivers.linux_driver import LinuxDriver
+from textual.screen import Screen
 
 # --- theme (openletta.ui.app) -------------------------------------------------------------------
 
@@ -119,3 +121,14 @@ class QuietLinuxDriver(LinuxDriver):
         for fd in (self._wake_read, self._wake_write):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+# --- focus (openletta.ui.chat_commands) ------------------------------------------------------
+
+
+def give_first_focus(screen: Screen[Any]) -> None:
+    """Focus what ``screen``'s ``AUTO_FOCUS`` names if nothing has the focus, as Textual does
+    when a screen opens, but only while the terminal has the focus: a screen that opened
+    while it had not keeps none once it has it again (Textual gives back only the focus a
+    widget lost when it left), and the keys typed go nowhere."""
+    screen._update_auto_focus()
