@@ -12,7 +12,7 @@ from openletta.api.answers import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
-from openletta.api.resources import Agent, Health, Run
+from openletta.api.resources import Agent, Health, Run, RunUsage, Step
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
@@ -188,6 +188,13 @@ class FakeClient:
     async def recent_runs(self, agent_id: str, conversation_id: str | None = None
                           ) -> list[Run]:
         return self.recent
+
+    async def list_run_steps(self, run_id: str) -> list[Step]:
+        """A run's LLM calls: none are known (a test that needs some sets its own)."""
+        return []
+
+    async def get_run_usage(self, run_id: str) -> RunUsage:
+        raise NotFoundError(f"Not found: {run_id}")
 
     def resume_stream(self, run_id: str, starting_after: int) -> FakeStream:
         self.resumed.append((run_id, starting_after))

@@ -15,6 +15,7 @@ from chat_fakes import FakeClient, FakeStream, Listener
 
 from openletta.api import http
 from openletta.api.errors import APIConnectionError, ConnectError, StreamDroppedError
+from openletta.api.history import HistoryPage
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent, Run
 from openletta.api.sse import SSEParseResult, parse_sse_text
@@ -23,7 +24,7 @@ from openletta.chat.controller import ChatController
 from openletta.chat.replies import INTERRUPTED
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
-from openletta.transcript import ErrorItem, EventItem, Transcript
+from openletta.transcript import ErrorItem, EventItem, Transcript, UserItem
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DOWN = ConnectError("http://localhost:8283")
@@ -309,3 +310,77 @@ async def test_typing_in_an_idle_chat_shows_what_another_client_said_meanwhile(
     chat.controller.typing()  # read again: nothing is shown twice
     await chat.until(lambda: chat.client.history_reads == 2, "read again")
     assert len(chat.session.transcript.items) == shown
+
+
+def users_said(chat: Chat) -> list[str]:
+    """The user messages shown (and no bug reported)."""
+    assert not [report for report in chat.reports() if report.startswith("Unexpected")]
+    return [item.text for item in chat.session.transcript.items if isinstance(item, UserItem)]
+
+
+async def test_coming_back_to_an_idle_quiet_chat_shows_what_another_client_said(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    chat.client.history = stored_turn("otid-of-another-client", "said elsewhere")
+    chat.controller.returned()  # the terminal has the focus again
+    await chat.until(lambda: len(chat.session.transcript.items) >= 2, "the other turn shown")
+    assert users_said(chat) == ["said elsewhere"] and chat.client.history_reads == 1
+    assert chat.client.sent == [] and chat.controller.state.phase is Phase.IDLE
+
+
+async def test_coming_back_reads_nothing_unless_the_chat_is_idle_quiet_and_online(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    chat.client.history = stored_turn("otid-of-another-client", "said elsewhere")
+    chat.controller.returned()  # the chat opened a moment ago
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages, hold=hold))
+    chat.controller.submit("hello")
+    await chat.until(lambda: chat.controller.state.phase is Phase.STREAMING, "streaming")
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    monkeypatch.setattr(turn_tasks, "QUIET_SECONDS", 0.0)
+    chat.controller.returned()  # busy: not even the server's health is asked for
+    await asyncio.sleep(0.01)
+    assert chat.client.history_reads == 0 and chat.client.health_checks == 0
+    hold.set()
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "the turn ended")
+    chat.client.down = DOWN
+    chat.client.reach(False)  # offline: the watch looks, coming back does not
+    await chat.until(lambda: chat.controller.state.offline, "offline")
+    chat.controller.returned()
+    await asyncio.sleep(0.01)
+    assert chat.client.history_reads == 0 and users_said(chat) == ["hello"]
+
+
+async def test_a_message_sent_after_a_quiet_while_comes_after_a_turn_made_elsewhere(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    chat.client.history = stored_turn("otid-of-another-client", "said elsewhere")
+    chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages))
+    chat.controller.submit("hello")  # nothing typed first (a draft kept, sent as it was)
+    await chat.until(lambda: chat.client.sent and chat.controller.state.phase is Phase.IDLE,
+                     "the turn sent and ended")
+    assert users_said(chat) == ["said elsewhere", "hello"]
+
+
+async def test_a_message_sent_while_typing_s_read_goes_on_waits_for_it(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    chat.client.history = stored_turn("otid-of-another-client", "said elsewhere")
+    chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages))
+    answered, read = asyncio.Event(), chat.client.list_messages
+
+    async def slow_read(*args: object, **options: object) -> HistoryPage:
+        await answered.wait()
+        return await read(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chat.client, "list_messages", slow_read)
+    chat.controller.typing()
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 60.0)  # (sending reads no more)
+    chat.controller.submit("hello")  # (the read typing began is under way)
+    await asyncio.sleep(0.01)
+    assert chat.client.sent == [] and chat.controller.state.phase is Phase.SENDING
+    answered.set()
+    await chat.until(lambda: chat.client.sent and chat.controller.state.phase is Phase.IDLE,
+                     "the turn sent and ended")
+    assert users_said(chat) == ["said elsewhere", "hello"]
+    assert chat.client.history_reads == 1

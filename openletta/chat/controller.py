@@ -3,10 +3,9 @@
 No Textual here. :class:`ChatController` owns everything about a conversation's turns: the
 phase (idle → sending → streaming → awaiting approval → answering → … → idle), the message on
 its way, the queue of messages typed meanwhile, the open approval round, the session's
-"don't ask again" rules, interrupts and quitting. The UI calls the intents (:meth:`submit`,
-:meth:`decide`, :meth:`leave`, :meth:`ask_again`, :meth:`interrupt`, :meth:`compact`,
-:meth:`opened`, :meth:`close`) and renders what the controller reports to its
-:class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
+"don't ask again" rules, interrupts and quitting. The UI calls its intents (:meth:`submit`,
+:meth:`decide`, :meth:`interrupt`, :meth:`typing`, :meth:`returned`, …) and renders what it
+reports to its :class:`~openletta.chat.turn_state.TurnListener`; it keeps no turn state.
 
 The network work runs in asyncio tasks the controller owns (at most one turn task at a
 time), so an interrupt or a failure in any phase leaves one consistent state behind.
@@ -39,7 +38,6 @@ from openletta.transcript import ToolCallItem
 
 log = logging.getLogger(__name__)
 
-#: Stop reasons after which queued messages are sent.
 #: The divider above a reply that was already going when it was followed.
 FOLLOWING_OPENED = "Reply in progress when this chat opened"
 FOLLOWING_BUSY = "Reply in progress elsewhere; your message waits for it"
@@ -111,6 +109,7 @@ class ChatController:
         """The user sent ``text``: send it now, queue it, or keep it while approvals wait."""
         phase = self.state.phase
         if phase is Phase.IDLE:
+            self._tasks.look_if_quiet()  # a turn made elsewhere meanwhile shows before it
             self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
                                connection=None)
             self._tasks.start_turn(lambda: self._converse(text))
@@ -131,6 +130,10 @@ class ChatController:
     def typing(self) -> None:
         """The user types: a server unheard for a while is looked at (offline shows early)."""
         self._tasks.look_if_quiet()
+
+    def returned(self) -> None:
+        """The terminal has the focus again: an idle chat quiet for a while catches up."""
+        self._tasks.look_if_quiet(idle_only=True)
 
     def opened(self) -> None:
         """History loaded: follow a reply still going in this conversation (the chat was
@@ -229,6 +232,7 @@ class ChatController:
         too when it is found: its turn was shown, and the queue sent)."""
         self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
                            connection=None)
+        await self._tasks.caught_up()
         earlier, self._tasks.unconfirmed = self._tasks.unconfirmed, None
         if earlier is not None and earlier.text == text:
             try:

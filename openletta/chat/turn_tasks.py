@@ -104,6 +104,10 @@ class TurnTasks:
         #: ``time.monotonic()`` of the last look at a server quiet for a while (the chat
         #: opening counts: its history was just read, maybe by requests made before it).
         self._looked_at = time.monotonic()
+        #: The last read of the conversation's newest messages (:meth:`_catch_up`), and how
+        #: many messages went out past :meth:`caught_up` (what it read is shown if none did).
+        self._catching_up: asyncio.Task[None] | None = None
+        self._sends_started = 0
 
     @property
     def state(self) -> TurnState:
@@ -225,19 +229,36 @@ class TurnTasks:
             self.note_reachable(True)
             return
 
-    def look_if_quiet(self) -> None:
-        """The user types: if the server has not answered for a while, look at it once, so
-        that one that cannot be reached shows as offline before the message is sent. An
-        idle chat (quiet for :data:`CATCH_UP_SECONDS`) looks by reading the conversation's
-        newest messages, and shows those another client added meanwhile; a busy one asks
-        for the server's health after :data:`QUIET_SECONDS`."""
-        now = time.monotonic()
+    def look_if_quiet(self, *, idle_only: bool = False) -> None:
+        """The user types (or comes back, ``idle_only``: then a busy chat is left alone):
+        if the server has not answered for a while, look at it once, so that one that
+        cannot be reached shows as offline before the message is sent. An idle chat (quiet
+        for :data:`CATCH_UP_SECONDS`) looks by reading the conversation's newest messages,
+        and shows those another client added meanwhile; a busy one asks for the server's
+        health after :data:`QUIET_SECONDS`."""
         idle = self._state.phase is Phase.IDLE
+        if idle and self._quiet_for(CATCH_UP_SECONDS):
+            self._catching_up = self.start_side_task(self._catch_up)
+        elif not idle and not idle_only and self._quiet_for(QUIET_SECONDS):
+            self.start_side_task(self._look)
+
+    def _quiet_for(self, seconds: float) -> bool:
+        """Whether the server, reachable as far as is known, went unheard for ``seconds``
+        (and unlooked at): if so, it counts as looked at now."""
+        now = time.monotonic()
         quiet = now - max(self.session.client.last_answer or 0.0, self._looked_at)
-        if self._state.offline or quiet < (CATCH_UP_SECONDS if idle else QUIET_SECONDS):
-            return
+        if self._state.offline or quiet < seconds:
+            return False
         self._looked_at = now
-        self.start_side_task(self._catch_up if idle else self._look)
+        return True
+
+    async def caught_up(self) -> None:
+        """A message is about to be sent: the read of the conversation's newest messages
+        under way, if any, is awaited and shown first (a turn another client made meanwhile
+        comes before the new one)."""
+        if (reading := self._catching_up) is not None and not reading.done():
+            await asyncio.wait({reading})  # (an Esc meanwhile stops the send, not the read)
+        self._sends_started += 1
 
     async def _look(self) -> None:
         with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
@@ -245,16 +266,17 @@ class TurnTasks:
 
     async def _catch_up(self) -> None:
         """Show what was added to the conversation elsewhere, unless something happened
-        here meanwhile (what was read could land after a turn started since): its turns,
-        their tokens and, as after they had ended here, the context's size they left, and
-        the model they ran on when it is not the one shown (the agent is read again)."""
+        here meanwhile (what was read could land after a turn started since; a message sent
+        meanwhile waits for it, :meth:`caught_up`): its turns, their tokens and, as after
+        they had ended here, the context's size they left, and the model they ran on when it
+        is not the one shown (the agent is read again)."""
         transcript = self.session.transcript
         items, runs = transcript.items, transcript.newest_runs()
-        mark = (len(items), items[-1] if items else None)
+        mark = (len(items), items[-1] if items else None, self._sends_started)
         with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
             page = await self.session.read_newest()
-            if self._state.phase is Phase.IDLE and mark == (
-                    len(items), items[-1] if items else None):
+            if self._state.phase in (Phase.IDLE, Phase.SENDING) and mark == (
+                    len(items), items[-1] if items else None, self._sends_started):
                 self.on_change(transcript.load_history(page.messages))
                 if transcript.newest_runs() != runs:
                     model = await self.session.read_context_size(self.on_change, newer=True)

@@ -1,6 +1,7 @@
 """The slash commands that act on the open chat (memory, context, runs, approval rules,
 the agent's model, compaction, clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`.
-Each says so when no chat is open, or does nothing where that is all there is to say."""
+Each says so when no chat is open, or does nothing where that is all there is to say. And the
+terminal's focus coming back, which the open chat hears (and a screen opened meanwhile)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.model import ModelScreen
+from openletta.ui.textual_internals import give_first_focus
 
 
 class ChatCommands(App[None]):
@@ -38,6 +40,14 @@ class ChatCommands(App[None]):
             return screen
         self.notify("Open a chat first.", severity="warning")
         return None
+
+    def on_app_focus(self) -> None:
+        """The terminal has the focus again (it says so when focus reporting is on): the
+        chat on screen reads what another client said meanwhile, if it is idle and quiet;
+        a screen that opened meanwhile gets its first focus (once Textual has the focus)."""
+        self.call_later(give_first_focus, self.screen)
+        if isinstance(self.screen, ChatScreen):
+            self.screen.controller.returned()
 
     def action_memory(self) -> None:
         """Show or hide the memory panel of the open chat."""

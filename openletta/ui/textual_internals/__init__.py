@@ -43,6 +43,7 @@ from openletta.ui.textual_internals.markdown import (
 from openletta.ui.textual_internals.terminal import (
     INPUT_GRACE,
     QuietLinuxDriver,
+    give_first_focus,
     start_with_theme,
     withdraw_notification,
     write_to_terminal,
@@ -62,6 +63,7 @@ __all__ = [
     "QuietLinuxDriver",
     "anchor_holds",
     "footer_keys",
+    "give_first_focus",
     "markdown_block_content",
     "markdown_block_document",
     "markdown_block_token",

@@ -1,6 +1,6 @@
 """Textual's private API for the app and its terminal: the theme set before the start, a
-sequence of our own written to the terminal, a toast taken back, and an input thread that
-sleeps."""
+sequence of our own written to the terminal, a toast taken back, an input thread that sleeps,
+and the first focus of a screen that opened while the terminal had not the focus."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from textual.app import App
 from textual.css.query import NoMatches
 from textual.drivers.linux_driver import LinuxDriver
 from textual.notifications import Notification
+from textual.screen import Screen
 from textual.widgets._toast import ToastRack
 
 # --- theme (openletta.ui.app) -------------------------------------------------------------------
@@ -140,3 +141,14 @@ class QuietLinuxDriver(LinuxDriver):
         for fd in (self._wake_read, self._wake_write):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+# --- focus (openletta.ui.chat_commands) ------------------------------------------------------
+
+
+def give_first_focus(screen: Screen[Any]) -> None:
+    """Focus what ``screen``'s ``AUTO_FOCUS`` names if nothing has the focus, as Textual does
+    when a screen opens, but only while the terminal has the focus: a screen that opened
+    while it had not keeps none once it has it again (Textual gives back only the focus a
+    widget lost when it left), and the keys typed go nowhere."""
+    screen._update_auto_focus()
