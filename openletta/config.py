@@ -123,7 +123,7 @@ def resume_hint(base_url: str | None, saved_base_url: str | None, agent_id: str,
     ``base_url`` (named unless it is the one saved in the settings).
 
     It names the agent by its id, which no other agent has: a name may be another agent's
-    too (``--agent NAME`` opens the first found), or be changed meanwhile. The demo's
+    too (``--agent NAME`` then lets one choose), or be changed meanwhile. The demo's
     agents, made anew each run with the same ids and names that differ, go by their name.
     """
     parts = ["openletta"]

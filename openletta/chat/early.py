@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from openletta.api.client import LettaClient
     from openletta.api.history import HistoryPage
     from openletta.api.resources import Health
-    from openletta.chat.opening import FoundAgent, Opening
+    from openletta.chat.opening import FoundAgent, Namesakes, Opening
 
 #: Agent ids start with this (the agent and its history can be asked for together).
 AGENT_ID_PREFIX = "agent-"
@@ -41,7 +41,7 @@ class EarlyOpening:
         self._api_key = api_key
         self._conversation = conversation
         self._health: Future[Health] = Future()
-        self._agent: Future[FoundAgent | None] = Future()
+        self._agent: Future[FoundAgent | Namesakes | None] = Future()
         self._page: Future[HistoryPage] | None = (
             Future() if ref.startswith(AGENT_ID_PREFIX) else None)
         threading.Thread(target=asyncio.run, args=(self._ask(),), name="early-opening",

@@ -34,8 +34,17 @@ class FoundAgent:
     complete: bool
 
 
-async def find_agent(client: LettaClient, ref: str) -> FoundAgent | None:
-    """The agent whose id or name is ``ref`` (names match exactly, then ignoring case)."""
+@dataclass(frozen=True)
+class Namesakes:
+    """The several agents a name given to :func:`find_agent` matches: none is chosen."""
+
+    name: str
+    agents: list[Agent]
+
+
+async def find_agent(client: LettaClient, ref: str) -> FoundAgent | Namesakes | None:
+    """The agent whose id or name is ``ref`` (names match exactly, then ignoring case); the
+    agents that share the name when several do."""
     if ref.startswith(AGENT_ID_PREFIX):
         try:
             return FoundAgent(await client.get_agent(ref), complete=True)
@@ -44,9 +53,12 @@ async def find_agent(client: LettaClient, ref: str) -> FoundAgent | None:
     candidates = await client.list_agents(query=ref)
     for same in (lambda a: a.name == ref, lambda a: a.name.lower() == ref.lower()):
         matches = [agent for agent in candidates if same(agent)]
+        if len(matches) > 1:
+            return Namesakes(ref, matches)
         if matches:
             return FoundAgent(matches[0], complete=False)
     return None
+
 
 
 async def read_conversation(client: LettaClient, agent_id: str,
@@ -70,7 +82,7 @@ async def read_conversation(client: LettaClient, agent_id: str,
 class Opening:
     """The requests for the agent ``ref`` names, under way (see the module docstring)."""
 
-    def __init__(self, ref: str, agent: asyncio.Future[FoundAgent | None],
+    def __init__(self, ref: str, agent: asyncio.Future[FoundAgent | Namesakes | None],
                  page: asyncio.Future[HistoryPage] | None) -> None:
         """``page``: the newest page of history of the agent whose id is ``ref``, if asked."""
         self.ref = ref
@@ -83,6 +95,20 @@ class Opening:
         page = (start_request(newest_page(client, ref, conversation))
                 if ref.startswith(AGENT_ID_PREFIX) else None)
         return cls(ref, start_request(find_agent(client, ref)), page)
+
+    async def found(self) -> FoundAgent | str:
+        """The one agent ``ref`` names; else why none is opened (the chooser is shown
+        instead): it names none, or several (by name), or the server could not be asked."""
+        try:
+            found = await self.agent
+        except LettaError as error:
+            return error.message
+        if isinstance(found, Namesakes):
+            return f"{len(found.agents)} agents are named {self.ref!r}: pick one."
+        if found is None:
+            return f"No agent {self.ref!r} on this server: choose one" + (
+                "." if self.ref.startswith(AGENT_ID_PREFIX) else ", or Ctrl+N makes it.")
+        return found
 
     def newest_page_of(self, agent: Agent) -> asyncio.Future[HistoryPage] | None:
         """The history page asked for, if it is ``agent``'s (else it is dropped)."""

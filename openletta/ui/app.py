@@ -182,16 +182,10 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_agent_ref(self, opening: Opening) -> None:
         """Open the agent named or identified by ``--agent`` once ``opening`` found it."""
-        try:
-            found = await opening.agent
-        except LettaError as error:
-            found, problem = None, error.message
-        else:
-            problem = f"No agent {opening.ref!r} on this server: choose one" + (
-                "." if opening.ref.startswith(AGENT_ID_PREFIX) else ", or Ctrl+N makes it.")
-        if found is None:
+        found = await opening.found()
+        if isinstance(found, str):
             await opening.cancel()
-            self.notify(problem, title="Agent", severity="warning")
+            self.notify(found, title="Agent", severity="warning", timeout=10)
             name = "" if opening.ref.startswith(AGENT_ID_PREFIX) else opening.ref
             self._replace_screens(self._chooser(search=name))
             return

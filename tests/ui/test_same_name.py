@@ -12,11 +12,10 @@ from chat_helpers import open_chat
 from conftest import FIXED_NOW
 from test_new_agent import open_form, status
 from textual.app import App
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 
 from openletta.api.client import LettaClient
 from openletta.api.resources import Agent
-from openletta.chat.opening import find_agent
 from openletta.ui.formatting import short_id
 from openletta.ui.screens import agents as agents_screen
 from openletta.ui.screens.agents import AgentChooserScreen
@@ -25,18 +24,16 @@ SIZE = (100, 30)
 
 
 async def make_namesake(base_url: str, name: str) -> tuple[Agent, Agent]:
-    """Make another agent named ``name``; the two, the one ``--agent NAME`` opens first."""
+    """Make another agent named ``name``; the two, the new one first."""
     async with LettaClient(base_url) as client:
         (agent,) = [agent for agent in await client.list_agents() if agent.name == name]
         namesake = await client.create_agent(name, agent.model_name)
-        found = await find_agent(client, name)
-    assert found is not None
-    return (namesake, agent) if found.agent.id == namesake.id else (agent, namesake)
+    return namesake, agent
 
 
 async def test_the_resume_hint_opens_the_agent_used_not_its_namesake(
         demo_server, make_app, wait_until) -> None:
-    _found_by_name, used = await make_namesake(demo_server.base_url, "demo-agent")
+    _namesake, used = await make_namesake(demo_server.base_url, "demo-agent")
     app = make_app(base_url=demo_server.base_url, agent=used.id)
     async with app.run_test(size=SIZE) as pilot:
         await open_chat(pilot, wait_until)
@@ -45,6 +42,36 @@ async def test_the_resume_hint_opens_the_agent_used_not_its_namesake(
     async with again.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         assert screen.session.agent.id == used.id
+
+
+@pytest.mark.parametrize("ref", ["demo-agent", "DEMO-AGENT"])
+async def test_agent_flag_naming_namesakes_lets_one_choose(
+        demo_server, make_app, wait_until, ref: str) -> None:
+    twins = await make_namesake(demo_server.base_url, "demo-agent")
+    app = make_app(base_url=demo_server.base_url, agent=ref)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, AgentChooserScreen)
+                         and len(app.screen.agents) == 2, what="the namesakes listed")
+        chooser = app.screen
+        assert isinstance(chooser, AgentChooserScreen)
+        assert chooser.query_one("#agent-filter", Input).value == ref
+        assert {agent.id for agent in chooser.agents} == {twin.id for twin in twins}
+        (note,) = [str(note.message) for note in app._notifications]
+        assert f"2 agents are named {ref!r}: pick one." == note
+        assert all(short_id(agent.id) in row for agent, row in zip(
+            chooser.agents, prompts(chooser), strict=True))
+        await pilot.press("down", "enter")
+        screen = await open_chat(pilot, wait_until)
+        assert screen.session.agent.id == chooser.agents[1].id
+
+
+async def test_agent_flag_naming_one_of_namesakes_by_id_opens_it(
+        demo_server, make_app, wait_until) -> None:
+    _first, second = await make_namesake(demo_server.base_url, "demo-agent")
+    app = make_app(base_url=demo_server.base_url, agent=second.id)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+    assert screen.session.agent.id == second.id and not app._notifications
 
 
 async def test_ctrl_n_warns_of_a_name_taken_and_makes_it_on_enter_again(
