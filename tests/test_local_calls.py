@@ -34,6 +34,7 @@ from openletta.tools.base import (
 )
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import EventItem, ToolStatus, UserItem
+from openletta.transcript.export import to_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLO = "hello_tokens.sse"
@@ -471,3 +472,24 @@ async def test_a_call_still_refused_once_the_calls_before_it_ran_fails_unrun(
     assert changed is not None and changed.status is ToolStatus.ERROR
     assert changed.result == "a.txt was not read" and not changed.auto_approved
     await chat.controller.close()
+
+
+@pytest.mark.parametrize("mode", [PermissionMode.ASK, PermissionMode.ACCEPT_EDITS])
+async def test_the_export_claims_no_approval_of_a_call_its_tool_refused(
+        tmp_path: Path, mode: PermissionMode) -> None:
+    """Alone, or once the call before it ran (and the user approved both, when asked)."""
+    for calls in ([("call-2", "Change", {"path": "a.txt", "doomed": "a.txt was not read"})],
+                  [("call-1", "Look", {"path": "a.txt"}),
+                   ("call-2", "Change", {"path": "a.txt", "doomed": "a.txt was not read"})]):
+        chat = LocalChat(tmp_path / f"{len(calls)}", mode)
+        await chat.send(*calls)
+        if (asking := chat.controller.state.asking) is not None:
+            chat.controller.decide(asking, Choice.APPROVE_ALL)
+        await chat.settled()
+        assert chat.edit_tool.runs == []
+        markdown = to_markdown(chat.transcript.items, "tester")
+        refused = markdown[markdown.index("### Tool call: `Change`"):]
+        assert refused.startswith("### Tool call: `Change` (error)")
+        assert "Approved" not in refused and "a.txt was not read" in refused
+        assert markdown.count("Approved") == len(calls) - 1  # the call that ran was
+        await chat.controller.close()

@@ -269,8 +269,8 @@ class ApprovalFlow:
         """``call`` is bound to fail (its tool refuses it as things stand): it fails without
         running, whoever would have approved it. No approval is shown for it (it did not
         matter), in "ask" as when a mode or rule allowed it: not "auto-approved", which reads
-        as if something was let happen."""
-        round_.decide(call, Decision(approve=True))
+        as if something was let happen, nor "approved"."""
+        round_.decide(call, Decision(approve=True, refused=True))
         round_.results[call.tool_call_id] = failure
         self._tasks.listener.transcript_changed(self._tasks.session.transcript.finish_local(
             call.tool_call_id, failure.text, ok=False))

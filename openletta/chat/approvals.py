@@ -41,6 +41,9 @@ class Decision:
     auto: bool = False
     #: The user edited the call before approving it.
     edited: bool = False
+    #: Its tool refused the call before it ran (it failed unrun): nobody's approval
+    #: mattered, and the transcript records none.
+    refused: bool = False
 
 
 @dataclass

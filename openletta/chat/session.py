@@ -283,10 +283,10 @@ class ChatSession(ReplyStreams):
                                               then_text=then_text, otid=otid)
 
         def opened() -> Change:
+            taken = {key: decision for key, decision in decisions.items() if not decision.refused}
             change = self.transcript.record_decisions(
-                {key: (decision.approve, decision.reason)
-                 for key, decision in decisions.items()},
-                auto={key for key, decision in decisions.items() if decision.auto})
+                {key: (decision.approve, decision.reason) for key, decision in taken.items()},
+                auto={key for key, decision in taken.items() if decision.auto})
             if then_text is None:
                 return change
             on_change(change)
