@@ -60,7 +60,6 @@ async def find_agent(client: LettaClient, ref: str) -> FoundAgent | Namesakes | 
     return None
 
 
-
 async def read_conversation(client: LettaClient, agent_id: str,
                             conversation_id: str) -> Conversation | str | None:
     """The conversation ``conversation_id`` names, to open as a thread of agent ``agent_id``;
