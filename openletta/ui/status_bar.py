@@ -95,8 +95,9 @@ def context_gauge(tokens: int, window: int) -> str:
 
 
 #: The parts of the status line, most important first. A bar too narrow for them all drops
-#: parts from the end of this list; those it keeps stay in their places.
-KEEP_ORDER = ("state", "agent", "mode", "stop", "gauge", "usage", "model", "conversation",
+#: parts from the end of this list; those it keeps stay in their places. The conversation
+#: goes after the model: in a side conversation, which one is open matters more.
+KEEP_ORDER = ("state", "agent", "mode", "stop", "gauge", "conversation", "usage", "model",
               "workspace")
 
 

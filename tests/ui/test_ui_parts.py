@@ -283,6 +283,9 @@ def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
     line = status_text(FULL_STATUS, now=12.0, width=80).plain
     assert line == ("◉ streaming 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
                     "   ⚒ ask")
+    line = status_text(FULL_STATUS, now=12.0, width=100).plain  # the conversation before all
+    assert line == ("◉ streaming 12s  openletta-e2e / New conversation   stopped: max steps"
+                    "   ▰▱▱▱▱ 3.4k/30k   ⚒ ask")
     whole = status_text(FULL_STATUS, now=12.0).plain
     assert whole.endswith("   ⚒ ask · ~/work/a/rather/long/project/path") and len(whole) > 140
     assert status_text(FULL_STATUS, now=12.0, width=5).plain == "◉ streaming 12s"
