@@ -16,10 +16,12 @@ from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
 from openletta.api.client import LettaClient, parse_version
 from openletta.api.errors import (
     APIConnectionError,
+    AuthError,
     ConnectError,
     ConversationBusyError,
     LettaError,
     NotFoundError,
+    NotLettaServerError,
     RequestTimeout,
     ServerError,
     TLSHandshakeError,
@@ -81,6 +83,37 @@ async def test_health_headers_and_version(replay_server, replay_client) -> None:
     assert request.headers["authorization"] == "Bearer test-key"
     assert health.version == "0.16.8"
     assert replay_client.server_version == (0, 16, 8)
+
+
+@pytest.mark.parametrize(("status", "body", "answer"), [
+    (404, b'{"detail":"Not Found"}', "HTTP 404"),  # another web app
+    (404, b"<html>Not Found</html>", "HTTP 404"),
+    (405, b'{"detail":"Method Not Allowed"}', "HTTP 405"),
+    (200, b"<html>welcome</html>", "an answer that is not Letta's"),  # a page for any path
+    (200, b'{"hello": "world"}', "an answer that is not Letta's"),
+    (200, b"[]", "an answer that is not Letta's"),
+])
+async def test_something_else_at_the_url_is_not_taken_for_a_letta_server(
+        status: int, body: bytes, answer: str) -> None:
+    def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, content=body)
+
+    async with LettaClient("http://elsewhere.test", transport=httpx.MockTransport(reply)) as client:
+        with pytest.raises(NotLettaServerError) as raised:
+            await client.health()
+    assert raised.value.message.startswith(
+        f"Something answers at this address, but not as a Letta server does ({answer} for "
+        "/v1/health/). Check the URL")
+
+
+@pytest.mark.parametrize(("status", "error"), [(500, ServerError), (401, AuthError)])
+async def test_a_letta_server_failing_its_health_check_says_so(status: int, error) -> None:
+    def reply(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(status, json={"detail": "boom"})
+
+    async with LettaClient("http://letta.test", transport=httpx.MockTransport(reply)) as client:
+        with pytest.raises(error):
+            await client.health()
 
 
 async def test_no_auth_header_without_a_key(replay_server) -> None:

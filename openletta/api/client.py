@@ -20,7 +20,13 @@ import httpx
 
 from openletta.api.answers import Answer
 from openletta.api.conversations import ConversationCalls
-from openletta.api.errors import ConflictError, ConversationBusyError, LettaError, ValidationError
+from openletta.api.errors import (
+    ConflictError,
+    ConversationBusyError,
+    LettaError,
+    ValidationError,
+    not_a_letta_server,
+)
 from openletta.api.history import HistoryPage, history_page
 from openletta.api.http import (
     DEFAULT_TIMEOUT,
@@ -111,8 +117,17 @@ class LettaClient(ConversationCalls, RunReads):
     # --- server, agents, tools ----------------------------------------------------------
 
     async def health(self) -> Health:
-        """``GET /v1/health/``; also records :attr:`server_version`."""
-        return self.note_health(validate(Health, await self._http.request("GET", "/v1/health/")))
+        """``GET /v1/health/``; also records :attr:`server_version`. Raises
+        :class:`NotLettaServerError` when something else answers at the base URL."""
+        try:
+            data = await self._http.request("GET", "/v1/health/")
+        except LettaError as error:  # no such route, or an unreadable answer (not an error)
+            if error.status_code in (404, 405) or (error.status_code or 500) < 300:
+                raise not_a_letta_server(error.status_code or 200) from None
+            raise
+        if not isinstance(data, dict) or not data.keys() & {"version", "status"}:
+            raise not_a_letta_server(200)
+        return self.note_health(validate(Health, data))
 
     def note_health(self, health: Health) -> Health:
         """Record the :attr:`server_version` of ``health`` (also from another client's check

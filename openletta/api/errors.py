@@ -117,6 +117,21 @@ class NotFoundError(LettaError):
     """404/410: the agent, conversation, run or route does not exist (any more)."""
 
 
+class NotLettaServerError(LettaError):
+    """What answers at the base URL is not a Letta server: it has no health route, or its
+    answer there is not a Letta server's health."""
+
+
+def not_a_letta_server(status: int) -> NotLettaServerError:
+    """The error for an answer with ``status`` to the health check that no Letta server
+    gives."""
+    answer = f"HTTP {status}" if status >= 300 else "an answer that is not Letta's"
+    return NotLettaServerError(
+        f"Something answers at this address, but not as a Letta server does ({answer} for "
+        "/v1/health/). Check the URL: the server's root, such as http://localhost:8283 or "
+        "https://api.letta.com.", status_code=status)
+
+
 class ConflictError(LettaError):
     """409: the request conflicts with the agent's or conversation's state."""
 
