@@ -338,6 +338,9 @@ async def test_escape_or_ctrl_c_interrupts_a_slow_turn(make_app, wait_until, key
             await wait_until(pilot, lambda: any(
                 isinstance(item, AssistantItem) and item.text for item in transcript.items),
                 what="partial reply", timeout=10)
+            if key == "escape":  # from an item of the chat too (there it says "Stop")
+                await pilot.press("tab")
+                assert screen.active_bindings[key].binding.action == "interrupt"
             await pilot.press(key)
             await pilot.pause()
             assert not screen.busy and app.is_running

@@ -190,3 +190,15 @@ async def test_sending_while_scrolled_up_follows_the_message(
         await wait_until(pilot, lambda: not screen.view.following, what="scrolled up")
         await send(pilot, screen, "hello", wait_until)
         assert screen.view.following
+
+
+async def test_esc_on_an_item_of_an_idle_chat_says_it_goes_back_to_the_prompt(
+        demo_server, make_app, wait_until) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
+        assert screen.active_bindings["escape"].binding.action == "interrupt"  # (dimmed)
+        await send(pilot, screen, "hello", wait_until)
+        await tab_to_a_message(pilot)
+        escape = screen.active_bindings["escape"]
+        assert (escape.binding.description, escape.enabled) == ("Back to the prompt", True)
+        await pilot.press("escape")
+        assert app.focused is screen.prompt

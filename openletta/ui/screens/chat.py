@@ -9,9 +9,8 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.css.query import QueryType
 from textual.reactive import var
-from textual.widget import AwaitMount, Widget
+from textual.widget import AwaitMount
 
 from openletta.api.errors import LettaError
 from openletta.chat.controller import ChatController
@@ -22,6 +21,7 @@ from openletta.recall import SentMessages
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
 from openletta.ui.attention import draw_attention
+from openletta.ui.chat_focus import FocusInChat
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
@@ -44,7 +44,7 @@ from openletta.ui.widgets.tool_card import ToolCallCard
 SlashHandler = Callable[[str], bool]
 
 
-class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
+class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInChat):
     """One conversation on screen: the chat view, the prompt and the status bar.
 
     The turn state lives in :attr:`controller`; the screen sends it the user's intents and
@@ -55,6 +55,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Stop", id="chat.interrupt"),
         Binding("escape", "back_to_approval", "Answer", id="chat.approval"),
+        Binding("escape", "back_to_prompt", "Back to the prompt", id="chat.prompt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
         Binding("ctrl+f", "find", "Find", id="chat.find"),
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
@@ -186,29 +187,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
             self.controller.submit(event.text)
             self.action_back_to_approval()
 
-    def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
-        """Tab from the prompt goes to the newest item in view, the one nearest it (not to
-        the oldest one mounted, far above); Shift+Tab goes on to older ones, Tab back."""
-        if self.focused is self.prompt and (newest := self.view.scroll.newest_in_view()):
-            newest.focus(scroll_visible=False)
-            return newest
-        return super().focus_next(selector)
-
-    def action_previous_item(self) -> None:
-        """Shift+Tab in the chat: what Tab came from (above the first mounted: a page up)."""
-        chain = [widget for widget in self.focus_chain if self._in_chat(widget)]
-        index = chain.index(self.focused) if self.focused in chain else 0
-        if index > 0:
-            chain[index - 1].focus()
-        else:
-            self.view.page(-1)
-
-    def _in_chat(self, widget: Widget | None) -> bool:
-        """In the chat, but for an approval prompt (a prompt too)."""
-        nodes = widget.ancestors_with_self if widget is not None else []
-        return self.view.scroll in nodes and not any(isinstance(node, ApprovalPrompt)
-                                                     for node in nodes)
-
     @on(Prompt.Changed, "#prompt")
     def _typing(self) -> None:
         self.controller.typing()
@@ -325,14 +303,17 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel):
     # --- interrupting -----------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "interrupt":
-            return True if self.busy else False if self._answer_waits else None
+        if action == "interrupt":  # shown while idle (what Esc does then), but on an item
+            return self.busy or (False if self._answer_waits or self.in_chat(self.focused)
+                                 else None)
         if action == "back_to_approval":
             return self._answer_waits
+        if action == "back_to_prompt":
+            return not self.busy and not self._answer_waits and self.in_chat(self.focused)
         if action == "switch_mode":
-            return self.controller.local is not None and not self._in_chat(self.focused)
+            return self.controller.local is not None and not self.in_chat(self.focused)
         if action == "previous_item":
-            return self._in_chat(self.focused)
+            return self.in_chat(self.focused)
         if action == "copy_text":  # Ctrl+C: the find's match is not the user's selection
             return not self.search.highlighting
         # In a memory block being edited, the page and end keys move in the block.
