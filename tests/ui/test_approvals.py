@@ -339,6 +339,8 @@ async def test_checking_a_tool_allowed_this_session_makes_it_ask_again(
                 str(rules._tools.get_option_at_index(index).prompt)
                 for index in range(rules._tools.option_count)}
         assert rows["write_file"] == "write_file · allowed this session"
+        assert (rows["edit_file"], rows["bash"]) == ("edit_file · asks",
+                                                     "bash · runs without asking")
         assert "2 need approval (1 allowed this session)" in str(rules._status.render())
         assert set(rules._tools.selected) == {"edit_file"}  # write_file does not ask now
         rules._tools.highlighted = list(rows).index("write_file")
@@ -346,7 +348,7 @@ async def test_checking_a_tool_allowed_this_session_makes_it_ask_again(
         await wait_until(pilot, lambda: "write_file" in rules._tools.selected, what="checked")
         assert screen.controller.auto_approve == set()
         assert str(rules._tools.get_option_at_index(list(rows).index("write_file")).prompt
-                   ) == "write_file"
+                   ) == "write_file · asks"
         await pilot.press("escape")
         await ask(pilot, screen, "write it again", wait_until)  # it asks again
 

@@ -162,12 +162,18 @@ class ApprovalRulesScreen(ModalScreen[None]):
         with listing.prevent(SelectionList.SelectionToggled):
             listing.clear_options()
             listing.add_options(
-                Selection(plain_text(name + (" · allowed this session" if needed and name
-                                             in self.session else "")),
+                Selection(plain_text(f"{name} · {self._server_rule(name, needed)}"),
                           name, needed and name not in self.session)
                 for name, needed in sorted(self._required.items()))
         listing.highlighted = highlighted
         self.call_after_refresh(self.fit_lists)
+
+    def _server_rule(self, name: str, needed: bool) -> str:
+        """What a call of the server's tool ``name`` does, in words (not the box's colour
+        alone)."""
+        if not needed:
+            return "runs without asking"
+        return "allowed this session" if name in self.session else "asks"
 
     @on(SelectionList.SelectionToggled, "#rules-list")
     def _toggled(self, event: SelectionList.SelectionToggled[str]) -> None:
