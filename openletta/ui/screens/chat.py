@@ -17,6 +17,7 @@ from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
+from openletta.display import counted
 from openletta.recall import SentMessages
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
@@ -377,5 +378,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.view.action_jump_to_bottom()
 
     def action_toggle_internal(self) -> None:
-        """Show or hide internal items (system prompt, system notes)."""
-        self.view.show_internal = not self.view.show_internal
+        """Show or hide internal items (system prompt, system notes), and say which."""
+        self.view.show_internal = shown = not self.view.show_internal
+        loaded = sum(item.internal for item in self.session.transcript.items)
+        self.notify(f"{'Shown' if shown else 'Hidden'}: the system prompt and system notes "
+                    f"({counted(loaded, 'item')} in what is loaded). Ctrl+T "
+                    f"{'hides' if shown else 'shows'} them.", title="Internal messages")
