@@ -14,7 +14,8 @@ from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
 from openletta.chat import approval_flow
 from openletta.chat.approvals import Choice
 from openletta.chat.turn_state import Phase
-from openletta.tools.permissions import PermissionMode, read_only_denial
+from openletta.tools.base import Workspace
+from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules, read_only_denial
 from openletta.transcript import ToolStatus
 
 
@@ -146,3 +147,19 @@ async def test_a_mode_passed_through_on_the_way_to_another_answers_nothing(
     assert chat.edit_tool.runs == []
     assert only_answer(chat) == [ApprovalAnswer(
         tool_call_id="call-1", approve=False, reason=read_only_denial(chat.edit_tool))]
+
+
+def test_a_mode_is_described_with_the_tools_the_users_rules_let_run(tmp_path: Path) -> None:
+    rules = ProjectRules(tmp_path / "local-tools.toml")
+    permissions = Permissions(Workspace(tmp_path), project_rules=rules)
+    assert permissions.described() == "Mode: ask. Every local call asks first."
+    permissions.session.add("LS")
+    assert permissions.described() == (
+        "Mode: ask. Every local call asks first. But for LS: your rules let it run.")
+    permissions.allow_always("Read")
+    permissions.allow_always("Bash")
+    permissions.mode = PermissionMode.ACCEPT_EDITS
+    assert permissions.described().endswith(
+        "commands still ask. But for Bash, LS and Read: your rules let them run.")
+    permissions.mode = PermissionMode.READ_ONLY  # the mode decides: rules do not count
+    assert permissions.described() == f"Mode: read-only. {PermissionMode.READ_ONLY.explained}"

@@ -168,6 +168,18 @@ class Permissions:
             return Verdict(True, why="accept-edits mode")
         return ASK
 
+    def described(self) -> str:
+        """The mode, what it does, and the tools the user's rules let run unasked where the
+        mode leaves it to them (ask, accept edits)."""
+        said = f"Mode: {self.mode.label}. {self.mode.explained}"
+        if self.mode not in (PermissionMode.ASK, PermissionMode.ACCEPT_EDITS):
+            return said
+        allowed = sorted(self.session | set(self.project_rules.allowed(self.workspace.root)))
+        if not allowed:
+            return said
+        names = ", ".join(allowed[:-1]) + " and " + allowed[-1] if allowed[1:] else allowed[0]
+        return f"{said} But for {names}: your rules let {'them' if allowed[1:] else 'it'} run."
+
     def allow_always(self, tool: str) -> None:
         """Never ask again for ``tool`` in this project."""
         self.project_rules.allow(self.workspace.root, tool)
