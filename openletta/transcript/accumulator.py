@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
+from openletta.transcript.interruption import INTERRUPTED_EVENT
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -269,8 +270,8 @@ class Transcript(HistoryPages):
         self._settle_calls("cancelled", change)
         if reason == "interrupted":
             self.stop_reason = self.stop_reason or "cancelled"
-            item: Item = EventItem(key=self._fresh_key("event"), event_type="interrupted",
-                                   text=message)
+            item: Item = EventItem(key=self._fresh_key("event"),
+                                   event_type=INTERRUPTED_EVENT, text=message)
         else:
             item = ErrorItem(key=self._fresh_key("error"), error_type="stream_dropped",
                              message=message)

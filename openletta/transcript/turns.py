@@ -51,6 +51,9 @@ class TurnStats:
     #: Whether the turn has an answer or an end: a message of the agent's, an error, or a
     #: stop (Esc, a broken stream). Only then does it get a footer.
     answered: bool = False
+    #: Read from history: the turn ended when the user stopped its local calls, a moment
+    #: the server did not record (its calls' results are dated when the agent was told).
+    interrupted: bool = False
     footer: TurnFooterItem | None = None
     #: Per run (``None``: messages without one): its steps and its latest message's date,
     #: so that a run found to be the next turn's can be left out (:meth:`disown`).
@@ -146,6 +149,7 @@ class TurnStats:
         self.run_ids = [*earlier.run_ids,
                         *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
+        self.interrupted = self.interrupted or earlier.interrupted
         for run, steps in earlier.run_steps.items():
             self.run_steps.setdefault(run, set()).update(steps)
         for run, date in earlier.run_ended.items():
@@ -162,6 +166,8 @@ class TurnStats:
     def duration(self) -> float | None:
         if self.live_seconds is not None:
             return self.live_seconds
+        if self.interrupted:
+            return None  # (its end is not known)
         if self.started is not None and self.ended is not None:
             return max(0.0, (self.ended - self.started).total_seconds())
         return None
