@@ -62,6 +62,9 @@ class TurnStats:
     #: Per run (``None``: usage that came before any message named its run): the tokens
     #: counted, from the usage it streamed here or read from the run afterwards.
     run_tokens: dict[str | None, int] = field(default_factory=dict)
+    #: Per run read from the server: when it began and ended, to the microsecond (the
+    #: messages' dates are whole seconds).
+    run_spans: dict[str, tuple[datetime, datetime]] = field(default_factory=dict)
     #: Per run that streamed here: the steps its usage counted.
     usage_steps: dict[str | None, int] = field(default_factory=dict)
     #: The run streaming now: the usage at the end of its stream is its.
@@ -96,7 +99,8 @@ class TurnStats:
         if not run_id or run_id not in self.run_ids:
             return
         self.run_ids.remove(run_id)
-        for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps):
+        for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps,
+                        self.run_spans):
             per_run.pop(run_id, None)
 
     def observe_end(self, run_id: str | None) -> None:
@@ -156,6 +160,7 @@ class TurnStats:
             self.run_ended[run] = max(date, self.run_ended.get(run, date))
         for run, tokens in earlier.run_tokens.items():
             self.run_tokens.setdefault(run, tokens)
+        self.run_spans = {**earlier.run_spans, **self.run_spans}
 
     @property
     def ended(self) -> datetime | None:
@@ -168,6 +173,10 @@ class TurnStats:
             return self.live_seconds
         if self.interrupted:
             return None  # (its end is not known)
+        if self.run_ids and all(run in self.run_spans for run in self.run_ids):
+            spans = [self.run_spans[run] for run in self.run_ids]
+            begun, ended = min(span[0] for span in spans), max(span[1] for span in spans)
+            return max(0.0, (ended - begun).total_seconds())
         if self.started is not None and self.ended is not None:
             return max(0.0, (self.ended - self.started).total_seconds())
         return None
