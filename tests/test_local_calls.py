@@ -18,7 +18,6 @@ from openletta.api.errors import APIConnectionError
 from openletta.api.messages import Message, parse_message
 from openletta.api.resources import Agent
 from openletta.api.sse import parse_sse_text
-from openletta.chat.approval_flow import HELD, TOLD, TOLD_ON_QUIT
 from openletta.chat.approvals import CANCELLED_REASON, Choice
 from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
@@ -35,6 +34,7 @@ from openletta.tools.base import (
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import EventItem, ToolStatus, UserItem
 from openletta.transcript.export import to_markdown
+from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HELLO = "hello_tokens.sse"

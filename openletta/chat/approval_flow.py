@@ -21,16 +21,11 @@ from openletta.chat.turn_state import Phase
 from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.base import STOPPED, ToolOutcome
 from openletta.transcript import ToolCallItem
+from openletta.transcript.interruption import HELD
 
 log = logging.getLogger(__name__)
 
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
-#: The note under a round whose local calls the user stopped: its answers wait.
-HELD = "Interrupted by you · the agent hears of it with your next message"
-#: :data:`HELD` once the next message went, with the answers.
-TOLD = "Interrupted by you · the agent heard of it with your next message"
-#: :data:`HELD` once the user quit: the answers go before the app ends.
-TOLD_ON_QUIT = "Interrupted by you · the agent is told as you quit"
 #: Seconds a permission mode must stay on before it answers the calls waiting: a mode
 #: passed through on the way to another (the key cycles) answers none.
 MODE_SETTLE_SECONDS = 0.6

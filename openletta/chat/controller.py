@@ -25,7 +25,7 @@ import logging
 
 from openletta.api.errors import APIConnectionError, ConversationBusyError, LettaError
 from openletta.api.resources import Compaction
-from openletta.chat.approval_flow import APPROVAL_FIRST, HELD, TOLD, TOLD_ON_QUIT, ApprovalFlow
+from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.replies import SendInFlight, TurnOutcome
@@ -35,6 +35,7 @@ from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
+from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
 
 log = logging.getLogger(__name__)
 

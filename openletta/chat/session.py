@@ -145,7 +145,19 @@ class ChatSession(ReplyStreams):
                 run_id: Usage(prompt_tokens=usage.prompt_tokens,
                               completion_tokens=usage.completion_tokens,
                               total_tokens=usage.total_tokens)
-                for run_id, usage in usages.items()}))
+                for run_id, usage in usages.items()}, await self._run_spans(runs)))
+
+    async def _run_spans(self, run_ids: Collection[str]) -> dict[str, tuple[datetime, datetime]]:
+        """When each run began and ended, to the microsecond (runs not known: left out)."""
+        spans: dict[str, tuple[datetime, datetime]] = {}
+        for run_id in run_ids:
+            try:
+                run = await self.client.get_run(run_id)
+            except LettaError:
+                continue
+            if run.created_at is not None and run.completed_at is not None:
+                spans[run_id] = (run.created_at, run.completed_at)
+        return spans
 
     async def all_messages(self) -> list[Message]:
         """Every stored message of this thread, oldest first (reads all pages)."""

@@ -16,11 +16,11 @@ import asyncio
 from dataclasses import dataclass
 
 from openletta.api.errors import LettaError
-from openletta.chat.approval_flow import HELD, TOLD
 from openletta.chat.replies import SendInFlight, read_until_named
 from openletta.chat.session import Outgoing
 from openletta.chat.turn_state import STOPPING, Phase
 from openletta.chat.turn_tasks import TurnTasks
+from openletta.transcript.interruption import HELD, TOLD
 
 #: How long Esc waits for the server to answer the request it stopped.
 STOP_WAIT_SECONDS = 10.0

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
+from openletta.transcript.interruption import INTERRUPTED_EVENT
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -196,15 +198,20 @@ class Transcript(HistoryPages):
         return [item for item in self.items if isinstance(item, TurnFooterItem)
                 and item.key in self._unread_turns]
 
-    def add_run_usage(self, footer: TurnFooterItem, usages: Mapping[str, Usage]) -> Change:
+    def add_run_usage(self, footer: TurnFooterItem, usages: Mapping[str, Usage],
+                      spans: Mapping[str, tuple[datetime, datetime]] | None = None) -> Change:
         """Count the usage read from runs of ``footer``'s turn that it lacks (each run once:
         what streamed here, or was read before, is not counted again). Read for the newest
-        turn, part of which streamed here, it joins the usage shown for that turn too."""
+        turn, part of which streamed here, it joins the usage shown for that turn too.
+        ``spans``: when those runs began and ended, which time the turn more closely than
+        its messages' dates (whole seconds)."""
         change = Change()
         turn = self._unread_turns.get(footer.key)
         if turn is None or not (counted := turn.add_run_tokens(
                 {run: usage.total_tokens for run, usage in usages.items()})):
             return change
+        known = spans or {}
+        turn.run_spans.update({run: known[run] for run in counted if run in known})
         if turn is self._turn and turn.usage_steps:  # (the turn's usage is shown)
             read = Usage(step_count=turn.steps_of(counted))
             for run in counted:
@@ -269,8 +276,8 @@ class Transcript(HistoryPages):
         self._settle_calls("cancelled", change)
         if reason == "interrupted":
             self.stop_reason = self.stop_reason or "cancelled"
-            item: Item = EventItem(key=self._fresh_key("event"), event_type="interrupted",
-                                   text=message)
+            item: Item = EventItem(key=self._fresh_key("event"),
+                                   event_type=INTERRUPTED_EVENT, text=message)
         else:
             item = ErrorItem(key=self._fresh_key("error"), error_type="stream_dropped",
                              message=message)

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from openletta.transcript.change import Change
+from openletta.transcript.interruption import TOLD_AT_QUIT, interruption_mark, marked
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -76,6 +77,8 @@ class TranscriptBase:
         self._run_turns: dict[str, TurnStats] = {}
         #: The turns whose footers lack some of their runs' tokens, by footer key.
         self._unread_turns: dict[str, TurnStats] = {}
+        #: The interruption mark history put under the turn being read, while it may go on.
+        self._interruption: EventItem | None = None
 
     # --- queries --------------------------------------------------------------------------
 
@@ -159,6 +162,23 @@ class TranscriptBase:
         elif not approve and item.status is ToolStatus.ERROR:
             item.status = ToolStatus.DENIED
         change.touch(item)
+
+    def _mark_interrupted(self, call: ToolCallItem, change: Change) -> None:
+        """History read the result of ``call`` that says the user stopped it: its turn
+        ended there, and gets the mark it had live (unless it shows one)."""
+        if not self._loading or marked(self.items, call):
+            return
+        self._interruption = interruption_mark(self._fresh_key("event"))
+        self._add(self._interruption, change)
+        self._turn.interrupted = True
+
+    def _interruption_answered(self, change: Change) -> None:
+        """The agent answered the stopped calls in the same turn: the answers went alone,
+        as the user quit, and the turn ends with the agent's answer (a dated message)."""
+        if self._interruption is not None:
+            self._interruption.text = TOLD_AT_QUIT
+            change.touch(self._interruption)
+            self._interruption, self._turn.interrupted = None, False
 
     def _fresh_key(self, prefix: str) -> str:
         self._serial += 1

@@ -39,6 +39,9 @@ def _returned_status(status: str | None, tool_return: str | None) -> ToolStatus:
         return ToolStatus.SUCCESS
     return ToolStatus.CANCELLED if tool_return == INTERRUPTED else ToolStatus.ERROR
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
+#: Messages by which the agent goes on with its turn (after the calls' results).
+_GOING_ON = (m.ReasoningMessage, m.HiddenReasoningMessage, m.AssistantMessage,
+             m.ToolCallMessage, m.ApprovalRequestMessage)
 
 
 class MessageHandlers(TranscriptBase):
@@ -69,6 +72,8 @@ class MessageHandlers(TranscriptBase):
         else:
             handler(self, message, change)
             self._observe(message)
+            if self._interruption is not None and isinstance(message, _GOING_ON):
+                self._interruption_answered(change)
 
     def _observe(self, message: m.Message) -> None:
         """Count ``message`` in the current turn's figures; but a stored message of a run
@@ -162,6 +167,8 @@ class MessageHandlers(TranscriptBase):
                 item.status = ToolStatus.DENIED
             else:
                 item.status = _returned_status(result.status, result.tool_return)
+            if item.status is ToolStatus.CANCELLED:
+                self._mark_interrupted(item, change)
             change.touch(item)
 
     def _on_approval_response(self, message: m.ApprovalResponseMessage, change: Change) -> None:
@@ -180,6 +187,8 @@ class MessageHandlers(TranscriptBase):
                     item.client_result = True
                     item.result = decision.tool_return
                     item.status = _returned_status(decision.status, decision.tool_return)
+                    if item.status is ToolStatus.CANCELLED:
+                        self._mark_interrupted(item, change)
                     change.touch(item)
                 elif decision.approve is not None:
                     self._decide(item, decision.approve, decision.reason, change)
@@ -189,6 +198,7 @@ class MessageHandlers(TranscriptBase):
         if key in self._by_key:
             return
         self._close_open(change)
+        self._interruption = None  # (its turn is over)
         subtype, text = unpack_user_content(message.content)
         item: Item
         if subtype == "user_message":

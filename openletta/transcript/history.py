@@ -49,6 +49,7 @@ class HistoryPages(MessageHandlers):
                 self._end_turn(change)
         finally:
             self._loading, self._prepend_at, self._open = False, None, live_open
+            self._interruption = None
         return change
 
     def _join_page_turns(self, page_head: TurnStats, newest: TurnStats, change: Change) -> None:

@@ -51,6 +51,9 @@ class TurnStats:
     #: Whether the turn has an answer or an end: a message of the agent's, an error, or a
     #: stop (Esc, a broken stream). Only then does it get a footer.
     answered: bool = False
+    #: Read from history: the turn ended when the user stopped its local calls, a moment
+    #: the server did not record (its calls' results are dated when the agent was told).
+    interrupted: bool = False
     footer: TurnFooterItem | None = None
     #: Per run (``None``: messages without one): its steps and its latest message's date,
     #: so that a run found to be the next turn's can be left out (:meth:`disown`).
@@ -59,6 +62,9 @@ class TurnStats:
     #: Per run (``None``: usage that came before any message named its run): the tokens
     #: counted, from the usage it streamed here or read from the run afterwards.
     run_tokens: dict[str | None, int] = field(default_factory=dict)
+    #: Per run read from the server: when it began and ended, to the microsecond (the
+    #: messages' dates are whole seconds).
+    run_spans: dict[str, tuple[datetime, datetime]] = field(default_factory=dict)
     #: Per run that streamed here: the steps its usage counted.
     usage_steps: dict[str | None, int] = field(default_factory=dict)
     #: The run streaming now: the usage at the end of its stream is its.
@@ -93,7 +99,8 @@ class TurnStats:
         if not run_id or run_id not in self.run_ids:
             return
         self.run_ids.remove(run_id)
-        for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps):
+        for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps,
+                        self.run_spans):
             per_run.pop(run_id, None)
 
     def observe_end(self, run_id: str | None) -> None:
@@ -146,12 +153,14 @@ class TurnStats:
         self.run_ids = [*earlier.run_ids,
                         *(run for run in self.run_ids if run not in earlier.run_ids)]
         self.answered = self.answered or earlier.answered
+        self.interrupted = self.interrupted or earlier.interrupted
         for run, steps in earlier.run_steps.items():
             self.run_steps.setdefault(run, set()).update(steps)
         for run, date in earlier.run_ended.items():
             self.run_ended[run] = max(date, self.run_ended.get(run, date))
         for run, tokens in earlier.run_tokens.items():
             self.run_tokens.setdefault(run, tokens)
+        self.run_spans = {**earlier.run_spans, **self.run_spans}
 
     @property
     def ended(self) -> datetime | None:
@@ -162,6 +171,12 @@ class TurnStats:
     def duration(self) -> float | None:
         if self.live_seconds is not None:
             return self.live_seconds
+        if self.interrupted:
+            return None  # (its end is not known)
+        if self.run_ids and all(run in self.run_spans for run in self.run_ids):
+            spans = [self.run_spans[run] for run in self.run_ids]
+            begun, ended = min(span[0] for span in spans), max(span[1] for span in spans)
+            return max(0.0, (ended - begun).total_seconds())
         if self.started is not None and self.ended is not None:
             return max(0.0, (self.ended - self.started).total_seconds())
         return None
