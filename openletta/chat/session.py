@@ -136,8 +136,10 @@ class ChatSession(ReplyStreams):
             runs = footer.unread_runs
             if self._unknown_runs.intersection(runs):
                 continue
-            try:
-                usages = {run_id: await self.client.get_run_usage(run_id) for run_id in runs}
+            try:  # each run's usage and span, read at once
+                usages, spans = await asyncio.gather(
+                    asyncio.gather(*(self.client.get_run_usage(run_id) for run_id in runs)),
+                    asyncio.gather(*(self._run_span(run_id) for run_id in runs)))
             except LettaError:
                 self._unknown_runs.update(runs)
                 continue
@@ -145,19 +147,18 @@ class ChatSession(ReplyStreams):
                 run_id: Usage(prompt_tokens=usage.prompt_tokens,
                               completion_tokens=usage.completion_tokens,
                               total_tokens=usage.total_tokens)
-                for run_id, usage in usages.items()}, await self._run_spans(runs)))
+                for run_id, usage in zip(runs, usages, strict=True)},
+                {run_id: span for run_id, span in zip(runs, spans, strict=True) if span}))
 
-    async def _run_spans(self, run_ids: Collection[str]) -> dict[str, tuple[datetime, datetime]]:
-        """When each run began and ended, to the microsecond (runs not known: left out)."""
-        spans: dict[str, tuple[datetime, datetime]] = {}
-        for run_id in run_ids:
-            try:
-                run = await self.client.get_run(run_id)
-            except LettaError:
-                continue
-            if run.created_at is not None and run.completed_at is not None:
-                spans[run_id] = (run.created_at, run.completed_at)
-        return spans
+    async def _run_span(self, run_id: str) -> tuple[datetime, datetime] | None:
+        """When the run began and ended, to the microsecond (``None``: not known)."""
+        try:
+            run = await self.client.get_run(run_id)
+        except LettaError:
+            return None
+        if run.created_at is None or run.completed_at is None:
+            return None
+        return run.created_at, run.completed_at
 
     async def all_messages(self) -> list[Message]:
         """Every stored message of this thread, oldest first (reads all pages)."""
