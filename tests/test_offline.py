@@ -384,3 +384,26 @@ async def test_a_message_sent_while_typing_s_read_goes_on_waits_for_it(
                      "the turn sent and ended")
     assert users_said(chat) == ["said elsewhere", "hello"]
     assert chat.client.history_reads == 1
+
+
+async def test_esc_before_the_message_went_out_cancels_nothing_on_the_server(
+        chat: Chat, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Another client's reply may be running: a cancel without a run would stop it.)"""
+    monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)
+    chat.client.history = stored_turn("otid-of-another-client", "said elsewhere")
+    answered, read = asyncio.Event(), chat.client.list_messages
+
+    async def slow_read(*args: object, **options: object) -> HistoryPage:
+        await answered.wait()
+        return await read(*args, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(chat.client, "list_messages", slow_read)
+    chat.controller.submit("hello")  # (it waits for the read its quiet chat began)
+    await asyncio.sleep(0.01)
+    assert chat.controller.state.phase is Phase.SENDING
+    chat.controller.interrupt()
+    answered.set()
+    await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "stopped")
+    await asyncio.sleep(0.05)  # (a cancel would be a side task)
+    assert chat.client.sent == [] and chat.client.cancelled == []
+    assert chat.listener.restored == ["hello"]

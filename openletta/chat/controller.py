@@ -111,8 +111,7 @@ class ChatController:
         phase = self.state.phase
         if phase is Phase.IDLE:
             self._tasks.look_if_quiet()  # a turn made elsewhere meanwhile shows before it
-            self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
-                               connection=None)
+            self._tasks.begin_send(text)
             self._tasks.start_turn(lambda: self._converse(text))
         elif phase is Phase.AWAITING_APPROVAL and self._tasks.round is not None:
             self._tasks.listener.restore_prompt(text)
@@ -193,7 +192,8 @@ class ChatController:
         if flight is not None and unsent is not None:  # the server may take it yet
             self._tasks.start_turn(lambda: self._stops.stop_send(flight, unsent))
             return
-        accepted_maybe = opened or phase is Phase.SENDING
+        accepted_maybe = opened or (phase is Phase.SENDING and  # (not before it went out)
+                                    self.session.requests_sent != self._tasks.requests_before_send)
         self._tasks.cancel_turn()
         self._tasks.listener.transcript_changed(self.session.interrupt())
         if unsent is not None and not opened:
@@ -231,8 +231,7 @@ class ChatController:
         """Send ``text`` (waiting while the conversation is busy); ``None`` if not sent. The
         same text again after a send that may have arrived is looked for first (``None``
         too when it is found: its turn was shown, and the queue sent)."""
-        self._tasks.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
-                           connection=None)
+        self._tasks.begin_send(text)
         await self._tasks.caught_up()
         earlier, self._tasks.unconfirmed = self._tasks.unconfirmed, None
         if earlier is not None and earlier.text == text:

@@ -126,6 +126,8 @@ class ReplyStreams:
         self._stopped_unnamed = False
         #: The request sent that the server has not answered yet, if one is.
         self._in_flight: SendInFlight | None = None
+        #: How many requests (a message, answers) were sent: whether one went out since.
+        self.requests_sent = 0
 
     @property
     def turn_open(self) -> bool:
@@ -262,6 +264,7 @@ class ReplyStreams:
                     otid: str | None) -> None:
         """Send ``stream``'s request and wait for the answer. Cancelled meanwhile, the
         request is closed, unless Esc took it over first (:meth:`take_in_flight`)."""
+        self.requests_sent += 1
         flight = self._in_flight = SendInFlight(stream, asyncio.ensure_future(stream.open()),
                                                 opened, otid)
         try:

@@ -108,6 +108,8 @@ class TurnTasks:
         #: many messages went out past :meth:`caught_up` (what it read is shown if none did).
         self._catching_up: asyncio.Task[None] | None = None
         self._sends_started = 0
+        #: The session's requests sent when the message being sent was about to go.
+        self.requests_before_send = 0
 
     @property
     def state(self) -> TurnState:
@@ -251,6 +253,12 @@ class TurnTasks:
             return False
         self._looked_at = now
         return True
+
+    def begin_send(self, text: str) -> None:
+        """``text`` is being sent (its request goes out once :meth:`caught_up`)."""
+        self.requests_before_send = self.session.requests_sent
+        self.update(phase=Phase.SENDING, sending=text, offline=False, stop_reason=None,
+                    connection=None)
 
     async def caught_up(self) -> None:
         """A message is about to be sent: the read of the conversation's newest messages
