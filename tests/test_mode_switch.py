@@ -14,6 +14,7 @@ from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
 from openletta.chat import approval_flow
 from openletta.chat.approvals import Choice
 from openletta.chat.turn_state import Phase
+from openletta.tools import LOCAL_TOOLS
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules, read_only_denial
 from openletta.transcript import ToolStatus
@@ -152,14 +153,18 @@ async def test_a_mode_passed_through_on_the_way_to_another_answers_nothing(
 def test_a_mode_is_described_with_the_tools_the_users_rules_let_run(tmp_path: Path) -> None:
     rules = ProjectRules(tmp_path / "local-tools.toml")
     permissions = Permissions(Workspace(tmp_path), project_rules=rules)
-    assert permissions.described() == "Mode: ask. Every local call asks first."
+    tools = LOCAL_TOOLS
+    assert permissions.described(tools) == "Mode: ask. Every local call asks first."
     permissions.session.add("LS")
-    assert permissions.described() == (
+    assert permissions.described(tools) == (
         "Mode: ask. Every local call asks first. But for LS: your rules let it run.")
     permissions.allow_always("Read")
+    assert permissions.described(tools).endswith("But for LS and Read: your rules let them run.")
+    permissions.mode = PermissionMode.ACCEPT_EDITS  # reads run anyway: only commands count
+    assert permissions.described(tools).endswith("commands still ask.")
     permissions.allow_always("Bash")
-    permissions.mode = PermissionMode.ACCEPT_EDITS
-    assert permissions.described().endswith(
-        "commands still ask. But for Bash, LS and Read: your rules let them run.")
+    assert permissions.described(tools).endswith(
+        "commands still ask. But for Bash: your rules let it run.")
     permissions.mode = PermissionMode.READ_ONLY  # the mode decides: rules do not count
-    assert permissions.described() == f"Mode: read-only. {PermissionMode.READ_ONLY.explained}"
+    assert permissions.described(tools) == (
+        f"Mode: read-only. {PermissionMode.READ_ONLY.explained}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -168,13 +168,14 @@ class Permissions:
             return Verdict(True, why="accept-edits mode")
         return ASK
 
-    def described(self) -> str:
-        """The mode, what it does, and the tools the user's rules let run unasked where the
-        mode leaves it to them (ask, accept edits)."""
+    def described(self, tools: Iterable[LocalTool]) -> str:
+        """The mode, what it does, and which of ``tools`` the user's rules let run where the
+        mode alone would have them ask."""
         said = f"Mode: {self.mode.label}. {self.mode.explained}"
-        if self.mode not in (PermissionMode.ASK, PermissionMode.ACCEPT_EDITS):
-            return said
-        allowed = sorted(self.session | set(self.project_rules.allowed(self.workspace.root)))
+        ruled = self.session | set(self.project_rules.allowed(self.workspace.root))
+        allowed = sorted(tool.name for tool in tools if tool.name in ruled and (
+            self.mode is PermissionMode.ASK or (self.mode is PermissionMode.ACCEPT_EDITS
+                                                and tool.access is Access.EXECUTE)))
         if not allowed:
             return said
         names = ", ".join(allowed[:-1]) + " and " + allowed[-1] if allowed[1:] else allowed[0]

@@ -345,7 +345,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def action_switch_mode(self) -> None:
         """Go to the next permission mode for local calls."""
         if self.controller.switch_mode() is not None and self.controller.local is not None:
-            self.notify(self.controller.local.permissions.described(), title="Local tools")
+            local = self.controller.local
+            self.notify(local.permissions.described(local.tools), title="Local tools")
 
     def action_interrupt(self) -> None:
         """Stop the running turn: keep what arrived, mark it interrupted, cancel the run."""
