@@ -17,6 +17,7 @@ from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
+from openletta.display import counted
 from openletta.transcript.export import default_export_name
 from openletta.ui.dates import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
@@ -217,4 +218,6 @@ class ChatCommands(App[None]):
             self.notify(f"Could not write {target}: {error.strerror or error}", title="Export",
                         severity="error")
         else:
-            self.notify(f"Exported {count:,} messages to {target}", title="Export")
+            self.notify(f"Exported {counted(count, 'message')} to {target}" if count else
+                        "Nothing to export yet: this conversation has no messages.",
+                        title="Export")
