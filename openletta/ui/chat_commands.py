@@ -67,6 +67,9 @@ class ChatCommands(App[None]):
             run_ids = session.transcript.newest_runs()
             if not run_ids and session.run_id:
                 run_ids = (session.run_id,)
+            if not run_ids and not session.transcript.has_turns():
+                self.notify("No turn yet in this conversation.", title="Run")
+                return
             self.push_screen(RunScreen(session.client, run_ids, screen.model_seen))
 
     def action_approval_rules(self) -> None:
