@@ -123,6 +123,8 @@ async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_un
         body = app.screen.query_one(".inspect-body")
         await wait_until(pilot, lambda: "In use" in str(body.render()))
         assert "of 32,000 tokens" in str(body.render())
+        title = str(app.screen.query_one(".inspect-title").render())
+        assert title == "Context window of demo-agent in the default thread"  # not “bash”
 
 
 async def test_run_before_any_turn_says_there_is_none_yet(demo_server, make_app,
