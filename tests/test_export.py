@@ -8,7 +8,7 @@ from pathlib import Path
 from openletta.api.sse import parse_sse_file
 from openletta.display import register_secret
 from openletta.transcript import Transcript
-from openletta.transcript.export import to_markdown
+from openletta.transcript.export import to_document, to_markdown
 from openletta.transcript.items import (
     AssistantItem,
     ErrorItem,
@@ -156,6 +156,16 @@ def test_internal_items_only_on_request() -> None:
     assert "helpful" not in to_markdown(items, "agent")
     shown = to_markdown(items, "agent", include_internal=True)
     assert "### System (system)\n\n```\nYou are a helpful agent.\n```" in shown
+
+
+def test_the_count_is_of_what_the_document_holds() -> None:
+    """The system prompt (internal) and reasoning with no text are not in the file, so not
+    counted."""
+    items = [SystemItem(key="s", text="You are a helpful agent."), ReasoningItem(key="r"),
+             UserItem(key="u", text="hi"), AssistantItem(key="a", text="Hello!")]
+    assert to_document(items, "agent").messages == 2
+    assert to_document(items, "agent", include_internal=True).messages == 3
+    assert to_document(items[:2], "agent").messages == 0
 
 
 def test_control_characters_are_dropped() -> None:

@@ -26,7 +26,7 @@ from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
 from openletta.settings import write_new_private_file
 from openletta.transcript import Change, Transcript, Usage, UserItem
-from openletta.transcript.export import to_markdown
+from openletta.transcript.export import to_document
 
 PAGE_SIZE = 50
 #: Seconds before a run found empty is looked at again, before its turn is said dropped
@@ -175,16 +175,17 @@ class ChatSession(ReplyStreams):
 
     async def export_markdown(self, name: str, target: Path) -> int:
         """Write the whole thread (every page) to ``target`` as Markdown titled ``name`` (and
-        the conversation's name); returns how many messages. Never replaces a file: raises
-        :class:`FileExistsError` when ``target`` exists, other :class:`OSError` or
-        :class:`LettaError` when writing or reading fails."""
-        messages = await self.all_messages()
+        the conversation's name); returns how many messages it holds, and writes nothing
+        when that is none. Never replaces a file: raises :class:`FileExistsError` when
+        ``target`` exists, other :class:`OSError` or :class:`LettaError` when writing or
+        reading fails."""
         transcript = Transcript()
-        transcript.load_history(messages)
+        transcript.load_history(await self.all_messages())
         title = f"{name} · {self.conversation_name}" if self.conversation_name else name
-        markdown = to_markdown(transcript.visible_items(), title)
-        await asyncio.to_thread(write_new_private_file, target, markdown)
-        return len(messages)
+        document = to_document(transcript.visible_items(), title)
+        if document.messages:
+            await asyncio.to_thread(write_new_private_file, target, document.markdown)
+        return document.messages
 
     async def compact(self, on_change: OnChange) -> Compaction:
         """Have the server summarise the thread's older messages, then show what it stored

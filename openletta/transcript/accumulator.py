@@ -185,6 +185,10 @@ class Transcript(HistoryPages):
         return next((item.run_ids for item in reversed(self.items)
                      if isinstance(item, TurnFooterItem) and item.run_ids), ())
 
+    def has_turns(self) -> bool:
+        """Whether the thread (as far as it is loaded) holds a turn: a prompt is there."""
+        return any(isinstance(item, UserItem) for item in self.items)
+
     def set_context_tokens(self, tokens: int, *, replacing: bool = False) -> Change:
         """The context's size, read elsewhere than in a usage: a usage that gave it wins,
         unless this one is ``replacing`` it (the context shrank since: a compaction)."""

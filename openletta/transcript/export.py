@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -37,10 +38,25 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _AGENT_ITEMS = (ReasoningItem, AssistantItem, ToolCallItem)
 
 
+@dataclass(frozen=True)
+class Document:
+    """An export: its Markdown and how many of the items (messages) it holds."""
+
+    markdown: str
+    messages: int
+
+
 def to_markdown(items: Iterable[Item], title: str, include_internal: bool = False) -> str:
     """The conversation ``items`` as Markdown under the heading ``title``."""
+    return to_document(items, title, include_internal).markdown
+
+
+def to_document(items: Iterable[Item], title: str, include_internal: bool = False) -> Document:
+    """The conversation ``items`` as Markdown under the heading ``title``, and how many of
+    them it holds (an item that renders as nothing, such as empty reasoning, is not one)."""
     blocks = [f"# {_one_line(title)}"]
     in_agent_part = False
+    messages = 0
     for item in items:
         if item.internal and not include_internal:
             continue
@@ -50,10 +66,10 @@ def to_markdown(items: Iterable[Item], title: str, include_internal: bool = Fals
             blocks.append("## Agent")
             in_agent_part = True
         renderer = _RENDERERS.get(type(item))
-        if renderer is not None:
-            blocks.append(renderer(item))
-    return "\n\n".join(block for block in blocks if block) + "\n"
-
+        block = renderer(item) if renderer is not None else ""
+        messages += bool(block)
+        blocks.append(block)
+    return Document("\n\n".join(block for block in blocks if block) + "\n", messages)
 
 def _user(item: UserItem) -> str:
     """The user's text with its line breaks (hard breaks: a line typed alone stays so), a

@@ -7,10 +7,10 @@ from openletta.api.wire import WireModel
 
 #: Packet types the server writes into user messages; anything else is the user's own text.
 SYSTEM_PACKETS = frozenset({"system_alert", "login", "heartbeat"})
-#: How Letta 0.16.8 opens the ``system_alert`` that holds a compaction's summary, and the
-#: line after which the summary follows.
-COMPACTION_NOTE = "Note: prior messages from the beginning of the conversation have been hidden"
-SUMMARY_FOLLOWS = "The following is a summary of the previous messages:"
+#: The sentence every summary note of Letta 0.16.8 holds (``package_summarize_message*`` in
+#: ``letta/system.py``: sliding-window, ``all``/``self`` and the older counted wording); Letta
+#: itself spots its summary by it. The summary follows the colon that ends the sentence.
+SUMMARY_FOLLOWS = "The following is a summary of the previous "
 
 
 class _Packet(WireModel):
@@ -42,7 +42,8 @@ def unpack_user_content(content: str) -> tuple[str, str]:
 def compaction_summary(subtype: str, text: str) -> str | None:
     """The summary a compaction left, when a system note (``subtype``, ``text`` from
     :func:`unpack_user_content`) is one; else ``None``."""
-    if subtype != "system_alert" or not text.startswith(COMPACTION_NOTE):
+    if subtype != "system_alert":
         return None
-    _, _, summary = text.partition(SUMMARY_FOLLOWS)
-    return summary.strip()
+    _, marker, rest = text.partition(SUMMARY_FOLLOWS)
+    _, colon, summary = rest.partition(":")
+    return summary.strip() if marker and colon else None

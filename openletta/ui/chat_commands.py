@@ -17,6 +17,7 @@ from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
+from openletta.display import counted
 from openletta.transcript.export import default_export_name
 from openletta.ui.dates import Clock
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen
@@ -66,6 +67,9 @@ class ChatCommands(App[None]):
             run_ids = session.transcript.newest_runs()
             if not run_ids and session.run_id:
                 run_ids = (session.run_id,)
+            if not run_ids and not session.transcript.has_turns():
+                self.notify("No turn yet in this conversation.", title="Run")
+                return
             self.push_screen(RunScreen(session.client, run_ids, screen.model_seen))
 
     def action_approval_rules(self) -> None:
@@ -217,4 +221,6 @@ class ChatCommands(App[None]):
             self.notify(f"Could not write {target}: {error.strerror or error}", title="Export",
                         severity="error")
         else:
-            self.notify(f"Exported {count:,} messages to {target}", title="Export")
+            self.notify(f"Exported {counted(count, 'message')} to {target}" if count else
+                        "Nothing to export yet: this conversation has no messages.",
+                        title="Export")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from openletta.ui.formatting import short_id
 
 NEW_CONVERSATION = "New conversation"
+#: What the agent's default thread (it has no name on the server) is called everywhere.
+DEFAULT_THREAD_NAME = "default thread"
 #: Cells of a name, or of a first message with its quotes, where a line has room.
 LABEL_WIDTH = 48
 
@@ -41,6 +43,6 @@ def conversation_title(conversation_id: str | None, name: str | None,
     """A conversation for a title line: ``default thread``, its name, or what stands for it
     with its short id (``“hello there” · conv-1a2b3c4d``)."""
     if conversation_id is None:
-        return "default thread"
+        return DEFAULT_THREAD_NAME
     label = conversation_label(name, first_message)
     return label if name else f"{label} · {short_id(conversation_id)}"

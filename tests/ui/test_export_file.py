@@ -25,8 +25,11 @@ async def test_export_to_a_relative_name_says_the_full_path_it_wrote(
         await pilot.press(*"/export chat.md", "enter")
         await wait_until(pilot, lambda: any(note.startswith("Exported") for note in toasts(app)),
                          what="the export")
-        assert any(note.endswith(f"messages to {target}") for note in toasts(app))
-    assert "hello" in target.read_text(encoding="utf-8")
+        said = next(note for note in toasts(app) if note.startswith("Exported"))
+    written = target.read_text(encoding="utf-8")
+    assert "hello" in written and "**Reasoning**" in written
+    # what the file holds: the prompt, the reasoning and the answer (not the system prompt)
+    assert said == f"Exported 3 messages to {target}"
 
 
 async def test_export_refuses_to_replace_an_existing_file(
@@ -52,8 +55,25 @@ async def test_a_file_made_while_the_pages_are_read_is_kept(
     late = isolated_config / "late.md"
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
         late.write_text("made meanwhile\n", encoding="utf-8")  # after /export looked
         app.export_conversation(screen.session, "demo-agent", late)
         await wait_until(pilot, lambda: any("already exists" in note for note in toasts(app)),
                          what="the refusal")
     assert late.read_text(encoding="utf-8") == "made meanwhile\n"
+
+
+async def test_an_empty_conversation_is_not_exported(demo_server, make_app, wait_until,
+                                                     isolated_config: Path) -> None:
+    """Nothing said yet: no file holding only a heading, and no count of messages that
+    are not in it (the system prompt)."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    target = isolated_config / "empty.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/export empty.md", "enter")
+        await wait_until(pilot, lambda: any(note.startswith("Nothing to export yet")
+                                            for note in toasts(app)), what="the answer")
+        assert not any(note.startswith("Exported") for note in toasts(app))
+    assert not target.exists()
+

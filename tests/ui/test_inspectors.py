@@ -123,6 +123,20 @@ async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_un
         body = app.screen.query_one(".inspect-body")
         await wait_until(pilot, lambda: "In use" in str(body.render()))
         assert "of 32,000 tokens" in str(body.render())
+        title = str(app.screen.query_one(".inspect-title").render())
+        assert title == "Context window of demo-agent in the default thread"  # not “bash”
+
+
+async def test_run_before_any_turn_says_there_is_none_yet(demo_server, make_app,
+                                                          wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"/run", "enter")
+        await wait_until(pilot, lambda: any(str(note.message) == "No turn yet in this "
+                                            "conversation." for note in app._notifications),
+                         what="the answer")
+        assert app.screen is screen  # no inspector of a turn that is not there
 
 
 async def test_context_counts_the_open_conversation_not_the_default_thread(

@@ -21,7 +21,7 @@ from openletta.replay import render_item
 from openletta.settings import Settings
 from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
 from openletta.transcript.items import COMPACTION_SUMMARY
-from openletta.transcript.packed import COMPACTION_NOTE, SUMMARY_FOLLOWS
+from openletta.transcript.packed import SUMMARY_FOLLOWS
 from openletta.ui import launch
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import RESULT_LINES, ChatsOfThisRun, print_chats
@@ -221,7 +221,7 @@ def test_a_chat_that_ends_with_a_compaction_was_not_left_mid_turn() -> None:
     summary = {"message_type": "user_message", "id": "message-summary",
                "date": "2026-11-27T10:00:00+00:00",
                "content": json.dumps({"type": "system_alert", "message":
-                                      f"{COMPACTION_NOTE}…{SUMMARY_FOLLOWS} hello and so on"})}
+                                      f"Note: …\n{SUMMARY_FOLLOWS}messages:\n hello and so on"})}
     chat.transcript.load_history([parse_message(summary)])
     assert isinstance(chat.transcript.items[-1], EventItem)
     assert "left before" not in printed(chats)

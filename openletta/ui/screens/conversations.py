@@ -19,7 +19,11 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Conversation
 from openletta.display import counted, plain_text
-from openletta.ui.conversation_names import conversation_label, quoted_start
+from openletta.ui.conversation_names import (
+    DEFAULT_THREAD_NAME,
+    conversation_label,
+    quoted_start,
+)
 from openletta.ui.dates import Clock, time_ago, utc_now
 from openletta.ui.formatting import short_id
 from openletta.ui.key_bar import KeyBar
@@ -135,7 +139,7 @@ class ConversationsScreen(ModalScreen[None]):
         self._more, self._cursor = len(page) == PAGE_SIZE, page[-1].id if page else None
         self.conversations = newest_first(page)
         default = Text("● " if self.current is None else "  ", style="bold")
-        default.append("Default thread", style="bold")
+        default.append(DEFAULT_THREAD_NAME.capitalize(), style="bold")
         default.append("  · the agent's main conversation", style="dim")
         self._list.set_options([
             Option(default, id=DEFAULT_THREAD),

@@ -22,7 +22,7 @@ from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMess
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
-from openletta.ui.conversation_names import conversation_label
+from openletta.ui.conversation_names import DEFAULT_THREAD_NAME, conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.key_bar import KeyBar
 
@@ -204,9 +204,10 @@ class ContextScreen(InspectScreen):
     @classmethod
     def of(cls, session: ChatSession) -> ContextScreen:
         """The context window of the conversation ``session`` has open."""
-        agent = session.agent
-        return cls(session.client, agent.id, agent.name or agent.id, session.conversation_id,
-                   conversation_label(session.conversation_name, session.first_message))
+        agent, conversation = session.agent, session.conversation_id
+        where = (f"the {DEFAULT_THREAD_NAME}" if conversation is None else
+                 conversation_label(session.conversation_name, session.first_message))
+        return cls(session.client, agent.id, agent.name or agent.id, conversation, where)
 
     def on_mount(self) -> None:
         self.load()
