@@ -12,7 +12,15 @@ from openletta.api.answers import Answer
 from openletta.api.errors import LettaError, NotFoundError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import ApprovalRequestMessage, Message, parse_message
-from openletta.api.resources import Agent, Health, Run, RunUsage, Step
+from openletta.api.resources import (
+    Agent,
+    Compaction,
+    ContextWindow,
+    Health,
+    Run,
+    RunUsage,
+    Step,
+)
 from openletta.chat.turn_state import Phase, TurnState
 from openletta.transcript import Change, Transcript
 
@@ -117,6 +125,10 @@ class FakeClient:
         #: The agent as the server has it (``None``: not found), and how often it was read.
         self.agent: Agent | None = None
         self.agent_reads = 0
+        #: The server's estimate of the context's size (``None``: it cannot say), and the
+        #: history a compaction leaves (``None``: the history as it is).
+        self.context_estimate: int | None = None
+        self.compacted: list[Message] | None = None
 
     def watch_reachability(self, listener: Callable[[bool], None]) -> Callable[[], None]:
         """As the client's: ``reach(reached)`` tells the listeners."""
@@ -188,6 +200,18 @@ class FakeClient:
     async def recent_runs(self, agent_id: str, conversation_id: str | None = None
                           ) -> list[Run]:
         return self.recent
+
+    async def get_context(self, agent_id: str, conversation_id: str | None = None
+                          ) -> ContextWindow:
+        if self.context_estimate is None:
+            raise NotFoundError("no estimate")
+        return ContextWindow(context_window_size_max=32_000,
+                             context_window_size_current=self.context_estimate)
+
+    async def compact(self, agent_id: str, conversation_id: str | None = None) -> Compaction:
+        if self.compacted is not None:
+            self.history = self.compacted
+        return Compaction(summary="older talk", num_messages_before=9, num_messages_after=2)
 
     async def list_run_steps(self, run_id: str) -> list[Step]:
         """A run's LLM calls: none are known (a test that needs some sets its own)."""

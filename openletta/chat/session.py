@@ -23,6 +23,7 @@ from openletta.api.history import HistoryPage
 from openletta.api.messages import Message, UserMessage
 from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
+from openletta.chat.context_size import ContextSize
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
 from openletta.settings import write_new_private_file
 from openletta.transcript import Change, Transcript, Usage, UserItem
@@ -56,7 +57,7 @@ class Outgoing:
     otid: str = field(default_factory=new_otid)
 
 
-class ChatSession(ReplyStreams):
+class ChatSession(ContextSize, ReplyStreams):
     """The agent and conversation being chatted with, its transcript and its history."""
 
     def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
@@ -107,27 +108,6 @@ class ChatSession(ReplyStreams):
             limit=PAGE_SIZE)
         self._remember_page(page.before_cursor, page.has_more)
         return self.transcript.prepend_history(page.messages)
-
-    async def read_context_size(self, on_change: OnChange, *, newer: bool = False
-                                ) -> str | None:
-        """The context's size before a turn of this session gives it: the tokens of the
-        newest run's last LLM call (history has no usage); nothing if the server cannot
-        tell. ``newer``: turns newer than the size shown were read (another client's), so
-        theirs replaces it, unless a size came meanwhile (a turn here). Returns the model
-        that call ran on, if it was read."""
-        runs, shown = self.transcript.newest_runs(), self.transcript.context_tokens
-        if (shown is not None and not newer) or not runs:
-            return None
-        try:
-            steps = await self.client.list_run_steps(runs[-1])
-        except LettaError:
-            return None
-        last = steps[-1] if steps else None
-        tokens = last and (last.total_tokens
-                           or (last.prompt_tokens or 0) + (last.completion_tokens or 0))
-        if tokens and self.transcript.context_tokens == shown:
-            on_change(self.transcript.set_context_tokens(tokens, replacing=True))
-        return (last.model_handle or last.model) if last else None
 
     async def fill_footer_tokens(self, on_change: OnChange) -> None:
         """Give the turn footers their token counts, from the usage of their runs read from
@@ -189,31 +169,14 @@ class ChatSession(ReplyStreams):
 
     async def compact(self, on_change: OnChange) -> Compaction:
         """Have the server summarise the thread's older messages, then show what it stored
-        (the summary, on the newest page) and the context's new size. Raises
-        :class:`LettaError`.
-
-        The size shown is what the model counted for the last request; the server only
-        estimates the new one, by another count. So the shown size shrinks by the share
-        the server's estimate shrank by (the estimate itself when none was shown yet)."""
-        before = await self._estimated_context()
+        (the summary, on the newest page) and the context's new size: the server's
+        estimate, as when the thread is opened again before any turn (see
+        :mod:`~openletta.chat.context_size`). Raises :class:`LettaError`."""
         done = await self.client.compact(self.agent.id, self.conversation_id)
         page = await newest_page(self.client, self.agent.id, self.conversation_id)
         on_change(self.transcript.load_history(page.messages))
-        after = await self._estimated_context()
-        if after is None:
-            return done  # the size shown is the old one until the next turn says
-        shown = self.transcript.context_tokens
-        size = round(shown * after / before) if shown and before else after
-        on_change(self.transcript.set_context_tokens(size, replacing=True))
+        await self.show_estimated_context(on_change)
         return done
-
-    async def _estimated_context(self) -> int | None:
-        """The server's estimate of the context's size now (``None`` if it cannot say)."""
-        try:
-            window = await self.client.get_context(self.agent.id, self.conversation_id)
-        except LettaError:
-            return None
-        return window.context_window_size_current or None
 
     async def switch_model(self, model: str) -> Agent:
         """Make the agent run on ``model`` (a handle); the agent as it is now. Raises

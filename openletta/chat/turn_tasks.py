@@ -276,17 +276,19 @@ class TurnTasks:
         """Show what was added to the conversation elsewhere, unless something happened
         here meanwhile (what was read could land after a turn started since; a message sent
         meanwhile waits for it, :meth:`caught_up`): its turns, their tokens and, as after
-        they had ended here, the context's size they left, and the model they ran on when it
-        is not the one shown (the agent is read again)."""
+        they had ended here, the context's size they left (or a compaction did), and the model
+        they ran on when it is not the one shown (the agent is read again)."""
         transcript = self.session.transcript
         items, runs = transcript.items, transcript.newest_runs()
+        compacted = transcript.compacted_since_last_turn()
         mark = (len(items), items[-1] if items else None, self._sends_started)
         with contextlib.suppress(LettaError):  # heard by note_reachable: no more to do
             page = await self.session.read_newest()
             if self._state.phase in (Phase.IDLE, Phase.SENDING) and mark == (
                     len(items), items[-1] if items else None, self._sends_started):
                 self.on_change(transcript.load_history(page.messages))
-                if transcript.newest_runs() != runs:
+                if transcript.newest_runs() != runs or (
+                        transcript.compacted_since_last_turn() and not compacted):
                     model = await self.session.read_context_size(self.on_change, newer=True)
                     if model and not runs_on(self.session.agent, model):
                         await recheck_model(self.session, self.listener)

@@ -189,11 +189,24 @@ class Transcript(HistoryPages):
         """Whether the thread (as far as it is loaded) holds a turn: a prompt is there."""
         return any(isinstance(item, UserItem) for item in self.items)
 
-    def set_context_tokens(self, tokens: int, *, replacing: bool = False) -> Change:
+    def compacted_since_last_turn(self) -> bool:
+        """Whether the newest of the turns and compaction summaries loaded is a summary:
+        the context was compacted and nothing was sent since (no turn's count holds)."""
+        for item in reversed(self.items):
+            if isinstance(item, EventItem) and item.is_summary:
+                return True
+            if isinstance(item, UserItem | TurnFooterItem):
+                return False
+        return False
+
+    def set_context_tokens(self, tokens: int, *, replacing: bool = False,
+                           estimated: bool = False) -> Change:
         """The context's size, read elsewhere than in a usage: a usage that gave it wins,
-        unless this one is ``replacing`` it (the context shrank since: a compaction)."""
+        unless this one is ``replacing`` it (the context shrank since: a compaction).
+        ``estimated``: the server's estimate, not what a model counted."""
         if self.context_tokens is None or replacing:
             self.context_tokens = tokens
+            self.context_estimated = estimated
         return Change()
 
     def footers_without_tokens(self) -> list[TurnFooterItem]:

@@ -46,6 +46,9 @@ class TranscriptBase:
         #: :attr:`usage`, kept from turn to turn, so it shows while a turn runs or after one
         #: that was stopped.
         self.context_tokens: int | None = None
+        #: Whether :attr:`context_tokens` is the server's estimate (after a compaction, before
+        #: any turn counted it), not what the model counted.
+        self.context_estimated = False
         self.run_id: str | None = None
         #: The first message the user sent while this transcript was open (not read from
         #: history): where "what was said here" starts.

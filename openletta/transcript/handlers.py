@@ -253,6 +253,7 @@ class MessageHandlers(TranscriptBase):
         ))
         if message.context_tokens is not None:
             self.context_tokens = message.context_tokens
+            self.context_estimated = False
         self._turn.add_usage(message)
         if self._turn.footer is not None:
             self._end_turn(change)

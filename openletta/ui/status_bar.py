@@ -66,6 +66,8 @@ class StatusInfo:
     usage: Usage | None = None
     #: The newest size of the context known (not only this turn's), for the gauge.
     context_tokens: int | None = None
+    #: Whether that size is the server's estimate (after a compaction), not a model's count.
+    context_estimated: bool = False
     context_window: int | None = None
     #: Why the last turn stopped; shown unless it ended normally.
     stop_reason: str | None = None
@@ -85,13 +87,14 @@ class StatusInfo:
                 object.__setattr__(self, name, single_line(value))
 
 
-def context_gauge(tokens: int, window: int) -> str:
-    """``▰▰▱▱▱ 12.3k/32k``: how full the context window is."""
+def context_gauge(tokens: int, window: int, *, estimated: bool = False) -> str:
+    """``▰▰▱▱▱ 12.3k/32k``: how full the context window is (``~12.3k/32k`` when
+    ``estimated``)."""
     filled = min(GAUGE_CELLS, round(GAUGE_CELLS * tokens / window)) if window > 0 else 0
     if tokens and not filled:
         filled = 1
     bar = "▰" * filled + "▱" * (GAUGE_CELLS - filled)
-    return f"{bar} {format_tokens(tokens)}/{format_tokens(window)}"
+    return f"{bar} {'~' if estimated else ''}{format_tokens(tokens)}/{format_tokens(window)}"
 
 
 #: The parts of the status line, most important first. A bar too narrow for them all drops
@@ -140,7 +143,9 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
     if info.stop_reason and info.stop_reason not in NORMAL_STOPS:
         parts["stop"] = Text(f"   stopped: {info.stop_reason.replace('_', ' ')}")
     if info.context_tokens and info.context_window:
-        parts["gauge"] = Text(f"   {context_gauge(info.context_tokens, info.context_window)}")
+        gauge = context_gauge(info.context_tokens, info.context_window,
+                              estimated=info.context_estimated)
+        parts["gauge"] = Text(f"   {gauge}")
     if info.permission_mode:
         parts["mode"] = Text.assemble(
             "   ", (f"⚒ {info.permission_mode}", warning_style if info.unguarded else ""))
@@ -184,12 +189,15 @@ class StatusBar(Widget):
             self._last_arrival = clock()
             self._ticker = self.set_interval(1.0, self._tick)
 
-    def show_usage(self, usage: Usage, context_tokens: int | None) -> None:
-        """Show the newest turn's usage and the context's size (the line is drawn again
-        only when they changed)."""
+    def show_usage(self, usage: Usage, context_tokens: int | None, *,
+                   estimated: bool = False) -> None:
+        """Show the newest turn's usage and the context's size, ``estimated`` or counted
+        (the line is drawn again only when they changed)."""
         info = self.info
-        if usage != info.usage or context_tokens != info.context_tokens:
-            self.info = replace(info, usage=usage, context_tokens=context_tokens)
+        if (usage, context_tokens, estimated) != (info.usage, info.context_tokens,
+                                                  info.context_estimated):
+            self.info = replace(info, usage=usage, context_tokens=context_tokens,
+                                context_estimated=estimated)
 
     def show_first_message(self, text: str | None) -> None:
         """Show ``text``, the user's first message, for a conversation without a name (the

@@ -64,6 +64,13 @@ def test_context_gauge_fills_with_the_window() -> None:
     assert context_gauge(40_000, 32_000).startswith("▰▰▰▰▰")
 
 
+def test_an_estimated_context_size_is_marked_as_one() -> None:
+    assert context_gauge(1_500, 32_000, estimated=True) == "▰▱▱▱▱ ~1.5k/32k"
+    info = StatusInfo(state="connected", context_tokens=1_500, context_estimated=True,
+                      context_window=32_000)
+    assert status_text(info).plain.endswith("▰▱▱▱▱ ~1.5k/32k")
+
+
 def test_status_line_shows_usage_and_server_text_literally() -> None:
     usage = Usage(prompt_tokens=1234, completion_tokens=56, total_tokens=1290, step_count=2,
                   context_tokens=12_345)

@@ -198,7 +198,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         if change and arrived:  # (a ping changes nothing: the wait goes on being counted)
             self.status.note_arrival()
         transcript = self.session.transcript
-        self.status.show_usage(transcript.usage, transcript.context_tokens)
+        self.status.show_usage(transcript.usage, transcript.context_tokens,
+                               estimated=transcript.context_estimated)
         if change.added or change.prepended or change.removed:  # (not for each word)
             self.status.show_first_message(self.session.first_message)
 

@@ -35,8 +35,8 @@ METRICS_RETRY_SECONDS = 1.0
 MUTED = "$text-muted"
 #: Why the context's figures differ from the status bar's gauge.
 ESTIMATE_NOTE = ("These are the server's estimates of what it would send now; the status bar "
-                 "shows what the model counted for the last request (after /compact, that "
-                 "count shrank as the estimate did).")
+                 "shows what the model counted for the last request, or this estimate, "
+                 "marked ~, when the context was compacted since.")
 
 
 def context_rows(window: ContextWindow) -> list[tuple[str, int]]:
