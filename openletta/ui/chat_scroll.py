@@ -193,13 +193,13 @@ class ChatScroll(VerticalScroll, can_focus=False):
         region, top = widget.virtual_region, self.scroll_y
         return widget.display and region.bottom > top and region.y < top + self.page_height
 
-    def show_line(self, widget: Widget, row: int = 0) -> None:
+    def show_line(self, widget: Widget, row: int = 0, *, above: int = 0) -> None:
         """Scroll ``row`` of ``widget`` (an item) a quarter of a page below the top of the view,
-        or less, so that the view starts no higher than the item; keep it there while content
-        above grows (Markdown mounted above may still take its height)."""
-        top = widget.virtual_region.y
-        self.scroll_to(y=max(top, top + row - self.page_height // LINES_ABOVE_PER_PAGE),
-                       animate=False, immediate=True)
+        or less: from the item's top, or ``above`` rows above the line; held there while the
+        content above grows (Markdown mounted above may still take its height)."""
+        rows_above = min(max(row, above), self.page_height // LINES_ABOVE_PER_PAGE)
+        self.scroll_to(y=widget.virtual_region.y + row - rows_above, animate=False,
+                       immediate=True)
         self.hold_in_place(widget)
 
     def page_down(self) -> None:

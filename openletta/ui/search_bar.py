@@ -32,6 +32,8 @@ from openletta.ui.widgets.base import Folds
 #: Earlier pages loaded by one step before the search says it found nothing older.
 PAGES_PER_STEP = 10
 MATCH_CLASS = "-match"
+#: Rows shown above a match's line (a quarter of the view at most), for what leads to it.
+ROWS_ABOVE_MATCH = 3
 
 
 class SearchInput(SteadyInput):
@@ -198,7 +200,7 @@ class SearchBar(Horizontal):
             self._show_hit(widget, last if place < 0 else min(place, last), moving=True)
         else:  # not drawn as text (a link's address, say)
             self.hit = None
-            self._view.scroll.show_line(widget)
+            self._view.scroll.show_line(widget, above=ROWS_ABOVE_MATCH)
             self._show_count()
 
     def _show_hit(self, widget: Widget, index: int, *, moving: bool) -> None:
@@ -208,7 +210,7 @@ class SearchBar(Horizontal):
         scroll, row = self._view.scroll, hit.row_in(widget)
         line = widget.virtual_region.y + row
         if moving or not scroll.scroll_y <= line < scroll.scroll_y + scroll.page_height:
-            scroll.show_line(widget, row)
+            scroll.show_line(widget, row, above=ROWS_ABOVE_MATCH)
         self._select({hit.widget: hit.selection} if hit.selection is not None else {})
         self._show_count()
 

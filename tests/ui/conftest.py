@@ -1,4 +1,5 @@
-"""Fixtures for the UI tests: an embedded demo server, isolated settings, a wait helper."""
+"""Fixtures for the UI tests: an embedded demo server, isolated settings, local tools, a
+wait helper."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pathlib import Path
 import pytest
 import waiting
 
+from openletta.chat.local_calls import LocalCalls
 from openletta.demo import DemoServer
 from openletta.settings import Settings
+from openletta.tools.base import Workspace
+from openletta.tools.permissions import Permissions, ProjectRules
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.dates import Clock
 
@@ -79,6 +83,16 @@ def make_app(fixed_clock: Clock) -> AppFactory:
                             **options)  # type: ignore[arg-type]
 
     return build
+
+
+@pytest.fixture
+def local(tmp_path: Path) -> LocalCalls:
+    """Local tools run in a project folder holding ``hello.txt``, with no rules yet."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "hello.txt").write_text("hi from the test folder\n")
+    return LocalCalls(Permissions(Workspace(root),
+                                  project_rules=ProjectRules(tmp_path / "rules.toml")))
 
 
 @pytest.fixture

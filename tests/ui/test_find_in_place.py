@@ -7,7 +7,7 @@ from chat_helpers import demo_chat, laid_out, send
 from textual.widget import Widget
 from widget_app import shown_text
 
-from openletta.transcript import AssistantItem, ToolCallItem
+from openletta.transcript import AssistantItem, ToolCallItem, UserItem
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.search_bar import MATCH_CLASS
 from openletta.ui.widgets import ToolCallCard
@@ -111,3 +111,24 @@ async def test_a_match_in_folded_output_unfolds_the_card_and_is_shown(
                          what="the match on screen, selected")
         assert card.expanded
 
+
+
+async def test_a_match_on_the_first_line_of_a_message_has_what_leads_to_it_above(
+        demo_server, make_app, wait_until) -> None:
+    """Not on the view's top row: the rows above show where in the chat it is."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        await send(pilot, screen, "hello", wait_until)
+        await send(pilot, screen, "find me here", wait_until)
+        await send(pilot, screen, "long", wait_until)
+        (message,) = [item for item in screen.session.transcript.items
+                      if isinstance(item, UserItem) and item.text == "find me here"]
+        await pilot.press("ctrl+f", *"find me here", "enter")
+        await wait_until(pilot, lambda: marked(screen) == [message], what="the message marked")
+        await wait_until(pilot, lambda: in_view(screen, "find me here"),
+                         what="the match on screen, selected")
+        await laid_out(pilot, screen.view)
+        search, scroll = screen.search, screen.view.scroll
+        assert search.hit is not None
+        hit = search.hits[search.hit]
+        rows_above = hit.widget.region.y + hit.row - scroll.region.y
+        assert 2 <= rows_above <= scroll.page_height // 4  # a few rows: it stays near the top

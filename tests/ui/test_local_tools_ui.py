@@ -18,11 +18,8 @@ from textual.widgets import OptionList, SelectionList, Static
 
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
-from openletta.tools.base import Workspace
 from openletta.tools.permissions import (
     PermissionMode,
-    Permissions,
-    ProjectRules,
     read_only_denial,
 )
 from openletta.transcript import ToolCallItem, ToolStatus
@@ -36,15 +33,6 @@ from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
 @pytest.fixture(autouse=True)
 def no_typing_guard(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ApprovalPrompt, "GUARD_SECONDS", 0.0)
-
-
-@pytest.fixture
-def local(tmp_path: Path) -> LocalCalls:
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "hello.txt").write_text("hi from the test folder\n")
-    return LocalCalls(Permissions(Workspace(root),
-                                  project_rules=ProjectRules(tmp_path / "rules.toml")))
 
 
 async def test_the_demo_lists_and_reads_the_folder_with_approval(
@@ -298,20 +286,3 @@ async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
     assert Choice.ALWAYS_ALLOW in choices
     assert prompt.here == str(local.workspace.root)
 
-
-async def test_on_a_small_terminal_the_approval_shows_the_call_before_its_choices(
-        demo_server, make_app, wait_until, local: LocalCalls) -> None:
-    """At 60x15 the prompt is taller than the chat: shown from its top, the choices' box
-    would hide what is approved; the card is shown from its own top instead."""
-    app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
-    async with app.run_test(size=(60, 15)) as pilot:
-        screen = await open_chat(pilot, wait_until)
-        await pilot.press(*"disk", "enter")  # a Bash call, its command editable
-        prompt = await prompt_focused(pilot, screen, wait_until)
-        card = screen.view.widget_for(prompt.call)
-        assert isinstance(card, ToolCallCard)
-        scroll = screen.view.scroll
-        assert card.outer_size.height > scroll.size.height  # it cannot be shown whole
-        header = card.query_one(CardHeader)
-        await wait_until(pilot, lambda: scroll.region.contains_region(header.region),
-                         what="the card's header (the call) on screen")

@@ -170,7 +170,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         except LettaError as error:
             message = f"Could not load history: {error.message}"
             if message != self._history_error:
-                self._report(message)
+                self.report(message, title="Error", notice=True)
             self._history_error = message
             return False
         self._history_error = None
@@ -227,9 +227,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         if notice:
             self.view.add_notice(message, error=severity == "error")
         self.notify(message, title=title, severity=severity)
-
-    def _report(self, message: str, *, title: str = "Error") -> None:
-        self.report(message, title=title, notice=True)
 
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)
@@ -342,6 +339,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     def on_resize(self) -> None:
         self.memory.fit(self.size.width)
+        if self._asking is not None and self._asking.has_focus_within:  # what it shows moved
+            self.call_after_refresh(self._asking.keep_in_view)
 
     def action_switch_mode(self) -> None:
         """Go to the next permission mode for local calls."""

@@ -39,6 +39,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
+from openletta.ui.in_view import bring_into_view
 from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput, SteadyTextArea
@@ -230,18 +231,17 @@ class ApprovalPrompt(Vertical):
         (they answer once the keyboard is quiet again)."""
         self._quiet_since = self._clock()
         self._options.focus(scroll_visible=False)
-        self.call_after_refresh(self._bring_into_view)  # once laid out
+        self.call_after_refresh(self.keep_in_view)  # once laid out
 
-    def _bring_into_view(self) -> None:
-        """Show the call's card whole, or else from its top when what it shows above the
-        choices (the command, the path) is short: what is approved is read first. A long
-        body (a diff) stays above the choices, to scroll back to."""
-        card, column = self.parent, self.parent.parent if self.parent else None
-        if not isinstance(card, Widget) or not isinstance(column, Widget) \
-                or self.virtual_region.y > column.size.height // 2:
-            self.scroll_visible(animate=False)
-            return
-        card.scroll_visible(animate=False, top=card.outer_size.height > column.size.height)
+    def keep_in_view(self) -> None:
+        """Show the choices, or the field open below them, in the chat: with the call's card
+        whole if it fits, else from the card's top (what is approved is read first) when
+        that fits, else with what comes before them above (a long diff stays above, to
+        scroll back to; :func:`~openletta.ui.in_view.bring_into_view`)."""
+        part = next((field for field in (self._reason, self._edit) if field.display),
+                    self._options)
+        if isinstance(self.parent, Widget):
+            bring_into_view(self.parent, part)
 
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
@@ -314,7 +314,8 @@ class ApprovalPrompt(Vertical):
         if choice in (Choice.DENY, Choice.EDIT):
             field = self._reason if choice is Choice.DENY else self._edit
             field.display = True
-            field.focus()
+            field.focus(scroll_visible=False)
+            self.call_after_refresh(self.keep_in_view)  # once it has its height
             self.refresh_bindings()
         else:
             self.post_message(self.Answered(self, choice))
