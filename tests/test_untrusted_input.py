@@ -194,7 +194,7 @@ async def test_a_deep_body_is_a_typed_error(replay_server, status: int) -> None:
     replay_server.reply_bytes(DEEP.encode(), status)
     async with LettaClient(replay_server.base_url) as client:
         with pytest.raises(ServerError):
-            await client.health()
+            await client.list_agents()
 
 
 @pytest.mark.parametrize("key", ["sk-ключ-123456", "sk-with space-123", "sk-tab\tkey-123"])

@@ -761,6 +761,7 @@ async def test_a_conversation_gets_a_name_at_its_start_or_later(
         stored = await screen.session.client.get_conversation(conversation)
         assert stored.summary == "a much longer name for the triage work"
         target = tmp_path / "named.md"
+        await send(pilot, screen, "hello", wait_until)  # (an empty thread writes no file)
         await pilot.press(*f"/export {target}", "enter")
         await wait_until(pilot, target.exists, what="the export")
         title = target.read_text(encoding="utf-8").splitlines()[0]
