@@ -157,14 +157,14 @@ def test_a_mode_is_described_with_the_tools_the_users_rules_let_run(tmp_path: Pa
     assert permissions.described(tools) == "Mode: ask. Every local call asks first."
     permissions.session.add("LS")
     assert permissions.described(tools) == (
-        "Mode: ask. Every local call asks first. But for LS: your rules let it run.")
+        "Mode: ask. Every local call asks first. Your rules let LS run without asking.")
     permissions.allow_always("Read")
-    assert permissions.described(tools).endswith("But for LS and Read: your rules let them run.")
+    assert permissions.described(tools).endswith("Your rules let LS and Read run without asking.")
     permissions.mode = PermissionMode.ACCEPT_EDITS  # reads run anyway: only commands count
     assert permissions.described(tools).endswith("commands still ask.")
     permissions.allow_always("Bash")
     assert permissions.described(tools).endswith(
-        "commands still ask. But for Bash: your rules let it run.")
+        "commands still ask. Your rules let Bash run without asking.")
     permissions.mode = PermissionMode.READ_ONLY  # the mode decides: rules do not count
     assert permissions.described(tools) == (
         f"Mode: read-only. {PermissionMode.READ_ONLY.explained}")

@@ -179,7 +179,7 @@ class Permissions:
         if not allowed:
             return said
         names = ", ".join(allowed[:-1]) + " and " + allowed[-1] if allowed[1:] else allowed[0]
-        return f"{said} But for {names}: your rules let {'them' if allowed[1:] else 'it'} run."
+        return f"{said} Your rules let {names} run without asking."
 
     def allow_always(self, tool: str) -> None:
         """Never ask again for ``tool`` in this project."""

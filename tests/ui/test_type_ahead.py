@@ -207,10 +207,10 @@ async def test_esc_on_an_item_of_an_idle_chat_says_it_goes_back_to_the_prompt(
 async def test_ctrl_t_says_whether_internal_messages_are_shown_and_how_many_are_loaded(
         demo_server, make_app, wait_until) -> None:
     async with demo_chat(make_app, demo_server.base_url, wait_until) as (app, pilot, screen):
-        for shown, said in ((True, "Shown: the system prompt and system notes (1 item in "
-                                   "what is loaded). Ctrl+T hides them."),
-                            (False, "Hidden: the system prompt and system notes (1 item in "
-                                    "what is loaded). Ctrl+T shows them.")):
+        for shown, said in ((True, "Shown: the system prompt and system notes, 1 message so "
+                                   "far in this chat. Ctrl+T hides them."),
+                            (False, "Hidden: the system prompt and system notes, 1 message so "
+                                    "far in this chat. Ctrl+T shows them.")):
             await pilot.press("ctrl+t")
             await wait_until(pilot, lambda shown=shown: screen.view.show_internal is shown,
                              what=said)

@@ -381,6 +381,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         """Show or hide internal items (system prompt, system notes), and say which."""
         self.view.show_internal = shown = not self.view.show_internal
         loaded = sum(item.internal for item in self.session.transcript.items)
-        self.notify(f"{'Shown' if shown else 'Hidden'}: the system prompt and system notes "
-                    f"({counted(loaded, 'item')} in what is loaded). Ctrl+T "
-                    f"{'hides' if shown else 'shows'} them.", title="Internal messages")
+        self.notify(f"{'Shown' if shown else 'Hidden'}: the system prompt and system notes, "
+                    f"{counted(loaded, 'message') if loaded else 'none'} so far in this chat. "
+                    f"Ctrl+T {'hides' if shown else 'shows'} them.", title="Internal messages")
