@@ -37,3 +37,11 @@ def bring_into_view(item: Widget, part: Widget) -> None:
     target = scroll_target(round(view.scroll_y), height, *rows)
     if target != round(view.scroll_y):
         view.scroll_to(y=target, animate=False, immediate=True)
+
+
+def fits_through(item: Widget, part: Widget, *, less: int = 0) -> bool:
+    """Whether ``item`` from its top through ``part`` fits the view it is in (its parent),
+    with ``less`` rows fewer (a line shown only while it does not)."""
+    view = item.parent
+    rows = part.region.bottom - item.region.y - less
+    return not isinstance(view, Widget) or rows <= view.scrollable_content_region.height

@@ -8,7 +8,7 @@ from chat_helpers import choose, demo_chat
 from test_approvals import prompt_focused
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import OptionList
+from textual.widgets import OptionList, Static
 
 from openletta.chat.local_calls import LocalCalls
 from openletta.ui.in_view import scroll_target
@@ -54,11 +54,14 @@ async def test_the_approval_shows_its_choices_and_the_call_above_them_when_it_fi
         assert isinstance(card, ToolCallCard)
         header = card.query_one(CardHeader)
         assert not in_view(screen, header)  # the choices need all the rows there are
-        through_choices = options.region.bottom - card.region.y
+        what = prompt.query_one(".approval-what")  # (shown while the header is above)
+        assert what.display
+        through_choices = options.region.bottom - card.region.y - what.region.height
         rows = screen.view.scroll.scrollable_content_region.height
         await pilot.resize_terminal(60, 15 + through_choices - rows)
         await wait_in_view(pilot, screen, options, wait_until, "the choices, resized")
         await wait_in_view(pilot, screen, header, wait_until, "the card's header (the call)")
+        assert not what.display  # (said once: in the header)
         assert card.region.height > screen.view.scroll.scrollable_content_region.height
 
 
@@ -73,6 +76,9 @@ async def test_after_a_resize_the_approval_shows_its_choices_and_the_field_opene
         card = screen.view.widget_for(prompt.call)
         assert isinstance(card, ToolCallCard)
         assert card.region.height > screen.view.scroll.scrollable_content_region.height
+        what = prompt.query_one(".approval-what", Static)  # the card's header is above
+        await wait_in_view(pilot, screen, what, wait_until, "what is approved")
+        assert str(what.render()) == "Bash  du -sh ."
         await choose(pilot, "n", wait_until)
         reason = prompt.query_one(".approval-reason")
         assert app.focused is reason

@@ -39,8 +39,9 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.formatting import home_relative
-from openletta.ui.in_view import bring_into_view
+from openletta.ui.in_view import bring_into_view, fits_through
 from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
+from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput, SteadyTextArea
 
@@ -183,6 +184,8 @@ class ApprovalPrompt(Vertical):
                              classes="approval-reason")
         self._edit = CommandEditor(editable or "", classes="approval-edit")
         self._error = Static(classes="approval-error")
+        summary = renderer_for(call.name).summary(call) if call.arguments else ""
+        self._what = Static(plain_text(f"{call.name}  {summary}".strip()), classes="approval-what")
         #: Why the last answer did not go through, as shown (``None``: nothing shown).
         self.error: str | None = None
         #: The choice of each key (its letter and its number), and a choice picked by a key
@@ -213,6 +216,7 @@ class ApprovalPrompt(Vertical):
         if has_hidden_characters_in_call(self.call):
             title.append(" · holds hidden characters, shown as symbols above", style="bold")
         yield Static(title, classes="approval-title")
+        yield self._what
         yield self._options
         yield self._reason
         yield self._edit
@@ -240,7 +244,14 @@ class ApprovalPrompt(Vertical):
         scroll back to; :func:`~openletta.ui.in_view.bring_into_view`)."""
         part = next((field for field in (self._reason, self._edit) if field.display),
                     self._options)
-        if isinstance(self.parent, Widget):
+        if not isinstance(self.parent, Widget):
+            return
+        # What is approved shows here (:attr:`_what`) while the card's header is above.
+        cut = not fits_through(self.parent, part, less=self._what.region.height)
+        if cut != self.has_class("-card-cut"):
+            self.set_class(cut, "-card-cut")
+            self.call_after_refresh(self.keep_in_view)  # once laid out again
+        else:
             bring_into_view(self.parent, part)
 
     def show_error(self, message: str) -> None:
