@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
@@ -60,7 +60,7 @@ def drawing_widgets(root: Widget) -> Iterator[Widget]:
 def widget_hits(widget: Widget, pattern: re.Pattern[str]) -> list[Hit]:
     """The matches of ``pattern`` that ``widget`` draws: found in its text, and placed on the
     row that draws them; in the rows' own text where the widget's text is not selectable."""
-    rows = widget.render_lines(widget.size.region)
+    rows = widget.render_lines(Region(0, 0, *widget.region.size))  # padding too, as drawn
     spans = [drawn_span(row) for row in rows]
     found = widget.get_selection(EVERYTHING)
     if found is None or all(span is None for span in spans):
