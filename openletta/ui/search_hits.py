@@ -17,6 +17,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
+from openletta.transcript.search import query_pattern
+
 #: A selection of all of a widget's text.
 EVERYTHING = Selection(None, None)
 
@@ -41,10 +43,9 @@ def find_hits(root: Widget, query: str) -> list[Hit]:
     """Every place ``query`` (ignoring case) is drawn in ``root`` as last laid out, top to
     bottom; nothing where it is cut by the end of a line or not drawn (folded, or the
     address of a link)."""
-    needle = query.strip()
-    if not needle:
+    pattern = query_pattern(query)
+    if pattern is None:
         return []
-    pattern = re.compile(re.escape(needle), re.IGNORECASE)
     hits = [hit for widget in drawing_widgets(root) for hit in widget_hits(widget, pattern)]
     return sorted(hits, key=lambda hit: (hit.widget.region.y + hit.row, hit.widget.region.x))
 
