@@ -1,42 +1,26 @@
-"""Finding text in a transcript: which items mention a query (case-insensitive)."""
+"""Finding text in a transcript: which items show a query (ignoring case)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 
-from openletta.transcript.items import (
-    AssistantItem,
-    ErrorItem,
-    EventItem,
-    Item,
-    ReasoningItem,
-    SystemItem,
-    ToolCallItem,
-    UserItem,
-)
+from openletta.transcript.items import Item
 
 
-def searchable_text(item: Item) -> str:
-    """Everything a reader sees of ``item``, as one string to search."""
-    if isinstance(item, UserItem | AssistantItem | SystemItem | EventItem):
-        return item.text
-    if isinstance(item, ReasoningItem):
-        return "" if item.hidden else item.text
-    if isinstance(item, ToolCallItem):
-        parts = [item.name, item.arguments_text, item.result or "", *item.stdout, *item.stderr,
-                 item.reason or ""]
-        return "\n".join(parts)
-    if isinstance(item, ErrorItem):
-        return f"{item.message}\n{item.detail or ''}"
-    return ""
+def query_pattern(query: str) -> re.Pattern[str] | None:
+    """What ``query`` finds: its words (white space at its ends left out), in any case;
+    ``None`` for a blank query, which finds nothing."""
+    needle = query.strip()
+    return re.compile(re.escape(needle), re.IGNORECASE) if needle else None
 
 
-def find_items(items: Iterable[Item], query: str, *, include_internal: bool = False
-               ) -> list[Item]:
-    """The items whose text contains ``query`` (ignoring case), in order."""
-    needle = query.casefold().strip()
-    if not needle:
+def find_items(items: Iterable[Item], query: str, shown_text: Callable[[Item], str], *,
+               include_internal: bool = False) -> list[Item]:
+    """The items whose ``shown_text`` (what a reader sees of an item, not its source: a
+    reply's Markdown rendered) contains ``query``, ignoring case, in order."""
+    pattern = query_pattern(query)
+    if pattern is None:
         return []
     return [item for item in items
-            if (include_internal or not item.internal)
-            and needle in searchable_text(item).casefold()]
+            if (include_internal or not item.internal) and pattern.search(shown_text(item))]

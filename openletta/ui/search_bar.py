@@ -1,6 +1,7 @@
 """Ctrl+F: find text in the conversation and step between the matches.
 
-Matches are counted by item (a message, a tool call), searched in what is loaded; stepping
+Matches are counted by item (a message, a tool call), searched in what is loaded, in what
+each item shows (:func:`shown_text`: a reply's Markdown rendered, not its source); stepping
 past the oldest match loads earlier pages from the server, a page at a time, until an older
 match turns up or the conversation begins. The current item is tinted and unfolded, and a
 step goes through each place its widget draws the query (:func:`find_hits`) before the next
@@ -26,6 +27,7 @@ from openletta.transcript import Item
 from openletta.transcript.search import find_items
 from openletta.ui.chat_view import ChatView
 from openletta.ui.search_hits import Hit, find_hits
+from openletta.ui.shown_text import DEFAULT_WIDTH, shown_text
 from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.base import Folds
 
@@ -228,7 +230,9 @@ class SearchBar(Horizontal):
         return None
 
     def _refresh_matches(self) -> None:
+        width = self._view.scroll.content_region.width or DEFAULT_WIDTH
         self.matches = find_items(self._items(), self.search_text,
+                                  lambda item: shown_text(item, width),
                                   include_internal=self._view.show_internal)
         if self.current is not None and self.current >= len(self.matches):
             self.current = None

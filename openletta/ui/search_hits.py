@@ -12,10 +12,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
+
+from openletta.transcript.search import query_pattern
 
 #: A selection of all of a widget's text.
 EVERYTHING = Selection(None, None)
@@ -41,10 +43,9 @@ def find_hits(root: Widget, query: str) -> list[Hit]:
     """Every place ``query`` (ignoring case) is drawn in ``root`` as last laid out, top to
     bottom; nothing where it is cut by the end of a line or not drawn (folded, or the
     address of a link)."""
-    needle = query.strip()
-    if not needle:
+    pattern = query_pattern(query)
+    if pattern is None:
         return []
-    pattern = re.compile(re.escape(needle), re.IGNORECASE)
     hits = [hit for widget in drawing_widgets(root) for hit in widget_hits(widget, pattern)]
     return sorted(hits, key=lambda hit: (hit.widget.region.y + hit.row, hit.widget.region.x))
 
@@ -60,7 +61,7 @@ def drawing_widgets(root: Widget) -> Iterator[Widget]:
 def widget_hits(widget: Widget, pattern: re.Pattern[str]) -> list[Hit]:
     """The matches of ``pattern`` that ``widget`` draws: found in its text, and placed on the
     row that draws them; in the rows' own text where the widget's text is not selectable."""
-    rows = widget.render_lines(widget.size.region)
+    rows = widget.render_lines(Region(0, 0, *widget.region.size))  # padding too, as drawn
     spans = [drawn_span(row) for row in rows]
     found = widget.get_selection(EVERYTHING)
     if found is None or all(span is None for span in spans):

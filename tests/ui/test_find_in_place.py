@@ -132,3 +132,27 @@ async def test_a_match_on_the_first_line_of_a_message_has_what_leads_to_it_above
         hit = search.hits[search.hit]
         rows_above = hit.widget.region.y + hit.row - scroll.region.y
         assert 2 <= rows_above <= scroll.page_height // 4  # a few rows: it stays near the top
+
+
+def count(screen: ChatScreen) -> str:
+    return str(screen.search.query_one("#search-count").render())
+
+
+async def test_markdown_syntax_and_link_addresses_are_not_counted_and_code_is_found(
+        demo_server, make_app, wait_until) -> None:
+    """What a reply shows is searched, not its Markdown source: ``**`` or a link's address
+    count nothing (nothing on screen shows them); a line of code is shown and selected.
+    (Ctrl+F again selects the query, and typing replaces it.)"""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        await send(pilot, screen, "long", wait_until)
+        reply = long_reply(screen)
+        assert "**" in reply.text and "example.invalid/part-1" in reply.text
+        await pilot.press("ctrl+f", *"**")
+        await wait_until(pilot, lambda: count(screen) == "no matches", what="** not counted")
+        await pilot.press("ctrl+f", *"example.invalid/part-1")
+        await wait_until(pilot, lambda: count(screen) == "no matches",
+                         what="a link's address not counted")
+        await pilot.press("ctrl+f", *"return total", "enter")
+        await wait_until(pilot, lambda: marked(screen) == [reply], what="the reply marked")
+        await wait_until(pilot, lambda: in_view(screen, "return total"),
+                         what="the last line of a code block on screen, selected")

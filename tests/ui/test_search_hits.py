@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from textual.geometry import Region
 from widget_app import ItemsApp
 
 from openletta.transcript import AssistantItem, ReasoningItem
@@ -15,7 +16,8 @@ REPLY = ("# Needle\n\n" + "A paragraph long enough to wrap a few times at sixty 
 
 
 def drawn_row(hit: Hit) -> str:
-    return hit.widget.render_lines(hit.widget.size.region)[hit.row].text
+    widget = hit.widget
+    return widget.render_lines(Region(0, 0, *widget.region.size))[hit.row].text
 
 
 async def test_each_place_a_reply_draws_the_query_top_to_bottom() -> None:
@@ -50,3 +52,12 @@ async def test_a_thought_drawn_without_selectable_text_gives_its_rows() -> None:
         (hit,) = find_hits(block, "needle")
         assert hit.widget is block and hit.selection is None
         assert hit.row == 21 and "the needle is here" in drawn_row(hit)
+
+
+async def test_the_last_line_of_a_code_block_is_found_under_its_padding() -> None:
+    item = AssistantItem(key="a", text="```python\ntotal = 0\nreturn total\n```\n", done=True)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        (hit,) = find_hits(app.widget_of(item), "return total")
+        assert "return total" in drawn_row(hit)

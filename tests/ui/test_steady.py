@@ -13,8 +13,9 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 from waiting import wait_until
 
+from openletta.markdown_text import reply_parser
 from openletta.ui.steady import layout_needed, refresh_content
-from openletta.ui.widgets.assistant import ReplyMarkdown, shared_parser
+from openletta.ui.widgets.assistant import ReplyMarkdown
 from openletta.ui.widgets.paragraph import SteadyParagraph
 
 PARAGRAPH = ("Streaming adds words to the last paragraph, and most of them fit on the line "
@@ -82,7 +83,7 @@ async def test_a_streamed_paragraph_ends_laid_out_as_if_given_whole() -> None:
 async def test_streamed_writes_share_one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
     app = StreamedBesideWhole()
     async with app.run_test(size=(60, 30)) as pilot:
-        shared_parser()  # made once for the app's life
+        reply_parser()  # made once for the app's life
         made: list[MarkdownIt] = []
         original = MarkdownIt.__init__
 
@@ -100,7 +101,7 @@ async def test_streamed_writes_share_one_parser(monkeypatch: pytest.MonkeyPatch)
 
 
 def test_file_names_in_a_reply_are_not_links_to_hosts() -> None:
-    html = shared_parser().render("Edit main.py, build.sh and README.md; see https://x.org")
+    html = reply_parser().render("Edit main.py, build.sh and README.md; see https://x.org")
     assert "http://main.py" not in html and "http://README.md" not in html
     assert 'href="http://build.sh"' not in html
     assert '<a href="https://x.org">https://x.org</a>' in html

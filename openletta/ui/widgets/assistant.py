@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from contextlib import suppress
 from typing import ClassVar
 
-from markdown_it import MarkdownIt
 from textual.binding import Binding, BindingType
 from textual.widget import AwaitMount, MountError, Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
 
 from openletta.display import StreamCleaner
+from openletta.markdown_text import reply_parser
 from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
@@ -36,26 +35,13 @@ class CodeBlock(MarkdownFence, can_focus=True):
         copy_to_clipboard(self, "the code block", self.code)
 
 
-@functools.cache
-def shared_parser() -> MarkdownIt:
-    """The one Markdown parser of every reply: Textual makes a new one (its rules and link
-    patterns compiled again) for every write of a stream, which costs most of a parse.
-
-    Only addresses with a scheme are links: ``main.py``, ``build.sh`` or ``README.md`` name
-    files, not the hosts of Paraguay, Saint Helena or Moldova."""
-    parser = MarkdownIt("gfm-like")
-    if parser.linkify is not None:  # (linkify-it comes with Textual)
-        parser.linkify.set({"fuzzy_link": False})
-    return parser
-
-
 #: The block classes of headings (Textual's own, by the public table of blocks).
 _HEADINGS = tuple(Markdown.BLOCKS[f"h{level}"] for level in range(1, 7))
 
 
 class ReplyMarkdown(Markdown):
     """Markdown whose code blocks can be focused and copied on their own, with lighter lists,
-    parsed by the :func:`shared_parser`."""
+    parsed by the :func:`reply_parser`."""
 
     # Not a ClassVar: Markdown declares BLOCKS as an instance attribute, so mypy refuses one.
     BLOCKS: dict[str, type[MarkdownBlock]] = {  # noqa: RUF012
@@ -66,7 +52,7 @@ class ReplyMarkdown(Markdown):
 
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
                  open_links: bool = True) -> None:
-        super().__init__(markdown, id=id, open_links=open_links, parser_factory=shared_parser)
+        super().__init__(markdown, id=id, open_links=open_links, parser_factory=reply_parser)
 
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
               after: int | str | Widget | None = None) -> AwaitMount:

@@ -20,7 +20,7 @@ from openletta.chat.approvals import NO_REASON
 from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.formatting import format_elapsed
-from openletta.ui.renderers import renderer_for
+from openletta.ui.renderers import ToolRenderer, renderer_for
 from openletta.ui.renderers.base import (
     BAD,
     MUTED,
@@ -61,6 +61,34 @@ TITLE_ROOM = 16
 #: Under a call the agent asked for that never ran.
 NOT_RUN_NOTE = ("Not run: the agent runs one call at a time (or its step ended first); it "
                 "may ask for it again.")
+
+def card_title(item: ToolCallItem, renderer: ToolRenderer) -> Content:
+    """The title of a card: the tool's name, and the summary of its arguments once they
+    parse."""
+    summary = renderer.summary(item) if item.arguments is not None else ""
+    return Content.assemble((literal_text(item.name) or "tool", "bold"), "  ", (summary, MUTED))
+
+
+def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[Content]:
+    """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
+    (its raw arguments while they stream), then any warning, denial or note."""
+    if item.arguments is not None:
+        blocks = renderer.body(item, width)
+    else:  # still streaming (or never valid JSON): show the raw text
+        raw = literal_text(item.arguments_text)
+        blocks = [Content.styled(raw, MUTED)] if raw else []
+        if (output := finished_output(item)) is not None:
+            blocks.extend(output_block(output))
+    if has_hidden_characters_in_call(item):
+        blocks.insert(0, Content.styled(HIDDEN_CHARACTERS_WARNING, f"bold {WARN}"))
+    if item.status is ToolStatus.DENIED:
+        reason = denial_reason(item)
+        blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
+                                       (f": {DisplayText(reason)}" if reason else "", BAD)))
+    elif item.status is ToolStatus.NOT_RUN:
+        blocks.append(Content.styled(NOT_RUN_NOTE, MUTED))
+    return blocks
+
 
 class CardHeader(Widget):
     """The card's title line: tool name and summary (cut with "…"), then the badges.
@@ -219,9 +247,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
         if key == self._title_key:
             return
         self._title_key = key
-        summary = self._renderer.summary(item) if item.arguments is not None else ""
-        self._header.title = Content.assemble((literal_text(item.name) or "tool", "bold"), "  ",
-                                              (summary, MUTED))
+        self._header.title = card_title(item, self._renderer)
 
     def _sync_body(self) -> None:
         item = self.item
@@ -230,30 +256,11 @@ class ToolCallCard(ItemWidget, can_focus=True):
         if key == self._body_key:
             return
         self._body_key = key
-        blocks = self._blocks()
+        blocks = card_blocks(item, self._renderer, self._width())
         self._body_content = Content("\n").join(blocks)
         self._body.update(self._body_content)
         self._body.display = bool(blocks)
         self._measure_body()
-
-    def _blocks(self) -> list[Content]:
-        item = self.item
-        if item.arguments is not None:
-            blocks = self._renderer.body(item, self._width())
-        else:  # still streaming (or never valid JSON): show the raw text
-            raw = literal_text(item.arguments_text)
-            blocks = [Content.styled(raw, MUTED)] if raw else []
-            if (output := finished_output(item)) is not None:
-                blocks.extend(output_block(output))
-        if has_hidden_characters_in_call(item):
-            blocks.insert(0, Content.styled(HIDDEN_CHARACTERS_WARNING, f"bold {WARN}"))
-        if item.status is ToolStatus.DENIED:
-            reason = denial_reason(item)
-            blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
-                                           (f": {DisplayText(reason)}" if reason else "", BAD)))
-        elif item.status is ToolStatus.NOT_RUN:
-            blocks.append(Content.styled(NOT_RUN_NOTE, MUTED))
-        return blocks
 
     def _width(self) -> int:
         return self.content_region.width or self.app.size.width
