@@ -166,7 +166,7 @@ async def test_context_counts_the_open_conversation_not_the_default_thread(
         await pilot.press(*"/context", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
         title = str(app.screen.query_one(".inspect-title").render())
-        assert title == "Context window of demo-agent in scratch"  # as the status bar says
+        assert title == "Context window of demo-agent in “scratch”"  # its name, quoted
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])

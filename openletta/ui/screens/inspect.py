@@ -205,8 +205,9 @@ class ContextScreen(InspectScreen):
     def of(cls, session: ChatSession) -> ContextScreen:
         """The context window of the conversation ``session`` has open."""
         agent, conversation = session.agent, session.conversation_id
-        where = (f"the {DEFAULT_THREAD_NAME}" if conversation is None else
-                 conversation_label(session.conversation_name, session.first_message))
+        name = session.conversation_name
+        where = (f"the {DEFAULT_THREAD_NAME}" if conversation is None else f"“{name}”" if name
+                 else conversation_label(None, session.first_message))  # (that one is quoted)
         return cls(session.client, agent.id, agent.name or agent.id, conversation, where)
 
     def on_mount(self) -> None:
