@@ -33,6 +33,8 @@ from openletta.ui.widgets.base import Folds
 
 #: Earlier pages loaded by one step before the search says it found nothing older.
 PAGES_PER_STEP = 10
+#: Items whose shown text is read ahead at a time, between the app's other work.
+READ_AHEAD_BATCH = 10
 MATCH_CLASS = "-match"
 #: Rows shown above a match's line (a quarter of the view at most), for what leads to it.
 ROWS_ABOVE_MATCH = 3
@@ -123,11 +125,26 @@ class SearchBar(Horizontal):
         return bool(self._selected) and self.screen.selections == self._selected
 
     def open(self) -> None:
-        """Show the bar and focus its field (with the last query selected)."""
+        """Show the bar and focus its field (with the last query selected); the items'
+        shown text is read meanwhile."""
         self.display = True
         self._input.focus()
         self._input.select_all()
         self._refresh_matches()
+        self.run_worker(self._read_ahead(), group="find-read-ahead", exclusive=True)
+
+    async def _read_ahead(self) -> None:
+        """Read the shown text of the items loaded before a query needs it (a long
+        history's Markdown takes a while), a batch at a time between the app's other work."""
+        width = self._width()
+        for count, item in enumerate(list(self._items()), 1):
+            shown_text(item, width)
+            if count % READ_AHEAD_BATCH == 0:
+                await asyncio.sleep(0)
+
+    def _width(self) -> int:
+        """The width a tool card's body is laid out in (what the chat gives it)."""
+        return self._view.scroll.content_region.width or DEFAULT_WIDTH
 
     def action_close(self) -> None:
         """Hide the bar and clear the tint."""
@@ -230,7 +247,7 @@ class SearchBar(Horizontal):
         return None
 
     def _refresh_matches(self) -> None:
-        width = self._view.scroll.content_region.width or DEFAULT_WIDTH
+        width = self._width()
         self.matches = find_items(self._items(), self.search_text,
                                   lambda item: shown_text(item, width),
                                   include_internal=self._view.show_internal)

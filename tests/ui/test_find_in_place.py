@@ -3,13 +3,15 @@ and stepping goes from one occurrence to the next inside the reply (demo server)
 
 from __future__ import annotations
 
+import pytest
 from chat_helpers import demo_chat, laid_out, send
 from textual.widget import Widget
 from widget_app import shown_text
 
 from openletta.transcript import AssistantItem, ToolCallItem, UserItem
+from openletta.ui import shown_text as shown_text_module
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.search_bar import MATCH_CLASS
+from openletta.ui.search_bar import MATCH_CLASS, READ_AHEAD_BATCH
 from openletta.ui.widgets import ToolCallCard
 
 SIZE = (100, 30)
@@ -156,3 +158,23 @@ async def test_markdown_syntax_and_link_addresses_are_not_counted_and_code_is_fo
         await wait_until(pilot, lambda: marked(screen) == [reply], what="the reply marked")
         await wait_until(pilot, lambda: in_view(screen, "return total"),
                          what="the last line of a code block on screen, selected")
+
+
+async def test_opening_find_reads_the_shown_text_ahead_of_the_query(
+        long_history, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long history's Markdown is read as the bar opens, not at the first key typed."""
+    async with demo_chat(make_app, long_history.base_url, wait_until) as (app, pilot, screen):
+        replies = [item for item in screen.session.transcript.items
+                   if isinstance(item, AssistantItem)]
+        assert len(replies) > READ_AHEAD_BATCH  # (read in batches)
+        await pilot.press("ctrl+f")
+        await wait_until(pilot, lambda: not any(worker.group == "find-read-ahead"
+                                                for worker in app.workers),
+                         what="the text read ahead")
+
+        def unread(text: str) -> str:
+            raise AssertionError("a reply's Markdown read again at the query")
+
+        monkeypatch.setattr(shown_text_module, "markdown_text", unread)
+        await pilot.press(*"the")
+        await wait_until(pilot, lambda: screen.search.matches, what="matches")
