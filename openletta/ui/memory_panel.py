@@ -81,10 +81,18 @@ class MemoryPanel(Vertical):
         if self.display:
             self.fit(self.app.size.width)
             self.reload(focus=True)
+        else:
+            self._place_toasts()
 
     def fit(self, width: int) -> None:
         """Take the whole screen on a narrow terminal, a column beside the chat otherwise."""
         self.set_class(width < NARROW_WIDTH, "-full")
+        self._place_toasts()
+
+    def _place_toasts(self) -> None:
+        """Toasts (at the top right) show left of the panel beside the chat, not over its
+        heading and first block."""
+        self.screen.set_class(self.display and not self.has_class("-full"), "-memory-beside")
 
     def turn_ended(self) -> None:
         """A turn may have changed blocks: read them now when shown (else on opening), and

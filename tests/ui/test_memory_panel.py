@@ -427,3 +427,22 @@ async def test_a_block_the_agent_changes_while_it_is_edited_shows_the_change_the
         await wait_until(pilot, lambda: blocks(screen.memory)["human"].block.value == mine,
                          what="the value saved")
         assert await stored(demo_server.base_url, agent, "human") == mine
+
+
+async def test_toasts_show_beside_the_panel_not_over_it(demo_server, make_app, wait_until) -> None:
+    """With the panel beside the chat, a toast shows at the chat's top right, the panel's
+    heading in sight; with the panel closed, at the screen's."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "human" in blocks(screen.memory))
+        app.notify("Copied 2 lines.", title="Copy")
+        await wait_until(pilot, lambda: screen.query("Toast"), what="the toast")
+        toast = screen.query_one("Toast")
+        await wait_until(pilot, lambda: toast.region.width > 0, what="the toast placed")
+        assert toast.region.right <= screen.memory.region.x
+        beside = toast.region.right
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: toast.region.right == beside + 52,
+                         what="the toast at the screen's right")
