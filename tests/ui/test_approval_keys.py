@@ -116,3 +116,18 @@ async def test_a_digit_of_a_choice_not_offered_answers_nothing(wait_until) -> No
         await pilot.press("y")
         await wait_until(pilot, lambda: bool(app.answers), what="the answer")
     assert app.answers == [Choice.APPROVE]
+
+
+async def test_a_choice_too_long_for_the_line_wraps_under_its_label(wait_until) -> None:
+    """On a narrow terminal the rest of a long choice lines up under its first words, not
+    under the keys (which stay alone at the left)."""
+    app = KeysApp()
+    async with app.run_test(size=(48, 20)) as pilot:
+        options = app.prompt.query_one("OptionList")
+        await wait_until(pilot, lambda: options.option_count > 0, what="the choices")
+        lines = [strip.text for strip in options.render_lines(options.size.region)]
+        start = next(index for index, line in enumerate(lines) if "s/2" in line)
+        first, rest = lines[start], lines[start + 1]
+        label_at = first.index("Approve")
+        assert rest[:label_at].strip() == "" and rest[label_at] != " "
+        assert "s/2" not in rest and "a/3" not in rest

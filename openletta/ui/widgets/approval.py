@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.table import Table
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -71,13 +73,24 @@ TYPED_THROUGH_KEYS = frozenset({"backspace", "enter"})
 FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
 
 
-def choice_row(keys: str, label: str) -> Text:
-    """``y/1  Approve`` with the keys highlighted."""
-    text = Text()
-    text.append(keys.ljust(5), style="bold")
-    text.append(" ")
-    text.append(label)
-    return text
+class ChoiceRow:
+    """``y/1   Approve`` with the keys highlighted; a label too long for the line wraps under
+    itself, not under the keys. Its ``str`` is the row as plain text."""
+
+    KEYS_WIDTH = 5
+
+    def __init__(self, keys: str, label: str) -> None:
+        self.keys, self.label = keys, label
+
+    def __str__(self) -> str:
+        return f"{self.keys.ljust(self.KEYS_WIDTH)} {self.label}"
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(width=self.KEYS_WIDTH, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(Text(self.keys, style="bold"), Text(self.label))
+        yield grid
 
 
 class CommandEditor(SteadyTextArea):
@@ -176,7 +189,7 @@ class ApprovalPrompt(Vertical):
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
             and (choice is not Choice.EDIT or editable is not None)
             and not (outside and choice in RULE_CHOICES)]  # no rule lets those through
-        self._options = OptionList(*(Option(choice_row(f"{key}/{NUMBERS[choice]}", label),
+        self._options = OptionList(*(Option(ChoiceRow(f"{key}/{NUMBERS[choice]}", label),
                                             id=choice.value)
                                      for choice, key, label in self._choices),
                                    classes="approval-options")
