@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pytest
-from chat_helpers import open_chat
+from chat_helpers import open_chat, send
 from textual.app import ComposeResult
 from textual.css.stylesheet import Stylesheet
 from textual.dom import DOMNode
@@ -16,6 +16,8 @@ from textual.widget import Widget
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.textual_internals import footer_keys
+from openletta.ui.widgets.reasoning import ReasoningBlock
+from openletta.ui.widgets.user import UserMessage
 
 
 @pytest.fixture
@@ -97,3 +99,32 @@ async def test_keys_that_do_not_fit_are_hidden_whole_the_last_first_but_help(
                          what="more keys hidden")
         assert all(key.region.right <= palette.region.x
                    for key in footer_keys(bar) if key.display and key is not palette)
+
+
+async def test_enter_on_a_folding_item_says_whether_it_expands_or_collapses(
+        make_app, wait_until) -> None:
+    """A finished thought shows ``Expand`` on Enter, then ``Collapse``; a short message of the
+    user's folds nothing, and Enter is not offered there."""
+    app = make_app(demo=True, agent="demo-agent")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        bar = screen.query_one(KeyBar)
+
+        def enter_label() -> str | None:
+            return next((key.description for key in footer_keys(bar) if key.key == "enter"),
+                        None)
+
+        await wait_until(pilot, lambda: screen.query(ReasoningBlock) and
+                         screen.query_one(ReasoningBlock).can_focus, what="the thought done")
+        thought = screen.query_one(ReasoningBlock)
+        thought.focus()
+        await wait_until(pilot, lambda: enter_label() == "Expand", what="Enter expands")
+        await pilot.press("enter")
+        assert thought.expanded
+        await wait_until(pilot, lambda: enter_label() == "Collapse", what="Enter collapses")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: enter_label() == "Expand", what="Enter expands again")
+        assert not thought.expanded
+        screen.query_one(UserMessage).focus()
+        await wait_until(pilot, lambda: enter_label() is None, what="no Enter offered")

@@ -81,6 +81,8 @@ class ItemWidget(Widget):
     DEFAULT_CSS = "ItemWidget { height: auto; }"
     virtual_size = size_without_relayout()
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "expand", "Expand", id="item.expand"),
+        Binding("enter", "collapse", "Collapse", id="item.collapse"),
         Binding("c", "copy", "Copy", id="item.copy"),
     ]
 
@@ -123,10 +125,35 @@ class ItemWidget(Widget):
     def sync(self) -> None:
         """Re-read ``self.item`` and update what is shown (only what changed)."""
 
+    def can_fold(self) -> bool:
+        """Whether part of the item can fold away (a long output, a thought, a paste): then
+        :class:`Folds` too, and Enter expands or collapses it."""
+        return False
+
+    def toggle_fold(self) -> None:
+        """Expand the folded item, or collapse it again (Enter, a click)."""
+        if (folding := self._folding()) is not None:
+            folding.expanded = not folding.expanded
+            self.refresh_bindings()  # the key bar says what Enter does now
+
+    def _folding(self) -> Folds | None:
+        return self if self.can_fold() and isinstance(self, Folds) else None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``c`` only where there is something to copy (a footer or a divider has nothing,
-        and there ``c`` is the message's)."""
+        and there ``c`` is the message's); Enter expands what is folded, or collapses it."""
+        if action in ("expand", "collapse"):
+            folding = self._folding()
+            return folding is not None and folding.expanded == (action == "collapse")
         return action != "copy" or copy_text(self.item) is not None
+
+    def action_expand(self) -> None:
+        """Show the folded part."""
+        self.toggle_fold()
+
+    def action_collapse(self) -> None:
+        """Fold it again."""
+        self.toggle_fold()
 
     def action_copy(self) -> None:
         """Copy what this item says (the reply, the tool output, …) to the clipboard."""

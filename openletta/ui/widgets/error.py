@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.widgets import Collapsible, Static
 
 from openletta.display import plain_text
@@ -28,10 +25,6 @@ class ErrorBlock(ItemWidget, can_focus=True):
     """An :class:`ErrorItem`; the detail (often a traceback) is collapsed."""
 
     item: ErrorItem
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_detail", "Details", show=False, id="error.detail"),
-    ]
-
     def __init__(self, item: ErrorItem) -> None:
         super().__init__()
         self.item = item
@@ -44,7 +37,15 @@ class ErrorBlock(ItemWidget, can_focus=True):
             with Collapsible(title="Details", classes="error-detail"):
                 yield Static(plain_text(item.detail))
 
-    def action_toggle_detail(self) -> None:
-        """Enter: show or hide the detail (when there is one)."""
+    @property
+    def expanded(self) -> bool:
+        """Whether the detail shows."""
+        return any(not detail.collapsed for detail in self.query(Collapsible))
+
+    @expanded.setter
+    def expanded(self, shown: bool) -> None:
         for detail in self.query(Collapsible):
-            detail.collapsed = not detail.collapsed
+            detail.collapsed = not shown
+
+    def can_fold(self) -> bool:
+        return bool(self.item.detail)

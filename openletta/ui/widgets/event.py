@@ -3,12 +3,9 @@ summary folds to its first lines until Enter or a click opens it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.rule import Rule
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.reactive import var
 from textual.widgets import Static
 
@@ -23,10 +20,6 @@ class EventDivider(ItemWidget, can_focus=True):
     text) goes under the line, which names the event."""
 
     item: EventItem
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand", show=False, id="event.toggle"),
-    ]
-
     expanded = var(False)
     """Whether a long summary is shown in full."""
 
@@ -55,9 +48,7 @@ class EventDivider(ItemWidget, can_focus=True):
         self.sync()
 
     def on_click(self, event: events.Click) -> None:
-        self.action_toggle_expanded()
+        self.toggle_fold()
 
-    def action_toggle_expanded(self) -> None:
-        """Show a folded summary in full, or fold it again."""
-        if folds(DisplayText(self.item.text).strip().split("\n")):
-            self.expanded = not self.expanded
+    def can_fold(self) -> bool:
+        return folds(DisplayText(self.item.text).strip().split("\n"))

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.visual import VisualType
@@ -41,10 +38,6 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
     """A :class:`ReasoningItem`: its text while it streams, then a summary line."""
 
     item: ReasoningItem
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand", show=False, id="reasoning.toggle"),
-    ]
-
     expanded = reactive(False, toggle_class="-expanded")
     """Whether the finished reasoning shows its full text."""
 
@@ -84,10 +77,8 @@ class ReasoningBlock(TextItemWidget, can_focus=True):
         if self.is_mounted:
             self.sync()
 
-    def action_toggle_expanded(self) -> None:
-        """Expand or collapse the finished reasoning."""
-        if self.item.done and not self.item.hidden:
-            self.expanded = not self.expanded
+    def can_fold(self) -> bool:
+        return self.item.done and not self.item.hidden
 
     def on_click(self) -> None:
-        self.action_toggle_expanded()
+        self.toggle_fold()

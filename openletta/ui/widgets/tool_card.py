@@ -9,7 +9,6 @@ from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import reactive
 from textual.timer import Timer
@@ -149,10 +148,6 @@ class ToolCallCard(ItemWidget, can_focus=True):
     """
 
     item: ToolCallItem
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand", show=False, id="tool_card.toggle"),
-    ]
-
     expanded = reactive(False, toggle_class="-expanded")
     """Whether a long body is shown in full."""
 
@@ -298,16 +293,14 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if event.widget is self._header or event.widget is self._fold:
-            self.action_toggle_expanded()
+            self.toggle_fold()
 
     def watch_expanded(self) -> None:
         if self.is_mounted:
             self._update_fold()
 
-    def action_toggle_expanded(self) -> None:
-        """Show a folded body in full, or fold it again."""
-        if self.has_class("-foldable"):
-            self.expanded = not self.expanded
+    def can_fold(self) -> bool:
+        return self.has_class("-foldable")
 
 
 def _place(item: ToolCallItem) -> str:

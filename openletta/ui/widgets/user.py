@@ -3,10 +3,7 @@ folds to its first lines until Enter or a click opens it."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from textual import events
-from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.reactive import var
 
@@ -20,10 +17,6 @@ class UserMessage(TextItemWidget, can_focus=True):
     """A :class:`UserItem`."""
 
     item: UserItem
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle_expanded", "Expand", show=False, id="user.toggle"),
-    ]
-
     expanded = var(False)
     """Whether a long message is shown in full."""
 
@@ -37,12 +30,10 @@ class UserMessage(TextItemWidget, can_focus=True):
         self.sync()
 
     def on_click(self, event: events.Click) -> None:
-        self.action_toggle_expanded()
+        self.toggle_fold()
 
-    def action_toggle_expanded(self) -> None:
-        """Show a folded message in full, or fold it again."""
-        if folds(self._lines()):
-            self.expanded = not self.expanded
+    def can_fold(self) -> bool:
+        return folds(self._lines())
 
     def _lines(self) -> list[str]:
         return DisplayText(self.item.text).split("\n")
