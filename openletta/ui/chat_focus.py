@@ -1,6 +1,6 @@
 """The focus in a chat: Tab from the prompt to the newest item in view, Shift+Tab on to older
-ones, Esc back to the prompt: the part of :class:`~openletta.ui.screens.chat.ChatScreen`
-that moves it."""
+ones, Esc back to the prompt, and never on an item out of sight: the part of
+:class:`~openletta.ui.screens.chat.ChatScreen` that moves it."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from textual.css.query import QueryType
 from textual.screen import Screen
 from textual.widget import Widget
 
+from openletta.ui.chat_scroll import ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt
 from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.base import ItemWidget
 
 
 class FocusInChat(Screen[None]):
@@ -45,3 +47,28 @@ class FocusInChat(Screen[None]):
         nodes = widget.ancestors_with_self if widget is not None else []
         return self.view.scroll in nodes and not any(isinstance(node, ApprovalPrompt)
                                                      for node in nodes)
+
+    def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
+        """An item with the focus that the view left (a page key, End, the wheel, a stream)
+        passes it on to the item in view nearest it (none: to the prompt), so that ``c``,
+        Enter and Shift+Tab act on something shown."""
+        item = self._focused_item()
+        scroll = self.view.scroll
+        if item is None or scroll.shows(item):
+            return
+        in_view = [child for child in scroll.children if isinstance(child, ItemWidget)
+                   and child.can_focus and scroll.shows(child)]
+        if not in_view:
+            self.prompt.focus()
+        elif item.virtual_region.bottom <= scroll.scroll_y:  # the view went down
+            in_view[0].focus(scroll_visible=False)
+        else:
+            in_view[-1].focus(scroll_visible=False)
+
+    def _focused_item(self) -> ItemWidget | None:
+        """The item of the chat that has the focus, or holds what has it."""
+        focused = self.focused
+        if focused is None or not self.in_chat(focused):
+            return None
+        return next((node for node in focused.ancestors_with_self
+                     if isinstance(node, ItemWidget)), None)

@@ -349,3 +349,37 @@ async def test_ctrl_c_twice_quits_from_the_chooser_with_a_search_typed(
         assert "Ctrl+Q quits" in str(chooser.query_one("#agents-hint", Static).render())
         await pilot.press("ctrl+c", "ctrl+c")
         await wait_until(pilot, lambda: app.return_code is not None, what="the app to quit")
+
+
+async def test_the_focus_follows_the_view_off_an_item_it_left(
+        history_server, make_app, wait_until) -> None:
+    """An item with the focus that the view leaves passes the focus to the item in view
+    nearest it: PageUp from the newest item, End from an older one; ``c`` then copies what
+    is shown."""
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        scroll = screen.view.scroll
+
+        def focus_in_view() -> bool:
+            focused = app.focused
+            return focused is not None and screen.in_chat(focused) and scroll.shows(focused)
+
+        await pilot.press("tab")
+        newest = app.focused
+        assert newest is not None and screen.in_chat(newest)
+        await pilot.press("pageup")
+        await wait_until(pilot, lambda: not scroll.shows(newest) and app.focused is not newest,
+                         what="the view and the focus gone up")
+        assert focus_in_view()
+        for _ in range(2):
+            before = view_state(screen)
+            await pilot.press("pageup")
+            await wait_until(pilot, lambda before=before: view_state(screen) != before,
+                             what="another page up")
+        await wait_until(pilot, focus_in_view, what="the focus in view")
+        older = app.focused
+        await pilot.press("end")
+        await wait_until(pilot, lambda: scroll.at_bottom and not scroll.shows(older),
+                         what="back at the bottom")
+        await wait_until(pilot, focus_in_view, what="the focus in view")
