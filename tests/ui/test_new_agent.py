@@ -77,6 +77,29 @@ async def test_an_empty_name_is_refused_until_one_is_typed(demo_server, make_app
                          what="back to the chooser")
 
 
+
+async def test_a_name_letta_would_refuse_is_explained_and_not_sent(
+        demo_server, make_app, wait_until) -> None:
+    """Letta 0.16.8 answers a name with other characters than letters, digits, spaces, ``-``,
+    ``_`` and ``'`` with an internal error: the form says the rule as it is typed, and makes
+    nothing; Unicode letters are fine."""
+    app = make_app(base_url=demo_server.base_url)
+    async with app.run_test(size=SIZE) as pilot:
+        form = await open_form(pilot, wait_until)
+        count = len(demo_server.server.store.agents)
+        await pilot.press(*"my/agent [x]")
+        await wait_until(pilot, lambda: "not / [ ]" in status(form), what="the rule")
+        assert "letters (any language)" in status(form) and form.status.has_class("-error")
+        await pilot.press("enter")
+        assert app.screen is form and len(demo_server.server.store.agents) == count
+        name = form.query_one("#new-agent-name", Input)
+        name.value = "Ünï's 中文 helper_2-b"
+        await wait_until(pilot, lambda: status(form) == HINT, what="the hint again")
+        await pilot.press("enter")
+        screen = await open_chat(pilot, wait_until)
+        assert screen.session.agent.name == "Ünï's 中文 helper_2-b"
+
+
 class RefusingClient:
     """Lists two models; refuses the first attempt to make an agent, accepts the second."""
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import ClassVar
 
@@ -29,6 +30,21 @@ STARTING_MEMORY = {
     "human": "Nothing is known about the user yet.",
 }
 NAME_NEEDED = "The agent needs a name."
+#: The characters Letta takes in an agent name (0.16.8 checks ``^[\w '\-]+$`` when it makes
+#: one, and answers any other with an internal error, HTTP 500).
+NAME_CHARACTER = re.compile(r"[\w '\-]")
+
+
+def unaccepted_characters(name: str) -> list[str]:
+    """The characters of ``name`` that Letta does not take in an agent name, each once."""
+    return list(dict.fromkeys(c for c in name if not NAME_CHARACTER.fullmatch(c)))
+
+
+def name_rule(unaccepted: list[str]) -> str:
+    """What the form says of a name with ``unaccepted`` characters."""
+    shown = " ".join(repr(c)[1:-1] if not c.isprintable() else c for c in unaccepted)
+    return ("A name takes letters (any language), digits, spaces, hyphens, underscores and "
+            f"apostrophes; not {shown}")
 #: What the box says under the models: one line at its width (it fits an 80x24 window with
 #: the list readable), and above them, the memory the agent starts with.
 HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc cancels"
@@ -92,9 +108,11 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         return bool(self.model_list.models)
 
     @on(Input.Changed, "#new-agent-name")
-    def _name_changed(self) -> None:
+    def _name_changed(self, event: Input.Changed) -> None:
         self._same_name_kept = None
-        if self.models_listed and not self._creating:
+        if unaccepted := unaccepted_characters(event.value.strip()):
+            self.status.say(name_rule(unaccepted), error=True)
+        elif self.models_listed and not self._creating:
             self.status.say(HINT)
 
     def action_move(self, step: int) -> None:
@@ -118,8 +136,10 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
         name another agent has is made only when chosen again after being told so."""
         name_input = self.query_one("#new-agent-name", Input)
         name = name_input.value.strip()
-        if not name:
-            self.status.say(NAME_NEEDED, error=True)
+        problem = name_rule(unaccepted) if (unaccepted := unaccepted_characters(name)) else (
+            None if name else NAME_NEEDED)
+        if problem is not None:
+            self.status.say(problem, error=True)
             name_input.focus()
             return
         if self._creating:
