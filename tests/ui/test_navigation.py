@@ -383,3 +383,21 @@ async def test_the_focus_follows_the_view_off_an_item_it_left(
         await wait_until(pilot, lambda: scroll.at_bottom and not scroll.shows(older),
                          what="back at the bottom")
         await wait_until(pilot, focus_in_view, what="the focus in view")
+
+
+async def test_home_in_the_chat_goes_to_the_start_of_the_conversation(
+        history_server, make_app, wait_until) -> None:
+    """Home on an item loads every older page and shows the first message; in the prompt
+    it stays the start of the line."""
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        session = screen.session
+        await pilot.press(*"draft", "home")
+        assert session.has_more_history and screen.prompt.cursor_location == (0, 0)
+        await pilot.press("tab", "home")
+        await wait_until(pilot, lambda: not session.has_more_history, what="every page loaded")
+        first = next(item for item in session.transcript.items if not item.internal)
+        await wait_until(pilot, lambda: (widget := screen.view.widget_for(first)) is not None
+                         and screen.view.scroll.shows(widget), what="the first message shown")
+        assert screen.prompt.text == "draft"

@@ -377,6 +377,15 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         """Jump to the newest message and follow the stream again."""
         self.view.action_jump_to_bottom()
 
+    @work(exclusive=True, group="oldest", exit_on_error=False)
+    async def action_oldest(self) -> None:
+        """Home in the chat: the start of the conversation, every older page loaded first."""
+        while await self._load_earlier_page():
+            pass
+        for item in self.session.transcript.items:
+            if await self.view.scroll_to_item(item) is not None:
+                return
+
     def action_toggle_internal(self) -> None:
         """Show or hide internal items (system prompt, system notes), and say which."""
         self.view.show_internal = shown = not self.view.show_internal

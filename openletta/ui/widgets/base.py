@@ -84,6 +84,7 @@ class ItemWidget(Widget):
         Binding("enter", "expand", "Expand", id="item.expand"),
         Binding("enter", "collapse", "Collapse", id="item.collapse"),
         Binding("c", "copy", "Copy", id="item.copy"),
+        Binding("home", "screen.oldest", "Oldest", show=False, id="item.oldest"),
     ]
 
     #: Set once the widget failed to show its item.
