@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,19 +117,23 @@ _STATUS_STYLE = {
 }
 
 
-def render_item(item: Item, *, max_lines: int | None = None) -> RenderableType:
+def render_item(item: Item, *, max_lines: int | None = None,
+                call_summary: Callable[[ToolCallItem], str] | None = None) -> RenderableType:
     """A Rich renderable for one item; every piece of server text goes through
     :class:`DisplayText` (tool names and arguments through :func:`literal_text`).
     ``max_lines``: lines of a user's message or of a tool's result or errors shown before the
-    rest is left out."""
+    rest is left out; ``call_summary``: a call's arguments in one line (``$ ls``), shown in
+    place of their JSON when it says anything."""
     if isinstance(item, UserItem):
         return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
     if isinstance(item, ReasoningItem):
-        return plain_text(item.text or f"(reasoning {item.state or 'hidden'})", "dim italic")
+        return Text.assemble(("Thought: ", "dim bold"), plain_text(
+            item.text or f"(reasoning {item.state or 'hidden'})", "dim italic"))
     if isinstance(item, AssistantItem):
         return Markdown(DisplayText(item.text), hyperlinks=False)
     if isinstance(item, ToolCallItem):
-        return _render_call(item, max_lines)
+        summary = call_summary(item) if call_summary and item.arguments is not None else ""
+        return _render_call(item, max_lines, summary)
     if isinstance(item, ErrorItem):
         body = plain_text(item.message, style="bold red")
         if item.detail:
@@ -142,9 +147,9 @@ def render_item(item: Item, *, max_lines: int | None = None) -> RenderableType:
     return Text(item.kind)
 
 
-def _render_call(item: ToolCallItem, max_lines: int | None) -> RenderableType:
-    arguments = (json.dumps(item.arguments, indent=2, ensure_ascii=False)
-                 if item.arguments is not None else item.arguments_text)
+def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> RenderableType:
+    arguments = summary or (json.dumps(item.arguments, indent=2, ensure_ascii=False)
+                            if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
     if item.result is not None:  # (a result of several lines starts on its own: its columns)
         arrow = Text("→\n" if "\n" in item.result.strip("\n") else "→ ")

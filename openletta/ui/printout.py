@@ -23,6 +23,7 @@ from openletta.chat.session import ChatSession
 from openletta.display import plain_text
 from openletta.transcript import EventItem, Item, ToolCallItem, ToolStatus, TurnFooterItem
 from openletta.ui.conversation_names import conversation_title
+from openletta.ui.renderers import renderer_for
 from openletta.ui.widgets.footer import footer_text
 
 #: Lines of a message of the user's, or a tool's result or errors, printed before the rest
@@ -134,4 +135,5 @@ def printed(item: Item) -> RenderableType:
 
     if isinstance(item, TurnFooterItem):
         return plain_text(footer_text(item), "dim")
-    return render_item(item, max_lines=RESULT_LINES)
+    return render_item(item, max_lines=RESULT_LINES,
+                       call_summary=lambda call: renderer_for(call.name).summary(call))

@@ -19,10 +19,10 @@ from openletta.chat.session import ChatSession
 from openletta.config import ResumeHint, Server
 from openletta.replay import render_item
 from openletta.settings import Settings
-from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
+from openletta.transcript import EventItem, ReasoningItem, ToolCallItem, ToolStatus, UserItem
 from openletta.transcript.items import COMPACTION_SUMMARY
 from openletta.transcript.packed import SUMMARY_FOLLOWS
-from openletta.ui import launch
+from openletta.ui import launch, printout
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import RESULT_LINES, ChatsOfThisRun, print_chats
 
@@ -264,3 +264,18 @@ def test_a_compaction_summary_is_printed_under_a_line_that_names_it() -> None:
         "── Compaction summary ──", "The user said hello.", "The agent answered."]
     note = EventItem(key="event:2", event_type="compaction", text="Compacting context")
     assert rendered(note) == ["── Compacting context ──"]
+
+
+def test_a_call_is_printed_as_its_card_sums_it_up_and_a_thought_is_named() -> None:
+    """The scrollback reads as the chat did: ``Bash`` with its command, not the arguments'
+    JSON; a thought is marked as one, not printed like the reply."""
+    call = ToolCallItem(key="call:1", name="Bash", status=ToolStatus.SUCCESS, result="ok",
+                        arguments_text=json.dumps({"command": "sleep 1 && ls",
+                                                   "description": "Wait, then list"}))
+    out = io.StringIO()
+    Console(file=out, width=100).print(printout.printed(call))
+    lines = out.getvalue().splitlines()
+    assert any("sleep 1 && ls" in line for line in lines)
+    assert not any('"command"' in line or "{" in line for line in lines)
+    thought = ReasoningItem(key="reasoning:1", text="The user wants a listing.")
+    assert "Thought: The user wants a listing." in "".join(rendered(thought))
