@@ -45,7 +45,7 @@ from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.signals import quit_on_signals
-from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
+from openletta.ui.textual_internals import KeepsBeforeCrash, QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
 from openletta.ui.toasts import Toasts
 
@@ -57,7 +57,7 @@ DEMO_LABEL = "the embedded demo server"
 QUIT_AGAIN_SECONDS = 2.0
 
 
-class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
+class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
@@ -92,7 +92,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.sent_messages = SentMessages()
         #: How to come back to the same agent, printed on exit; and drafts that could not be kept.
         self.resume_hint: ResumeHint | None = None
-        self.unkept_drafts: tuple[OSError, list[str]] | None = None
+        self.unkept_drafts: tuple[OSError | None, list[str]] | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
@@ -281,9 +281,14 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Quit, keeping the drafts for the next run (printed on exit if they cannot be)."""
-        if (error := self._drafts_kept().save()) is not None:
-            self.unkept_drafts = (error, self._drafts.kept)
+        self.keep_before_crash(crashing=False)
         super().exit(*args, **kwargs)
+
+    def keep_before_crash(self, *, crashing: bool = True) -> None:
+        """Keep the drafts for the next run; printed on exit if they cannot be, or if an error
+        ends the app where no file keeps them (the demo's)."""
+        if (error := self._drafts_kept().save()) is not None or (crashing and self.demo):
+            self.unkept_drafts = (error, self._drafts.kept)
 
     def _typed_ahead(self) -> str:
         """What the user typed while the connect screen showed (for the screen after it)."""
