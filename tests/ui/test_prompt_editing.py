@@ -1,5 +1,5 @@
-"""Editing in the prompt: undo and redo of a long paste, and what an error that ends the app
-leaves of the text typed."""
+"""Editing in the prompt: undo and redo of a long paste, the keys the help lists, and what an
+error that ends the app leaves of the text typed."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 
 import pytest
 from chat_helpers import open_chat
+from rich.console import Console
 from textual import events
 from textual.app import App, ComposeResult
 
@@ -15,6 +16,7 @@ from openletta.settings import Settings
 from openletta.ui import launch
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.prompt import Prompt
+from openletta.ui.screens.help import help_table
 
 PASTED = "\n".join(f"line {number}" for number in range(12))
 
@@ -47,6 +49,27 @@ async def test_undo_and_redo_of_a_paste_taller_than_the_prompt(wait_until) -> No
         await pilot.press("ctrl+y")
         await wait_until(pilot, lambda: not prompt.show_vertical_scrollbar, what="no scrollbar")
         assert prompt.text == "" and prompt.cursor_location == (0, 0)
+
+
+async def test_the_editing_keys_the_help_lists_work_in_the_prompt() -> None:
+    console = Console(width=100, record=True, color_system=None)
+    console.print(help_table([]))
+    listed = console.export_text()
+    assert all(keys in listed for keys in ("Ctrl+Z / Ctrl+Y", "Ctrl+U / Ctrl+K", "F7, Backspace"))
+    app = TallestPromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        await pilot.press(*"one", "ctrl+j", *"two three", *["left"] * 5, "ctrl+u")
+        assert prompt.text == "one\nthree"
+        await pilot.press("ctrl+k")
+        assert prompt.text == "one\n"
+        await pilot.press("ctrl+z")  # both deletions, made one after the other
+        assert prompt.text == "one\ntwo three"
+        await pilot.press("ctrl+y")
+        assert prompt.text == "one\n"
+        await pilot.press("f7", "backspace")
+        assert prompt.text == ""
 
 
 async def fail_on_undo(prompt: Prompt) -> None:
