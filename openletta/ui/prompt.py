@@ -172,6 +172,7 @@ class Prompt(SteadyTextArea):
         if not text:
             return
         self.remember(text)
+        self._menu_dismissed = None
         self.clear()
         self.post_message(self.Submitted(self, text))
 
@@ -270,11 +271,17 @@ class Prompt(SteadyTextArea):
             return True
         if index >= len(self.prompt_history):
             self._recall_index = None
-            self._show(self._draft)
+            self._show_recalled(self._draft)
             return True
         self._recall_index = index
-        self._show(self.prompt_history[index])
+        self._show_recalled(self.prompt_history[index])
         return True
+
+    def _show_recalled(self, text: str) -> None:
+        """Show ``text`` recalled with ↑ or ↓: the menu stays closed for it (it opens as the
+        user types), so that the next ↑ or ↓ recalls on, even past a ``/command``."""
+        self._menu_dismissed = text
+        self._show(text)
 
     def _show(self, text: str) -> None:
         self.load_text(text)

@@ -134,6 +134,24 @@ async def test_prompt_menu_completes_and_runs_commands() -> None:
         assert app.submitted == ["/clear"] and prompt.text == ""
 
 
+async def test_up_and_down_recall_past_a_command_without_opening_the_menu() -> None:
+    app = CommandsApp()
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        for sent in ("hostile", "/export", "/theme "):
+            prompt.remember(sent)
+        await pilot.press(*"draft")
+        recalled = []
+        for key in ("up", "up", "up", "down", "down", "down"):
+            await pilot.press(key)
+            assert not menu.display
+            recalled.append(prompt.text)
+        assert recalled == ["/theme ", "/export", "hostile", "/export", "/theme ", "draft"]
+        await pilot.press("up", "up", "backspace")  # typing opens it again
+        assert prompt.text == "/expor" and menu.display
+
+
 async def results(pilot: Pilot[None]) -> list[str]:
     """The prompts listed by the open command palette, once its search has ended."""
     app = pilot.app
