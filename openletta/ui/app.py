@@ -46,7 +46,7 @@ from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import KeepsBeforeCrash, QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
+from openletta.ui.themes import ThemeVariables, install_themes, unknown_theme
 from openletta.ui.toasts import Toasts
 
 if TYPE_CHECKING:
@@ -109,7 +109,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         self._first_attempt: asyncio.Task[None] | None = None
         self._early = early
         self._toasts = Toasts(self)
-        self._theme_names, self._theme_warnings = install_themes(
+        self.theme_names, self._theme_warnings = install_themes(
             self, theme, self.settings.theme)
 
     # --- start up ---------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
                                         self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
-                                         recall=self.sent_messages))
+                                         recall=self.sent_messages, choices=self.argument_choices))
         if self.demo:
             from openletta.demo.server import demo_chat_lasts
 
@@ -383,11 +383,10 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
         if name and name not in self.available_themes:
-            self.notify(unknown_theme(name, self._theme_names), title="Theme",
+            self.notify(unknown_theme(name, self.theme_names), title="Theme",
                         severity="warning")
             return
-        self.theme = name or next_theme(self._theme_names or sorted(self.available_themes),
-                                        self.theme)
+        self.theme = name or self.argument_choices("theme")[0]
         self.notify(f"Theme: {self.theme}")
         await self._save_settings(theme=self.theme)
 
