@@ -86,3 +86,20 @@ def test_matches_put_a_typed_start_first_then_a_name_then_the_rest() -> None:
                                          "docs/apps/list.md"]
     assert matching_paths(paths, "", limit=2) == ["src/", "app.py"]
     assert matching_paths(paths, "zzz") == []
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_a_name_no_mention_can_write_as_it_is_is_not_offered(
+        tmp_path: Path, in_git: bool) -> None:
+    """A control or invisible character, a line break, bytes that are not UTF-8: the menu
+    would show another name than the file's, and the agent would look for that one."""
+    if in_git and shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    make_tree(tmp_path, "esc\x1b[31mred.txt", "zero\u200bwidth.txt", "line\nbreak.txt",
+              "odd dir\x07/inner.txt", "spaced name.txt", "[red]markup.txt", "ünï.txt")
+    (tmp_path / os.fsdecode(b"latin\xe9.txt")).write_text("x")
+    environment = {"PATH": os.environ["PATH"]}
+    if in_git:
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert project_paths(Workspace(tmp_path, environment=environment)) == [
+        "[red]markup.txt", "spaced name.txt", "ünï.txt"]

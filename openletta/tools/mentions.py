@@ -3,7 +3,11 @@ and which of them match what is typed. No Textual here.
 
 A mention is only text: the message says ``@src/app.py`` and the agent reads the file with
 its tools, if it wants to (nothing is attached behind the user's back). A path with a space
-is quoted, ``@"my notes/todo.md"``, so the agent can tell where it ends.
+is quoted, ``@"my notes/todo.md"``, so the agent can tell where it ends. A path with a
+control or invisible character, a line break or bytes that are not UTF-8 is not offered: no
+text names it as it is (the prompt and the chat show such characters as marks or not at all,
+and the agent would have to write them back exactly), and such names are mostly accidents,
+or traps for the terminal.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from openletta.display import has_hidden_characters
 from openletta.tools.base import Workspace
 from openletta.tools.search import SKIPPED_DIRS
 
@@ -33,9 +38,15 @@ def project_paths(workspace: Workspace, limit: int = MAX_PATHS) -> list[str]:
     """The files and directories of the working directory, relative and with ``/``
     separators (a directory ends with ``/``), shallowest first. In a git repository, what git
     does not ignore; elsewhere all but hidden directories, version control, dependencies and
-    caches."""
+    caches. Never a path no mention can name as it is (see the module's docstring)."""
     files = _git_files(workspace)
-    return _walked(workspace.root, limit) if files is None else _with_directories(files)[:limit]
+    paths = _walked(workspace.root, limit) if files is None else _with_directories(files)
+    return [path for path in paths if _mentionable(path)][:limit]
+
+
+def _mentionable(path: str) -> bool:
+    """Whether a mention can name ``path`` as it is (see the module's docstring)."""
+    return "\n" not in path and not has_hidden_characters(path)
 
 
 def _git_files(workspace: Workspace) -> list[str] | None:
@@ -48,7 +59,8 @@ def _git_files(workspace: Workspace) -> list[str] | None:
             timeout=GIT_TIMEOUT, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
-    return [path for path in listing.stdout.decode(errors="replace").split("\0") if path] or None
+    names = listing.stdout.decode(errors="surrogateescape")  # bytes not UTF-8: surrogates
+    return [path for path in names.split("\0") if path] or None
 
 
 def _with_directories(files: list[str]) -> list[str]:

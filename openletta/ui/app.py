@@ -45,8 +45,8 @@ from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
 from openletta.ui.signals import quit_on_signals
-from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
-from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
+from openletta.ui.textual_internals import KeepsBeforeCrash, QuietLinuxDriver, write_to_terminal
+from openletta.ui.themes import ThemeVariables, install_themes, unknown_theme
 from openletta.ui.toasts import Toasts
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ DEMO_LABEL = "the embedded demo server"
 QUIT_AGAIN_SECONDS = 2.0
 
 
-class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
+class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
@@ -92,7 +92,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self.sent_messages = SentMessages()
         #: How to come back to the same agent, printed on exit; and drafts that could not be kept.
         self.resume_hint: ResumeHint | None = None
-        self.unkept_drafts: tuple[OSError, list[str]] | None = None
+        self.unkept_drafts: tuple[OSError | None, list[str]] | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
@@ -109,7 +109,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
         self._first_attempt: asyncio.Task[None] | None = None
         self._early = early
         self._toasts = Toasts(self)
-        self._theme_names, self._theme_warnings = install_themes(
+        self.theme_names, self._theme_warnings = install_themes(
             self, theme, self.settings.theme)
 
     # --- start up ---------------------------------------------------------------------------
@@ -230,7 +230,7 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                                         self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
-                                         recall=self.sent_messages))
+                                         recall=self.sent_messages, choices=self.argument_choices))
         if self.demo:
             from openletta.demo.server import demo_chat_lasts
 
@@ -281,9 +281,14 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Quit, keeping the drafts for the next run (printed on exit if they cannot be)."""
-        if (error := self._drafts_kept().save()) is not None:
-            self.unkept_drafts = (error, self._drafts.kept)
+        self.keep_before_crash(crashing=False)
         super().exit(*args, **kwargs)
+
+    def keep_before_crash(self, *, crashing: bool = True) -> None:
+        """Keep the drafts for the next run; printed on exit if they cannot be, or if an error
+        ends the app where no file keeps them (the demo's)."""
+        if (error := self._drafts_kept().save()) is not None or (crashing and self.demo):
+            self.unkept_drafts = (error, self._drafts.kept)
 
     def _typed_ahead(self) -> str:
         """What the user typed while the connect screen showed (for the screen after it)."""
@@ -378,11 +383,10 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""
         if name and name not in self.available_themes:
-            self.notify(unknown_theme(name, self._theme_names), title="Theme",
+            self.notify(unknown_theme(name, self.theme_names), title="Theme",
                         severity="warning")
             return
-        self.theme = name or next_theme(self._theme_names or sorted(self.available_themes),
-                                        self.theme)
+        self.theme = name or self.argument_choices("theme")[0]
         self.notify(f"Theme: {self.theme}")
         await self._save_settings(theme=self.theme)
 

@@ -25,6 +25,7 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.inspect import ContextScreen, RunScreen
 from openletta.ui.screens.model import ModelScreen
 from openletta.ui.textual_internals import give_first_focus
+from openletta.ui.themes import themes_from_next
 
 
 class ChatCommands(App[None]):
@@ -33,6 +34,15 @@ class ChatCommands(App[None]):
     client: LettaClient | None
     local: LocalCalls | None
     _clock: Clock
+    #: The themes ``/theme`` switches among: openletta's and the user's.
+    theme_names: list[str]
+
+    def argument_choices(self, command: str) -> list[str]:
+        """What the argument of ``/command`` completes to (most: nothing): the themes, the
+        next one first (as ``/theme`` alone switches to it)."""
+        if command != "theme":
+            return []
+        return themes_from_next(self.theme_names or sorted(self.available_themes), self.theme)
 
     def open_chat(self) -> ChatScreen | None:
         """The chat on screen; ``None``, and a note saying so, when there is none."""

@@ -7,7 +7,7 @@ is one entry in :data:`SLASH_COMMANDS` and an ``action_…`` method on the app.
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -77,6 +77,8 @@ SLASH_COMMANDS: dict[str, SlashCommand] = _registry(
 _SLASH = re.compile(r"/([A-Za-z][\w-]*)(?:\s+(.*))?", re.DOTALL)
 #: A command name being typed: ``/``, ``/th``.
 _PREFIX = re.compile(r"/[A-Za-z-]*")
+#: The one-word argument of a command being typed: ``/theme ``, ``/theme open``.
+_ARGUMENT = re.compile(r"/([A-Za-z][\w-]*) +(\S*)")
 
 
 def parse_slash(text: str) -> tuple[str, str] | None:
@@ -98,6 +100,23 @@ def matching_commands(text: str) -> list[SlashCommand]:
         return []
     prefix = text[1:].lower()
     return [command for command in SLASH_COMMANDS.values() if command.name.startswith(prefix)]
+
+
+def argument_typed(text: str) -> tuple[SlashCommand, str] | None:
+    """The command taking an argument, and the argument's first word so far, while ``text``
+    is ``/name `` and that word (``/theme op``)."""
+    match = _ARGUMENT.fullmatch(text)
+    command = SLASH_COMMANDS.get(match[1].lower()) if match else None
+    if match is None or command is None or not command.takes_argument:
+        return None
+    return command, match[2]
+
+
+def matching_choices(choices: Sequence[str], typed: str) -> list[str]:
+    """The ``choices`` that ``typed`` starts (ignoring case), but the one it already is."""
+    wanted = typed.lower()
+    return [choice for choice in choices
+            if choice.lower().startswith(wanted) and choice.lower() != wanted]
 
 
 class SlashCommandProvider(Provider):

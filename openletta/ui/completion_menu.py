@@ -1,7 +1,9 @@
-"""The completion menu above the prompt: slash commands while one is typed, paths while an
-``@`` mention is."""
+"""The completion menu above the prompt: slash commands while one is typed, the values of
+its argument while that is (``/theme`` names), paths while an ``@`` mention is."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual.widgets import OptionList
@@ -10,8 +12,16 @@ from textual.widgets.option_list import Option
 from openletta.display import DisplayText
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommand
 
-#: An option id: a command's name, or a path after this mark.
+#: An option id: a command's name, a path after this mark, or an argument after the other.
 _PATH = "@"
+_ARGUMENT = " "
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A value the argument of a slash command completes to."""
+
+    value: str
 
 
 def command_row(command: SlashCommand) -> Text:
@@ -30,11 +40,18 @@ class CompletionMenu(OptionList, can_focus=False):
 
     def show_paths(self, paths: list[str]) -> None:
         """List ``paths`` of the working directory (hidden when there are none)."""
-        self._show([(f"{_PATH}{path}", Text(DisplayText(path), style="bold"))
-                    for path in paths])
+        self._show_values(_PATH, paths)
+
+    def show_arguments(self, values: list[str]) -> None:
+        """List the ``values`` the argument of a command completes to (hidden: none)."""
+        self._show_values(_ARGUMENT, values)
 
     def hide(self) -> None:
         self._show([])
+
+    def _show_values(self, mark: str, values: list[str]) -> None:
+        self._show([(f"{mark}{value}", Text(DisplayText(value), style="bold"))
+                    for value in values])
 
     def _show(self, rows: list[tuple[str, Text]]) -> None:
         if [option.id for option in self.options] != [key for key, _ in rows]:
@@ -50,11 +67,13 @@ class CompletionMenu(OptionList, can_focus=False):
             self.highlighted = (current + step) % self.option_count
 
     @property
-    def chosen(self) -> SlashCommand | str | None:
-        """The highlighted command or path, if the menu is open."""
+    def chosen(self) -> SlashCommand | Argument | str | None:
+        """The highlighted command, argument or path, if the menu is open."""
         if not self.display or self.highlighted is None:
             return None
         key = self.get_option_at_index(self.highlighted).id or ""
         if key.startswith(_PATH):
             return key[len(_PATH):]
+        if key.startswith(_ARGUMENT):
+            return Argument(key[len(_ARGUMENT):])
         return SLASH_COMMANDS.get(key)

@@ -31,9 +31,10 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
         print_chats(app.chats.said(), Console())
     if app.resume_hint:
         print(DisplayText(str(app.resume_hint)))
-    if app.unkept_drafts is not None:
+    if app.unkept_drafts is not None and app.unkept_drafts[1]:
         error, drafts = app.unkept_drafts
-        print(DisplayText(f"openletta could not keep what you typed and did not send ({error}):"),
+        why = error or "an error ended the demo, which keeps no drafts"
+        print(DisplayText(f"openletta could not keep what you typed and did not send ({why}):"),
               *(DisplayText(draft) for draft in drafts), sep="\n\n", file=sys.stderr)
     return app.return_code or 0
 

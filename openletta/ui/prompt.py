@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -20,8 +21,13 @@ from openletta.tools.mentions import (
     mention_text,
     project_paths,
 )
-from openletta.ui.commands import SlashCommand, matching_commands
-from openletta.ui.completion_menu import CompletionMenu
+from openletta.ui.commands import (
+    SlashCommand,
+    argument_typed,
+    matching_choices,
+    matching_commands,
+)
+from openletta.ui.completion_menu import Argument, CompletionMenu
 from openletta.ui.steady import SteadyTextArea
 
 #: A mention begun this long after the paths were listed lists them again.
@@ -63,9 +69,10 @@ class Prompt(SteadyTextArea):
     Enter posts :class:`Prompt.Submitted`; Shift+Enter or Ctrl+J insert a new line; ↑ on the
     first line and ↓ on the last line walk through the prompts sent before. While a slash
     command is typed, ``menu`` lists the matches: ↑/↓ move, Tab completes, Enter completes or
-    runs, Esc closes it; while an ``@`` mention is, it lists the paths of the working
-    directory of ``mentions`` that match (Tab or Enter completes). Otherwise Escape is left to
-    the screen (it interrupts the turn).
+    runs, Esc closes it; while its argument is, the values ``choices`` gives for it (Tab
+    completes, Enter runs); while an ``@`` mention is, the paths of the working directory of
+    ``mentions`` that match (Tab or Enter completes). Otherwise Escape is left to the screen
+    (it interrupts the turn).
     The cursor does not blink: nothing on screen moves unless something changed (a blink
     repaints the prompt twice a second, a turn's worth of frames while a reply streams).
     Ctrl+Home goes to the start of the message (Ctrl+End is the chat's: the newest message).
@@ -89,14 +96,17 @@ class Prompt(SteadyTextArea):
 
     def __init__(self, *, id: str | None = None, placeholder: str = "",
                  menu: CompletionMenu | None = None, mentions: Workspace | None = None,
-                 recall: SentMessages | None = None) -> None:
-        """``recall``: the messages sent before, kept across runs (else only this prompt's)."""
+                 recall: SentMessages | None = None,
+                 choices: Callable[[str], Sequence[str]] | None = None) -> None:
+        """``recall``: the messages sent before, kept across runs (else only this prompt's);
+        ``choices``: the values the argument of a command (by name) completes to."""
         super().__init__(id=id, soft_wrap=True, tab_behavior="focus", compact=True,
                          placeholder=placeholder)
         #: The whole placeholder: as many of its `` · ``-separated hints as fit are shown.
         self._hints = placeholder
         self.menu = menu
         self.mentions = mentions
+        self._choices = choices
         #: The paths mentions complete from, as last listed (``None``: not yet).
         self.mention_paths: list[str] | None = None
         self._listed_at = float("-inf")
@@ -172,6 +182,7 @@ class Prompt(SteadyTextArea):
         if not text:
             return
         self.remember(text)
+        self._menu_dismissed = None
         self.clear()
         self.post_message(self.Submitted(self, text))
 
@@ -189,6 +200,8 @@ class Prompt(SteadyTextArea):
             self.menu.hide()
         elif commands := matching_commands(self.text):
             self.menu.show_commands(commands)
+        elif arguments := self._matching_arguments():
+            self.menu.show_arguments(arguments)
         elif mention is not None and self.mention_paths is not None:
             self.menu.show_paths(matching_paths(self.mention_paths, mention.query))
         else:
@@ -197,6 +210,13 @@ class Prompt(SteadyTextArea):
         if fresh and time.monotonic() - self._listed_at > RELIST_SECONDS:
             self._listed_at = time.monotonic()  # files come and go: list them again
             self._list_mention_paths()
+
+    def _matching_arguments(self) -> list[str]:
+        """The values that complete the argument of the command typed, if one is."""
+        if self._choices is None or (typed := argument_typed(self.text)) is None:
+            return []
+        command, word = typed
+        return matching_choices(self._choices(command.name), word)
 
     def _mention(self) -> Mention | None:
         """The ``@`` mention the cursor ends, if it ends one."""
@@ -227,6 +247,8 @@ class Prompt(SteadyTextArea):
             menu.hide()
         elif isinstance(choice, str):
             return key in ("enter", "tab") and self._complete_mention(choice)
+        elif isinstance(choice, Argument):
+            return key in ("enter", "tab") and self._complete_argument(choice.value, key)
         elif key == "enter" and not choice.takes_argument:
             self._show(choice.completion)
             self._submit()
@@ -245,6 +267,16 @@ class Prompt(SteadyTextArea):
         row, column = self.cursor_location
         self.replace(mention_text(path), (row, mention.start), (row, column),
                      maintain_selection_offset=False)
+        return True
+
+    def _complete_argument(self, value: str, key: str) -> bool:
+        """Put ``value`` as the argument of the command typed; Enter runs it."""
+        typed = argument_typed(self.text)
+        if typed is None:
+            return False
+        self._show(f"/{typed[0].name} {value}")
+        if key == "enter":
+            self._submit()
         return True
 
     def _recall_key(self, key: str) -> bool:
@@ -270,11 +302,17 @@ class Prompt(SteadyTextArea):
             return True
         if index >= len(self.prompt_history):
             self._recall_index = None
-            self._show(self._draft)
+            self._show_recalled(self._draft)
             return True
         self._recall_index = index
-        self._show(self.prompt_history[index])
+        self._show_recalled(self.prompt_history[index])
         return True
+
+    def _show_recalled(self, text: str) -> None:
+        """Show ``text`` recalled with ↑ or ↓: the menu stays closed for it (it opens as the
+        user types), so that the next ↑ or ↓ recalls on, even past a ``/command``."""
+        self._menu_dismissed = text
+        self._show(text)
 
     def _show(self, text: str) -> None:
         self.load_text(text)

@@ -13,7 +13,9 @@ from typing import Any
 from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
+
+from openletta.ui.textual_internals import OrderedUndoTextArea
 
 
 def refresh_content(widget: Widget) -> None:
@@ -51,7 +53,7 @@ class SteadyInput(Input):
 _DELETING_KEYS = {"backspace": "delete_left", "delete": "delete_right"}
 
 
-class SteadyTextArea(TextArea):
+class SteadyTextArea(OrderedUndoTextArea):
     """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
     draws blank lines while it has no width (Textual's text area fails wrapping its
     placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),

@@ -152,8 +152,8 @@ def _warn(message: str) -> None:
     warnings.warn(message, ThemeFileWarning, stacklevel=3)
 
 
-def next_theme(names: Sequence[str], current: str) -> str:
-    """The theme after ``current`` in ``names`` (the first after the last, or for a theme
-    not among them)."""
+def themes_from_next(names: Sequence[str], current: str) -> list[str]:
+    """``names`` from the one after ``current`` on (the first after the last, or for a theme
+    not among them), ``current`` last: the next theme first."""
     index = names.index(current) + 1 if current in names else 0
-    return names[index % len(names)]
+    return [*names[index:], *names[:index]]

@@ -18,6 +18,8 @@ from openletta.ui.commands import (
     SLASH_COMMANDS,
     SlashCommand,
     SlashCommandProvider,
+    argument_typed,
+    matching_choices,
     matching_commands,
     parse_slash,
 )
@@ -89,6 +91,24 @@ def test_matching_commands_complete_a_bare_prefix(text: str, names: list[str]) -
     assert [command.name for command in matching_commands(text)] == names
 
 
+@pytest.mark.parametrize(("text", "typed"), [
+    ("/theme ", ("theme", "")), ("/theme op", ("theme", "op")), ("/THEME  op", ("theme", "op")),
+    ("/theme", None), ("/theme op en", None), ("/help ", None), ("/nosuch x", None),
+    ("say /theme x", None), ("/theme\nx", None),
+])
+def test_the_argument_typed_is_the_first_word_after_a_command_that_takes_one(
+        text: str, typed: tuple[str, str] | None) -> None:
+    found = argument_typed(text)
+    assert (found and (found[0].name, found[1])) == typed
+
+
+def test_the_choices_are_those_the_word_typed_starts() -> None:
+    themes = ["openletta-light", "openletta-dark", "mine"]
+    assert matching_choices(themes, "") == themes
+    assert matching_choices(themes, "OPEN") == ["openletta-light", "openletta-dark"]
+    assert matching_choices(themes, "mine") == []  # complete: Enter runs it
+
+
 class CommandsApp(App[None]):
     """Records the actions the slash commands run."""
 
@@ -102,7 +122,8 @@ class CommandsApp(App[None]):
     def compose(self) -> ComposeResult:
         menu = CompletionMenu()
         yield menu
-        yield Prompt(id="prompt", menu=menu)
+        yield Prompt(id="prompt", menu=menu, choices=lambda command: (
+            ["light", "dark"] if command == "theme" else []))
 
     def on_prompt_submitted(self, event: Prompt.Submitted) -> None:
         self.submitted.append(event.text)
@@ -121,8 +142,8 @@ async def test_prompt_menu_completes_and_runs_commands() -> None:
         prompt.focus()
         await pilot.press("/")
         assert menu.display and menu.option_count == len(SLASH_COMMANDS)
-        await pilot.press("t", "tab")
-        assert prompt.text == "/theme " and not menu.display
+        await pilot.press("e", "tab")
+        assert prompt.text == "/export " and not menu.display
         prompt.clear()
         await pilot.press("/", "down", "down")
         assert menu.chosen is not None and menu.chosen.name == list(SLASH_COMMANDS)[2]
@@ -132,6 +153,50 @@ async def test_prompt_menu_completes_and_runs_commands() -> None:
         await pilot.press("/", "c", "l", "enter")
         await pilot.pause()
         assert app.submitted == ["/clear"] and prompt.text == ""
+
+
+async def test_the_menu_offers_the_values_of_a_commands_argument() -> None:
+    app = CommandsApp()
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        await pilot.press(*"/th", "tab")
+        assert prompt.text == "/theme " and shown_paths(menu) == ["light", "dark"]
+        await pilot.press("d", "tab")  # Tab completes
+        assert prompt.text == "/theme dark" and not menu.display and not app.submitted
+        await pilot.press("enter")
+        assert app.submitted == ["/theme dark"]
+        await pilot.press(*"/theme ", "down", "enter")  # Enter takes the value and runs
+        assert app.submitted == ["/theme dark", "/theme dark"] and prompt.text == ""
+        await pilot.press(*"/export ")  # no values to offer
+        assert not menu.display
+        prompt.clear()
+        await pilot.press(*"/theme", "enter")  # alone, as before: the next theme
+        assert app.submitted[-1] == "/theme"
+
+
+def test_the_app_offers_its_themes_the_next_one_first() -> None:
+    app = OpenLettaApp(base_url="http://127.0.0.1:9", theme="openletta-light")
+    assert app.argument_choices("theme") == ["openletta-dark", "openletta-light"]
+    assert app.argument_choices("export") == []
+
+
+async def test_up_and_down_recall_past_a_command_without_opening_the_menu() -> None:
+    app = CommandsApp()
+    async with app.run_test() as pilot:
+        prompt, menu = app.query_one(Prompt), app.query_one(CompletionMenu)
+        prompt.focus()
+        for sent in ("hostile", "/export", "/theme "):
+            prompt.remember(sent)
+        await pilot.press(*"draft")
+        recalled = []
+        for key in ("up", "up", "up", "down", "down", "down"):
+            await pilot.press(key)
+            assert not menu.display
+            recalled.append(prompt.text)
+        assert recalled == ["/theme ", "/export", "hostile", "/export", "/theme ", "draft"]
+        await pilot.press("up", "up", "backspace")  # typing opens it again
+        assert prompt.text == "/expor" and menu.display
 
 
 async def results(pilot: Pilot[None]) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from textual import on, work
@@ -79,9 +79,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     def __init__(self, session: ChatSession, *, demo: bool = False,
                  slash: SlashHandler | None = None, local: LocalCalls | None = None,
-                 typed: str = "", recall: SentMessages | None = None) -> None:
+                 typed: str = "", recall: SentMessages | None = None,
+                 choices: Callable[[str], Sequence[str]] | None = None) -> None:
         """``local``: tools run here (``None``: none); ``typed``: typed before it opened;
-        ``recall``: the messages sent before, for ↑."""
+        ``recall``: the messages sent before, for ↑; ``choices``: what the argument of a
+        command completes to (:class:`Prompt`)."""
         super().__init__()
         self.session, self._typed = session, typed
         self._demo, self._slash = demo, slash
@@ -95,7 +97,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.menu = CompletionMenu(id="completion-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
                              menu=self.menu, mentions=local.workspace if local else None,
-                             recall=recall)
+                             recall=recall, choices=choices)
         self.status = StatusBar(id="status")
         agent = session.agent
         self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)

@@ -20,6 +20,9 @@ KEYS = (
     ("Enter", "send (queued while the agent answers)"),
     ("Shift+Enter / Ctrl+J", "new line"),
     ("↑ / ↓", "recall earlier prompts (on the first / last line)"),
+    ("Ctrl+Z / Ctrl+Y", "undo / redo in the prompt"),
+    ("Ctrl+U / Ctrl+K", "delete to the start / end of the line"),
+    ("F7, Backspace", "clear the prompt (F7 selects all of it)"),
     ("@", "mention a path of the working directory: the menu completes it (Tab or Enter)"),
     ("Esc / Ctrl+C", "stop the running turn (Ctrl+C twice quits)"),
     ("Shift+Tab", "in the prompt, next permission mode for local tools: "

@@ -14,6 +14,7 @@ Not here, because they are public or documented, though they look private or low
   override ``_on_key`` for exactly that.
 """
 
+from openletta.ui.textual_internals.crash import KeepsBeforeCrash
 from openletta.ui.textual_internals.footer import (
     FooterKey,
     footer_keys,
@@ -48,6 +49,7 @@ from openletta.ui.textual_internals.terminal import (
     withdraw_notification,
     write_to_terminal,
 )
+from openletta.ui.textual_internals.text_area import OrderedUndoTextArea
 
 __all__ = [
     "INPUT_GRACE",
@@ -55,11 +57,13 @@ __all__ = [
     "FooterKey",
     "FrugalCompositor",
     "FrugalScreen",
+    "KeepsBeforeCrash",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",
     "MarkdownOrderedList",
     "MarkdownParagraph",
+    "OrderedUndoTextArea",
     "QuietLinuxDriver",
     "anchor_holds",
     "footer_keys",
