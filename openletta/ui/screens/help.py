@@ -29,6 +29,7 @@ KEYS = (
      + ", ".join(mode.label for mode in SWITCHABLE)),
     ("PgUp / PgDn", "scroll the chat a page (earlier messages load at the top)"),
     ("Ctrl+End", "jump to the newest message and follow again (End in the chat)"),
+    ("Home", "in the chat: go to the start of the conversation (all of it loads)"),
     ("Alt+↑ / Alt+↓", "jump to the previous / next prompt you sent"),
     ("Ctrl+F", "find in the conversation (Enter/↑ older, ↓ newer)"),
     ("Tab / Shift+Tab", "focus the next / previous message, card or code block (typing "
