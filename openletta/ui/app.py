@@ -274,9 +274,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         for screen in self.screen_stack:
             if isinstance(screen, ChatScreen):
                 screen.controller.leaving()
-            if isinstance(screen, ChatScreen) and screen.prompt.text.strip():
+            if isinstance(screen, ChatScreen) and (draft := screen.prompt.raw_text).strip():
                 session = screen.session
-                self._drafts.keep(session.agent.id, session.conversation_id, screen.prompt.text)
+                self._drafts.keep(session.agent.id, session.conversation_id, draft)
         return self._drafts
 
     def exit(self, *args: Any, **kwargs: Any) -> None:

@@ -225,14 +225,14 @@ class BlockEditor(SteadyTextArea):
     def action_save(self) -> None:
         view = self.parent
         if isinstance(view, BlockView):
-            view.post_message(BlockView.SaveRequested(view, self.text))
+            view.post_message(BlockView.SaveRequested(view, self.raw_text))
 
     def action_cancel(self) -> None:
         """Close the editor; when something was typed, only at the second Esc."""
         view = self.parent
         if not isinstance(view, BlockView):
             return
-        if self.text != self._original and not self._warned:
+        if self.raw_text != self._original and not self._warned:
             self._warned = True
             view.show_error("Not saved: Esc again discards what you typed; Ctrl+S saves it.")
             return

@@ -151,18 +151,20 @@ class Prompt(SteadyTextArea):
             self._submit()
         elif typed.key == "backspace":
             self.action_delete_left()
+        elif typed.key == "paste" and typed.character:
+            self.paste(typed.character)
         elif typed.character:
             self.insert(typed.character)
 
     def restore(self, text: str) -> None:
         """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""
-        current = self.text.strip()
+        current = self.raw_text.strip()
         self.load_text(f"{text}{MESSAGES_APART}{current}" if current else text)
         self.move_cursor(self.document.end)
 
     def withdraw(self, text: str) -> None:
         """Take out ``text``, put back by :meth:`restore`, unless it was edited since."""
-        current = self.text
+        current = self.raw_text
         if current.strip() == text:
             self.clear()
         elif current.startswith(text + MESSAGES_APART):
@@ -178,7 +180,7 @@ class Prompt(SteadyTextArea):
         self._recall_index = None
 
     def _submit(self) -> None:
-        text = self.text.strip()
+        text = self.raw_text.strip()
         if not text:
             return
         self.remember(text)
@@ -294,7 +296,7 @@ class Prompt(SteadyTextArea):
         if self._recall_index is None:
             if step > 0:
                 return False
-            self._draft = self.text
+            self._draft = self.raw_text
             index = len(self.prompt_history) - 1
         else:
             index = self._recall_index + step

@@ -14,7 +14,9 @@ from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
+from textual.widgets.text_area import Edit, EditResult
 
+from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, shown_in_editor, typed_text
 from openletta.ui.textual_internals import OrderedUndoTextArea
 
 
@@ -42,11 +44,36 @@ def layout_needed(widget: Widget) -> bool:
 
 class SteadyInput(Input):
     """A text field whose cursor does not blink: a blinking cursor repaints the screen twice
-    a second, which would be all the CPU an idle screen uses (the prompt does the same)."""
+    a second, which would be all the CPU an idle screen uses (the prompt does the same).
+
+    Its value never holds a character that could act on the terminal: each is shown as one
+    visible character (:func:`~openletta.ui.editor_text.shown_in_editor`) and is that
+    character from then on (what it filters or searches by, a reason sent). It types what a
+    key types (:func:`~openletta.ui.editor_text.typed_text`), not only printable characters.
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cursor_blink = False
+
+    def validate_value(self, value: str) -> str:
+        return shown_in_editor(value)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return typed_text(character) is not None
+
+    async def _on_key(self, event: events.Key) -> None:
+        typed = typed_text(event.character)
+        if typed is None or event.is_printable:
+            await super()._on_key(event)
+            return
+        event.stop()
+        event.prevent_default()
+        selection = self.selection
+        if selection.is_empty:
+            self.insert_text_at_cursor(typed)
+        else:
+            self.replace(typed, *selection)
 
 
 #: Keys that delete, and their actions.
@@ -57,26 +84,82 @@ class SteadyTextArea(OrderedUndoTextArea):
     """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
     draws blank lines while it has no width (Textual's text area fails wrapping its
     placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),
-    and that deletes as the keys come.
+    that deletes as the keys come, and that shows no character acting on the terminal.
 
     Textual deletes on Backspace and Delete by key bindings, which the app runs once the key
     went up through the widget's parents: in a burst of keys read together (a paste without
     bracketed paste, fast typing over a slow link) the characters behind a Backspace were
     typed before it deleted. Here they are deleted when the key is read, in order.
+
+    Its document never holds a control character but newline and tab, nor a line break but
+    newline, whatever way text comes in: the text it is made with and :meth:`load_text` (or
+    ``text =``), and every :meth:`edit` (typing, a paste, ``insert``, ``replace``, undo and
+    redo). Each is shown as one visible character
+    (:func:`~openletta.ui.editor_text.shown_in_editor`: ``ESC`` as ``␛``), so that cursor
+    columns stay right. :attr:`raw_text` is the text as it came and was typed, those
+    characters and all: what the field hands on (a message sent, a block saved, a command
+    run); ``text`` is what it shows. A Control Picture the user typed or pasted (a ``␛``
+    copied from a tool call shown in the chat) stays that picture: the field keeps track of
+    which characters it pictured (:class:`~openletta.ui.editor_text.RawLines`), so a text
+    given to it and not edited is handed on unchanged. Text cut or copied from the field is
+    the text shown, pictures and all.
+
+    A key types what :func:`~openletta.ui.editor_text.typed_text` says (a no-break space or
+    a zero-width joiner too); a paste's line breaks are newlines
+    (:func:`~openletta.ui.editor_text.pasted_text`), and the paste stays in this field.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, text: str = "", **kwargs: Any) -> None:
+        super().__init__(shown_in_editor(text), **kwargs)
         self.cursor_blink = False
+        self._raw = RawLines(text)
+
+    @property
+    def raw_text(self) -> str:
+        """The text as it came and was typed (what ``text`` shows, its pictures undone)."""
+        raw = self._raw.text
+        if shown_in_editor(raw) != self.text:  # changed behind edit's back: keep what shows
+            self._raw.reset(raw := self.text)
+        return raw
+
+    def load_text(self, text: str) -> None:
+        self._raw.reset(text)
+        super().load_text(shown_in_editor(text))
+
+    def edit(self, edit: Edit) -> EditResult:
+        return super().edit(edit if isinstance(edit, RawEdit) else RawEdit(edit, self._raw))
+
+    def paste(self, text: str) -> None:
+        """Put pasted ``text`` in place of the selection, the cursor after it."""
+        if not self.read_only:
+            result = self.replace(pasted_text(text), *self.selection,
+                                  maintain_selection_offset=False)
+            self.move_cursor(result.end_location)
+
+    def on_paste(self, event: events.Paste) -> None:
+        event.stop()
+        event.prevent_default()  # Textual's would take its carriage returns as they are
+        self.paste(event.text)
+
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        return super().check_consume_key(key, character) or (
+            not self.read_only and typed_text(character) is not None)
 
     async def _on_key(self, event: events.Key) -> None:
+        if self.read_only:
+            await super()._on_key(event)
+            return
         action = _DELETING_KEYS.get(event.key)
-        if action is None or self.read_only:
+        typed = typed_text(event.character) if action is None else None
+        if action is None and typed is None:
             await super()._on_key(event)
             return
         event.stop()
         event.prevent_default()
-        await self.run_action(action)
+        if action is not None:
+            await self.run_action(action)
+        elif typed is not None:
+            self.replace(typed, *self.selection, maintain_selection_offset=False)
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width <= 0:

@@ -19,6 +19,7 @@ from textual.binding import ActiveBinding
 from textual.timer import Timer
 from textual.widget import Widget
 
+from openletta.ui.editor_text import typed_text
 from openletta.ui.prompt import TypedElsewhere
 
 #: How long a widget's own key waits to see that it does not start a word: longer than the
@@ -45,7 +46,7 @@ class StrayKeys:
 
     def on_key(self, event: events.Key) -> None:
         """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this)."""
-        character = event.character if event.is_printable else None
+        character = typed_text(event.character)
         if event.key in ("enter", "backspace") and self._in_burst():
             self._hand_on(event, None)
             return

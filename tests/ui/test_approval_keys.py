@@ -55,7 +55,7 @@ async def test_a_choice_key_alone_answers(wait_until) -> None:
 
 async def test_a_burst_of_keys_is_a_message_even_when_it_holds_or_starts_with_choices(
         wait_until) -> None:
-    for burst in ("what", "all good", "xyz"):
+    for burst in ("what", "all good", "xyz", "no\u00a0way\u200d"):  # (not isprintable)
         app = KeysApp()
         async with app.run_test() as pilot:
             options = app.prompt.query_one("OptionList")

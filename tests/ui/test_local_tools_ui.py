@@ -3,7 +3,9 @@ working directory through them, each call approved on its card, which says it ru
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from test_app import SIZE
 from test_approvals import answered, ask, calls, prompt_focused
 from textual.app import App, ComposeResult
 from textual.errors import NoWidget
+from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import OptionList, SelectionList, Static
 
@@ -23,6 +26,7 @@ from openletta.tools.permissions import (
     read_only_denial,
 )
 from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen, list_heights
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH
@@ -229,20 +233,28 @@ class PromptApp(ThemeVariables, App[None]):
 
 
 class AnswersApp(PromptApp):
-    """Shows one approval prompt, styled as in the chat, and keeps its answers."""
+    """Shows one approval prompt, styled as in the chat, and keeps its answers and what it
+    handed on to the message."""
 
     CSS_PATH = WIDGETS_CSS_PATH
 
     def __init__(self, prompt: ApprovalPrompt) -> None:
         super().__init__(prompt)
         self.answers: list[ApprovalPrompt.Answered] = []
+        self.typed: list[TypedElsewhere] = []
 
     def on_approval_prompt_answered(self, answer: ApprovalPrompt.Answered) -> None:
         self.answers.append(answer)
 
+    def on_typed_elsewhere(self, typed: TypedElsewhere) -> None:
+        self.typed.append(typed)
 
-async def test_a_command_of_several_lines_is_edited_over_as_many_lines(wait_until) -> None:
-    command = "cat <<EOF\nyes\nEOF"
+
+@contextlib.asynccontextmanager
+async def command_edited(command: str, wait_until
+                         ) -> AsyncIterator[tuple[AnswersApp, Pilot[None], CommandEditor]]:
+    """The approval prompt of a Bash call of ``command`` that runs here, ``e`` pressed: its
+    command editor open, as many rows as the command has lines."""
     call = ToolCallItem(key="call:1", name="Bash", runs_here=True,
                         arguments_text=json.dumps({"command": command}))
     prompt = ApprovalPrompt(call, here="~/project", editable=command, clock=lambda: 10.0)
@@ -251,8 +263,15 @@ async def test_a_command_of_several_lines_is_edited_over_as_many_lines(wait_unti
         prompt.focus_choices()
         await choose(pilot, "e", wait_until)
         editor = prompt.query_one(CommandEditor)
-        await pilot.pause()
-        assert app.focused is editor and editor.content_size.height == 3  # a row per line
+        await wait_until(pilot, lambda: editor.content_size.height == command.count("\n") + 1,
+                         what="a row per line")
+        yield app, pilot, editor
+
+
+async def test_a_command_of_several_lines_is_edited_over_as_many_lines(wait_until) -> None:
+    command = "cat <<EOF\nyes\nEOF"
+    async with command_edited(command, wait_until) as (app, pilot, editor):
+        assert app.focused is editor
         assert editor.cursor_location == (2, 3)  # typing goes after the command
         await pilot.press("ctrl+j", *"echo y", "enter")  # "y" is typed, not Approve
         await pilot.pause()

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.display import plain_text
+from openletta.ui.editor_text import pasted_text, typed_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -99,14 +100,14 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     def on_key(self, event: events.Key) -> None:
         if event.key == "backspace":
             self.typed_ahead = self.typed_ahead[:-1]
-        elif event.is_printable and event.character:
-            self.typed_ahead += event.character
+        elif (typed := typed_text(event.character)) is not None:
+            self.typed_ahead += typed
         else:
             return
         event.stop()
 
     def on_paste(self, event: events.Paste) -> None:
-        self.typed_ahead += event.text
+        self.typed_ahead += pasted_text(event.text)
         event.stop()
 
     @work(exclusive=True, group="connect", exit_on_error=False)

@@ -22,6 +22,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from openletta.chat.turn_state import Phase
+from openletta.ui.editor_text import typed_text
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.stray_keys import StrayKeys
@@ -91,8 +92,8 @@ class LeaveApprovalScreen(ModalScreen[LeaveChoice | None]):
     def _hand_on(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        if event.is_printable or event.key in TYPED_THROUGH_KEYS:
-            character = event.character if event.is_printable else None
+        character = typed_text(event.character)
+        if character is not None or event.key in TYPED_THROUGH_KEYS:
             self.post_message(TypedElsewhere(event.key, character, focus=True))
 
     def on_paste(self, event: events.Paste) -> None:

@@ -1,6 +1,7 @@
 """Textual's private API for the app and its terminal: the theme set before the start, a
-sequence of our own written to the terminal, a toast taken back, an input thread that sleeps,
-and the first focus of a screen that opened while the terminal had not the focus."""
+sequence of our own written to the terminal, a toast taken back, an input thread that sleeps
+and takes bracketed pastes whole, and the first focus of a screen that opened while the
+terminal had not the focus."""
 
 from __future__ import annotations
 
@@ -10,15 +11,20 @@ import selectors
 import threading
 import time
 from codecs import getincrementaldecoder
+from collections.abc import Iterable
 from typing import Any
 
+from textual import events
 from textual._xterm_parser import XTermParser
 from textual.app import App
 from textual.css.query import NoMatches
 from textual.drivers.linux_driver import LinuxDriver
+from textual.message import Message
 from textual.notifications import Notification
 from textual.screen import Screen
 from textual.widgets._toast import ToastRack
+
+from openletta.ui.bracketed_paste import PasteSplitter
 
 # --- theme (openletta.ui.app) -------------------------------------------------------------------
 
@@ -105,7 +111,8 @@ class QuietLinuxDriver(LinuxDriver):
     for a chat nobody touches. This one polls like that only for :data:`INPUT_GRACE` seconds
     after input (the parser's own timeouts are shorter), and otherwise sleeps until input
     comes or :attr:`exit_event` is set, which writes to a pipe it also waits on. It reads and
-    parses input exactly as Textual does, with Textual's ``XTermParser``.
+    parses input as Textual does, with Textual's ``XTermParser``, but for bracketed pastes:
+    they go around the parser, whole and in order (:mod:`openletta.ui.bracketed_paste`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -115,6 +122,7 @@ class QuietLinuxDriver(LinuxDriver):
 
     def run_input_thread(self) -> None:
         parser = XTermParser(self._debug)
+        pastes = PasteSplitter()
         decode = getincrementaldecoder("utf-8")().decode
         last_input = -INPUT_GRACE
         with selectors.DefaultSelector() as selector:
@@ -131,10 +139,19 @@ class QuietLinuxDriver(LinuxDriver):
                         selector.unregister(self.fileno)
                         continue
                     last_input = time.monotonic()
-                    for event in parser.feed(decode(data)):
-                        self.process_message(event)
-                for event in parser.tick():
-                    self.process_message(event)
+                    for part in pastes.feed(decode(data)):
+                        if isinstance(part, str):
+                            self._post(parser.feed(part))
+                        else:
+                            self.process_message(events.Paste(part.text))
+                self._post(parser.tick())
+
+    def _post(self, messages: Iterable[Message]) -> None:
+        """Post what was read but the parser's own pastes (empty: it reads only their
+        markers); the pastes are the splitter's."""
+        for message in messages:
+            if not isinstance(message, events.Paste):
+                self.process_message(message)
 
     def close(self) -> None:
         super().close()

@@ -40,6 +40,7 @@ from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
+from openletta.ui.editor_text import typed_text
 from openletta.ui.formatting import home_relative
 from openletta.ui.in_view import bring_into_view, fits_through
 from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
@@ -111,8 +112,7 @@ class CommandEditor(SteadyTextArea):
 
     def __init__(self, command: str, *, classes: str = "") -> None:
         super().__init__(command, soft_wrap=True, tab_behavior="focus", compact=True,
-                         classes=classes,
-                         placeholder="The command to run")
+                         classes=classes, placeholder="The command to run")
         self.border_title = "Enter runs it · Ctrl+J adds a line · Esc goes back"
 
     def on_focus(self) -> None:
@@ -120,7 +120,7 @@ class CommandEditor(SteadyTextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
-            self.post_message(self.Submitted(self, self.text))
+            self.post_message(self.Submitted(self, self.raw_text))
         elif event.key in NEWLINE_KEYS:
             self.insert("\n")
         else:
@@ -287,10 +287,10 @@ class ApprovalPrompt(Vertical):
 
     def on_key(self, event: events.Key) -> None:
         """Typing meant for the message goes on to it (see the module)."""
-        typed = event.is_printable or event.key in TYPED_THROUGH_KEYS
+        character = typed_text(event.character)
+        typed = character is not None or event.key in TYPED_THROUGH_KEYS
         if not typed or not self._options.has_focus:
             return
-        character = event.character if event.is_printable else None
         choice = self._key_choices.get(character or "")
         if self._pending is not None:  # the choice's key began a burst: all of it is typing
             self._cancel_pending()
