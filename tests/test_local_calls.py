@@ -335,6 +335,28 @@ def test_a_call_the_user_edited_leaves_room_for_the_note_that_says_so(tmp_path: 
     assert local.budget(call, 30_000) == ReturnBudget(23_800)
 
 
+def test_a_link_in_the_directory_to_a_place_outside_is_named_with_where_it_points(
+        tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "outside.txt").write_text("secret")
+    (root / "link.txt").symlink_to(elsewhere / "outside.txt")
+    (root / "linked").symlink_to(elsewhere)
+    local = LocalCalls(Permissions(Workspace(root)))
+
+    def said(path: str) -> list[str]:
+        call = ToolCallItem(key="call:1", name="Read", runs_here=True,
+                            arguments_text=json.dumps({"file_path": path}))
+        return local.outside_said(call, str)
+
+    assert said("link.txt") == [f"link.txt points to {elsewhere / 'outside.txt'}, outside it"]
+    assert said("linked/outside.txt") == [
+        f"linked/outside.txt points to {elsewhere / 'outside.txt'}, outside it"]
+    assert said("../elsewhere/outside.txt") == [f"{elsewhere / 'outside.txt'} is outside it"]
+    assert said("inside.txt") == []
+
+
 async def test_a_session_rule_answers_the_next_call(chat: LocalChat) -> None:
     await chat.send(("call-1", "Run", {}))
     chat.controller.decide(chat.controller.state.asking, Choice.APPROVE_FOR_SESSION)  # type: ignore[arg-type]

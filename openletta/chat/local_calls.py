@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +74,18 @@ class LocalCalls:
         if tool is None or args is None:
             return []
         return self.permissions.outside(tool, args)
+
+    def outside_said(self, call: ToolCallItem, shown: Callable[[Path], str]) -> list[str]:
+        """What ``call`` touches outside the working directory, each said whole, its paths
+        as ``shown`` gives them: "~/a is outside it", or for a symbolic link in the
+        directory "b points to ~/c, outside it"."""
+        said = []
+        for path in self.outside(call):
+            target = self.workspace.link_target(path)
+            said.append(f"{shown(path)} is outside it" if target is None else
+                        f"{path.relative_to(self.workspace.root)} points to {shown(target)}, "
+                        "outside it")
+        return said
 
     def preview(self, call: ToolCallItem) -> str | None:
         """What the call would change on disk (``None`` when nothing, or unknown)."""

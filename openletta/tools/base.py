@@ -119,6 +119,16 @@ class Workspace:
             return False
         return True
 
+    def link_target(self, path: Path) -> Path | None:
+        """Where ``path`` really is, when it names a place in the working directory that a
+        symbolic link (it, or a directory on its way) takes elsewhere; else ``None``."""
+        try:
+            relative = path.relative_to(self.root)
+        except ValueError:
+            return None
+        target = path.resolve()
+        return None if target == self.root.resolve() / relative else target
+
     def child_environment(self) -> dict[str, str]:
         """The environment for child processes: never the Letta API key, under any name."""
         secrets = {value for name, value in self.environment.items()
