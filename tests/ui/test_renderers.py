@@ -13,7 +13,7 @@ from openletta.tools.budget import ReturnBudget
 from openletta.tools.output import Capture, seen_by_agent
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import GenericRenderer, register, registered_names, renderer_for
-from openletta.ui.renderers.base import ADDED, REMOVED, ToolRenderer, language_for
+from openletta.ui.renderers.base import ADDED, MUTED, REMOVED, ToolRenderer, language_for
 from openletta.ui.renderers.bash import BashRenderer, parse_result
 from openletta.ui.renderers.conversation_search import ConversationSearchRenderer
 from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
@@ -142,6 +142,17 @@ def test_a_stopped_command_keeps_what_it_printed() -> None:
                 result="Interrupted by the user: the call was stopped before it finished.")
     assert text_of(BashRenderer().body(item, NARROW)).split("\n") == [
         "$ count", "line 1", "line 2", "⊘ stopped before it finished"]
+
+
+def test_the_agent_s_description_of_a_command_is_a_dim_plain_line_above_it() -> None:
+    item = call("Bash", {"command": "seq 3", "description": "Count to [b]3[/b]\x1b[31m"},
+                result="Exit code: 0\n1\n2\n3\n", stdout=["1\n2\n3\n"])
+    blocks = BashRenderer().body(item, NARROW)
+    assert text_of(blocks).split("\n") == ["Count to [b]3[/b]␛[31m", "$ seq 3", "1", "2", "3",
+                                            "✓ exit 0"]
+    assert styles_of_line(blocks, "Count to") == [MUTED]
+    blank = call("Bash", {"command": "seq 3", "description": "  "}, ToolStatus.RUNNING)
+    assert text_of(BashRenderer().body(blank, NARROW)) == "$ seq 3"
 
 
 def test_a_command_card_says_when_the_agent_got_less_of_the_output_than_it_shows() -> None:

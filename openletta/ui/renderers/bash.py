@@ -1,5 +1,6 @@
-"""Shell commands: the command highlighted, how much of the output the agent got when not all
-of it, the output with its colours, stderr apart, exit status."""
+"""Shell commands: what the agent says the command does, the command highlighted, how much of
+the output the agent got when not all of it, the output with its colours, stderr apart, exit
+status."""
 
 from __future__ import annotations
 
@@ -79,7 +80,10 @@ class BashRenderer(ToolRenderer):
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         command = arg(item, "command", "cmd") or ""
-        blocks = [Content.assemble(("$ ", MUTED), *code_block(command, "bash"))]
+        blocks: list[Content] = []
+        if (description := (arg(item, "description") or "").strip()):  # the agent's words
+            blocks.append(Content.styled(description, MUTED))
+        blocks.append(Content.assemble(("$ ", MUTED), *code_block(command, "bash")))
         if seen := seen_by_agent(item.result or ""):
             blocks.append(Content.styled(f"⚠ the agent saw only the {seen} (its context "
                                          "window holds no more)", WARN))
