@@ -16,14 +16,15 @@ from chat_fakes import FakeClient, FakeStream, Listener
 from openletta.api.answers import INTERRUPTED, ApprovalAnswer, ToolReturnAnswer
 from openletta.api.errors import APIConnectionError
 from openletta.api.messages import Message, parse_message
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, LLMConfig
 from openletta.api.sse import parse_sse_text
 from openletta.chat.approvals import CANCELLED_REASON, Choice
 from openletta.chat.controller import ChatController
-from openletta.chat.local_calls import LocalCalls
+from openletta.chat.local_calls import PRINTED_SO_FAR, LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.tools.base import (
+    DEFAULT_BUDGET,
     Access,
     LocalTool,
     OnOutput,
@@ -31,12 +32,15 @@ from openletta.tools.base import (
     ToolOutcome,
     Workspace,
 )
+from openletta.tools.budget import ReturnBudget, sent_length
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
-from openletta.transcript import EventItem, ToolStatus, UserItem
+from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
 from openletta.transcript.export import to_markdown
 from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
 
 FIXTURES = Path(__file__).parent / "fixtures"
+#: What the agent is told of a "Run" call (which says hi first) that the user stopped.
+SAID_HI_THEN_STOPPED = f"{PRINTED_SO_FAR}\nRun says hi\n"
 HELLO = "hello_tokens.sse"
 
 
@@ -50,6 +54,9 @@ class Probe(LocalTool):
         self.name = name  # type: ignore[misc]
         self.access = access  # type: ignore[misc]
         self.runs: list[Mapping[str, Any]] = []
+        self.budgets: list[ReturnBudget] = []
+        #: What a run says (``None``: "<name> ran").
+        self.says: str | None = None
         self.hold: asyncio.Event | None = None
         self.stopped = False
         #: A call "doomed" fails its check until this tool ran (it read the file first).
@@ -65,9 +72,10 @@ class Probe(LocalTool):
         if "doomed" in args and not (self.doomed_until and self.doomed_until.runs):
             raise ToolInputError(args["doomed"])
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
         self.runs.append(args)
+        self.budgets.append(budget)
         on_output(f"{self.name} says hi\n")
         if self.hold is not None:
             try:
@@ -75,7 +83,7 @@ class Probe(LocalTool):
             except asyncio.CancelledError:
                 self.stopped = True
                 raise
-        return ToolOutcome(f"{self.name} ran", stdout=[f"{self.name} says hi\n"])
+        return ToolOutcome(self.says or f"{self.name} ran", stdout=[f"{self.name} says hi\n"])
 
 
 def asks_for(*calls: tuple[str, str, dict[str, Any]]) -> list[Message]:
@@ -93,7 +101,8 @@ def recorded(name: str) -> list[Message]:
 
 
 class LocalChat:
-    def __init__(self, tmp_path: Path, mode: PermissionMode) -> None:
+    def __init__(self, tmp_path: Path, mode: PermissionMode,
+                 context_window: int | None = None) -> None:
         self.client = FakeClient()
         self.listener = Listener()
         self.run_tool = Probe("Run", Access.EXECUTE)
@@ -105,7 +114,9 @@ class LocalChat:
         self.permissions = Permissions(self.workspace, mode=mode, project_rules=self.rules)
         self.local = LocalCalls(self.permissions,
                                 tools=(self.run_tool, self.edit_tool, self.read_tool))
-        session = ChatSession(self.client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
+        agent = Agent(id="agent-1", name="tester",
+                      llm_config=LLMConfig(context_window=context_window))
+        session = ChatSession(self.client, agent)  # type: ignore[arg-type]
         self.controller = ChatController(session, self.listener, self.local)
 
     @property
@@ -208,12 +219,15 @@ async def test_esc_stops_a_running_call_and_the_agent_is_told_with_the_next_mess
     chat.controller.submit("stop that, say hi")
     await chat.settled()
     assert chat.client.answered_with == ["stop that, say hi"] and not chat.client.sent[1:]
+    # The agent reads what the stopped call printed, after the word that it was stopped.
     assert [(answer.tool_call_id, getattr(answer, "tool_return", None))
-            for answer in only_answer(chat)] == [("call-1", INTERRUPTED),
-                                                 ("call-2", INTERRUPTED), ("call-3", None)]
-    # What the stopped call printed goes with it (and is read back from history).
+            for answer in only_answer(chat)] == [
+        ("call-1", SAID_HI_THEN_STOPPED),
+        ("call-2", INTERRUPTED), ("call-3", None)]
+    # It goes as stdout too (read back from history), as its card shows it.
     assert [getattr(answer, "stdout", None) for answer in only_answer(chat)] == [
         ["Run says hi\n"], None, None]
+    assert calls[0] is not None and calls[0].stdout == ["Run says hi\n"]
     assert only_answer(chat)[2] == ApprovalAnswer(tool_call_id="call-3", approve=False,
                                                   reason=CANCELLED_REASON)
     user = next(item for item in reversed(chat.transcript.items) if isinstance(item, UserItem))
@@ -235,7 +249,7 @@ async def test_quitting_after_esc_stopped_a_call_tells_the_agent_first(
     assert chat.controller.quit_after_local_calls()  # not left to come back as a new request
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.client.answered_with == [None]
-    assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]
+    assert [answer.tool_return for answer in only_answer(chat)] == [SAID_HI_THEN_STOPPED]
     event = next(item for item in chat.transcript.items if isinstance(item, EventItem))
     assert event.text == TOLD_ON_QUIT  # what the printout says of it
 
@@ -293,6 +307,54 @@ async def test_a_path_outside_the_directory_asks_in_every_mode_but_yolo(
         else:
             assert chat.controller.state.asking is not None and not chat.read_tool.runs
         await chat.controller.close()
+
+
+async def test_a_result_is_made_to_fit_the_agent_s_context_window(tmp_path: Path) -> None:
+    """Letta cuts a longer one from its end: the tool gets the budget of the agent's window
+    (Letta's minimum when unknown), and what goes over it is cut here, notes first kept."""
+    for window, budget in ((30_000, ReturnBudget(23_800)), (None, ReturnBudget(4_800))):
+        chat = LocalChat(tmp_path / str(window), PermissionMode.YOLO, context_window=window)
+        chat.run_tool.says = "[a note first]\n" + "x" * 100_000
+        await chat.send(("call-1", "Run", {}))
+        await chat.settled()
+        assert chat.run_tool.budgets == [budget]
+        (answer,) = only_answer(chat)
+        assert answer.tool_return.startswith("[a note first]\nxxx")
+        assert sent_length(answer.tool_return) == budget.chars  # all of the room, no more
+        await chat.controller.close()
+
+
+def test_a_call_the_user_edited_leaves_room_for_the_note_that_says_so(tmp_path: Path) -> None:
+    local = LocalCalls(Permissions(Workspace(tmp_path)))
+    call = ToolCallItem(key="call:1", name="Bash", runs_here=True, edited=True,
+                        arguments_text=json.dumps({"command": "make test"}))
+    note = local.edited_result(call, "")
+    assert note.startswith("The user edited the command") and "make test" in note
+    assert local.budget(call, 30_000) == ReturnBudget(23_800).after(note)
+    call.edited = False
+    assert local.budget(call, 30_000) == ReturnBudget(23_800)
+
+
+def test_a_link_in_the_directory_to_a_place_outside_is_named_with_where_it_points(
+        tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "outside.txt").write_text("secret")
+    (root / "link.txt").symlink_to(elsewhere / "outside.txt")
+    (root / "linked").symlink_to(elsewhere)
+    local = LocalCalls(Permissions(Workspace(root)))
+
+    def said(path: str) -> list[str]:
+        call = ToolCallItem(key="call:1", name="Read", runs_here=True,
+                            arguments_text=json.dumps({"file_path": path}))
+        return local.outside_said(call, str)
+
+    assert said("link.txt") == [f"link.txt points to {elsewhere / 'outside.txt'}, outside it"]
+    assert said("linked/outside.txt") == [
+        f"linked/outside.txt points to {elsewhere / 'outside.txt'}, outside it"]
+    assert said("../elsewhere/outside.txt") == [f"{elsewhere / 'outside.txt'} is outside it"]
+    assert said("inside.txt") == []
 
 
 async def test_a_session_rule_answers_the_next_call(chat: LocalChat) -> None:
@@ -371,7 +433,7 @@ async def test_quitting_while_a_call_runs_stops_it_tells_the_agent_then_exits(
     assert chat.controller.quit_after_local_calls()
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.run_tool.stopped
-    assert [answer.tool_return for answer in only_answer(chat)] == [INTERRUPTED]
+    assert [answer.tool_return for answer in only_answer(chat)] == [SAID_HI_THEN_STOPPED]
 
 
 async def test_a_command_edited_on_the_prompt_is_what_runs_and_the_agent_is_told(

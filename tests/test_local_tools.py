@@ -14,8 +14,16 @@ from typing import Any
 import pytest
 
 from openletta.tools import LOCAL_TOOLS, declarations, local_tool
-from openletta.tools.base import Access, LocalTool, ToolInputError, ToolOutcome, Workspace
+from openletta.tools.base import (
+    DEFAULT_BUDGET,
+    Access,
+    LocalTool,
+    ToolInputError,
+    ToolOutcome,
+    Workspace,
+)
 from openletta.tools.bash import Bash
+from openletta.tools.budget import ReturnBudget
 from openletta.tools.files import Edit, Read, Write
 from openletta.tools.grep import Grep
 from openletta.tools.search import LS, Glob
@@ -28,8 +36,9 @@ def workspace(tmp_path: Path) -> Workspace:
     return Workspace(tmp_path, environment=dict(os.environ))
 
 
-async def call(tool: LocalTool, workspace: Workspace, **args: Any) -> ToolOutcome:
-    return await tool.run(args, workspace, lambda _: None)
+async def call(tool: LocalTool, workspace: Workspace, budget: ReturnBudget = DEFAULT_BUDGET,
+               **args: Any) -> ToolOutcome:
+    return await tool.run(args, workspace, lambda _: None, budget)
 
 
 def alive(pid: int) -> bool:
@@ -115,19 +124,19 @@ async def test_bash_streams_output_in_order(workspace: Workspace) -> None:
                                workspace, heard.append)
     assert heard == ["a\n", "b\n"]
     assert outcome.ok
-    assert outcome.text == "a\nb\nExit code: 0"
+    assert outcome.text == "Exit code: 0\na\nb\n"  # the exit code first, where it survives
     assert outcome.stdout == ["a\nb\n"]
 
 
 async def test_bash_exit_code_and_combined_streams(workspace: Workspace) -> None:
     outcome = await call(Bash(), workspace, command="echo out; echo err >&2; exit 3")
     assert not outcome.ok
-    assert outcome.text == "out\nerr\nExit code: 3"
+    assert outcome.text == "Exit code: 3\nout\nerr\n"
 
 
 async def test_bash_runs_in_the_workspace(workspace: Workspace) -> None:
     outcome = await call(Bash(), workspace, command="pwd")
-    assert outcome.text.splitlines()[0] == str(workspace.root)
+    assert outcome.text.splitlines()[1] == str(workspace.root)
 
 
 async def test_bash_timeout_kills_the_process_group(workspace: Workspace) -> None:
@@ -159,17 +168,23 @@ async def test_bash_returns_when_the_shell_exits(workspace: Workspace) -> None:
     pid = int((workspace.root / "pidfile").read_text())
     os.kill(pid, signal.SIGKILL)
     assert time.monotonic() - started < 5
-    assert outcome.text == "hi\nExit code: 0"
+    assert outcome.text == "Exit code: 0\nhi\n"
 
 
 async def test_bash_truncates_huge_output(workspace: Workspace) -> None:
     outcome = await call(Bash(), workspace,
                          command="printf 'S'; head -c 100000 /dev/zero | tr '\\0' x; "
                                  "printf 'E'")
-    assert outcome.text.startswith("S" + "x" * 100)
-    assert "\n[… 70,002 characters cut …]\n" in outcome.text
-    assert outcome.text.endswith("xE\nExit code: 0")
+    # The user sees 15,000 characters of each end; the agent as much as its budget holds.
     assert outcome.stdout is not None and len(outcome.stdout[0]) < 31_000
+    assert "\n[… 70,002 characters cut …]\n" in outcome.stdout[0]
+    assert DEFAULT_BUDGET.fits(outcome.text)
+    lead, note, head, gap, tail = outcome.text.split("\n")
+    assert lead == "Exit code: 0"
+    assert note.startswith(f"[Output too long for your context window: you get its first "
+                           f"{len(head):,} and last {len(tail):,} of 100,002 characters.")
+    assert head.startswith("S" + "x" * 100) and tail.endswith("xE")
+    assert gap == f"[… {100_002 - len(head) - len(tail):,} characters cut …]"
 
 
 async def test_bash_environment_has_no_api_key(tmp_path: Path) -> None:
@@ -201,8 +216,8 @@ async def test_read_offset_limit_and_paging_note(workspace: Workspace) -> None:
     write(workspace.root / "a.txt", "".join(f"line {n}\n" for n in range(1, 11)))
     outcome = await call(Read(), workspace, file_path="a.txt", offset=3, limit=4)
     lines = outcome.text.splitlines()
-    assert lines[:4] == ["     3\tline 3", "     4\tline 4", "     5\tline 5", "     6\tline 6"]
-    assert "of 10" in lines[-1] and "offset=7" in lines[-1]
+    assert lines[0] == "[Showing lines 3–6 of 10. Use offset=7 to read on.]"  # first: it stays
+    assert lines[2:] == ["     3\tline 3", "     4\tline 4", "     5\tline 5", "     6\tline 6"]
     last = await call(Read(), workspace, file_path="a.txt", offset=9)
     assert last.text == "     9\tline 9\n    10\tline 10"
     with pytest.raises(ToolInputError, match="past the end"):
@@ -417,7 +432,7 @@ async def test_glob_cap(workspace: Workspace) -> None:
         write(workspace.root / f"f{n:03}.txt", "")
     lines = (await call(Glob(), workspace, pattern="*.txt")).text.splitlines()
     assert len([line for line in lines if line.endswith(".txt")]) == 100
-    assert "100 most recently modified of 105" in lines[-1]
+    assert "100 most recently modified of 105" in lines[0]
 
 
 async def test_glob_nothing_and_bad_arguments(workspace: Workspace) -> None:
@@ -504,8 +519,8 @@ async def test_grep_multiline(tree: Workspace) -> None:
 async def test_grep_head_limit_and_offset(tree: Workspace) -> None:
     python = Grep(use_ripgrep=False)
     first = await call(python, tree, pattern="a$", output_mode="content", head_limit=2)
-    assert first.text == ("b.txt:1:alpha\nb.txt:2:beta\n\n"
-                          "[Showing lines 1–2 of 4. Use offset=2 to see more.]")
+    assert first.text == ("[Showing lines 1–2 of 4. Use offset=2 to see more.]\n\n"
+                          "b.txt:1:alpha\nb.txt:2:beta")
     rest = await call(python, tree, pattern="a$", output_mode="content", head_limit=2,
                       offset=2)
     assert rest.text == "b.txt:4:gamma\nb.txt:5:delta"
@@ -569,9 +584,9 @@ async def test_ls_ignore(workspace: Workspace) -> None:
 async def test_ls_cap(workspace: Workspace) -> None:
     for n in range(1005):
         (workspace.root / f"{n:04}").touch()
-    lines = (await call(LS(), workspace)).text.splitlines()
-    assert lines[1000] == "  0999"
-    assert "first 1,000 of 1,005" in lines[-1]
+    lines = (await call(LS(), workspace, budget=ReturnBudget(100_000))).text.splitlines()
+    assert lines[-1] == "  0999"
+    assert "first 1,000 of 1,005" in lines[0]
 
 
 async def test_ls_refusals(workspace: Workspace) -> None:

@@ -434,7 +434,9 @@ def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
 
 @pytest.mark.parametrize(("status", "result", "shown"), [
     ("error", INTERRUPTED, ToolStatus.CANCELLED), ("error", "boom", ToolStatus.ERROR),
-    ("success", INTERRUPTED, ToolStatus.SUCCESS)])
+    ("success", INTERRUPTED, ToolStatus.SUCCESS),
+    ("error", f"{INTERRUPTED} What it printed until then:\nn1\nn2\n", ToolStatus.CANCELLED),
+    ("error", f"boom\n{INTERRUPTED}", ToolStatus.ERROR)])
 def test_a_call_the_user_stopped_reads_back_as_cancelled_as_it_showed_live(
         status: str, result: str, shown: ToolStatus) -> None:
     request = {"message_type": "approval_request_message", "id": "message-1",
@@ -450,6 +452,24 @@ def test_a_call_the_user_stopped_reads_back_as_cancelled_as_it_showed_live(
         transcript.load_history([parse_message(message) for message in messages])
         call = transcript.call("call-1")
         assert call is not None and call.status is shown and call.result == result
+
+
+def test_a_call_the_user_edited_then_stopped_reads_back_as_cancelled() -> None:
+    told = f"{INTERRUPTED} What it printed until then:\nn1\n"
+    result = with_edit_note("command", "for i in 1 2; do echo n$i; sleep 9; done", told)
+    request = {"message_type": "approval_request_message", "id": "message-1",
+               "tool_calls": [{"tool_call_id": "call-1", "name": "Bash",
+                               "arguments": '{"command": "sleep 60"}'}]}
+    response = {"message_type": "approval_response_message", "id": "message-2",
+                "approvals": [{"type": "tool", "tool_call_id": "call-1", "tool_return": result,
+                               "status": "error", "stdout": ["n1\n"]}]}
+    stored = {"message_type": "tool_return_message", "id": "message-3", "status": "error",
+              "tool_call_id": "call-1", "tool_return": result, "stdout": ["n1\n"]}
+    for messages in ([request, response], [request, response, stored]):
+        transcript = Transcript()
+        transcript.load_history([parse_message(message) for message in messages])
+        call = transcript.call("call-1")
+        assert call is not None and call.status is ToolStatus.CANCELLED
 
 
 def call_read_back(message_type: str, arguments: str, result: str) -> ToolCallItem:

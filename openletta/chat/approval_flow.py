@@ -20,6 +20,7 @@ from openletta.chat.replies import TurnOutcome
 from openletta.chat.turn_state import Phase
 from openletta.chat.turn_tasks import TurnTasks
 from openletta.tools.base import STOPPED, ToolOutcome
+from openletta.tools.output import Capture
 from openletta.transcript import ToolCallItem
 from openletta.transcript.interruption import HELD
 
@@ -189,8 +190,6 @@ class ApprovalFlow:
             if not self._tasks.tools_interrupted:
                 self._tasks.listener.transcript_changed(transcript.start_local(call_id))
                 outcome = await self._run_one(call)
-            if outcome.interrupted and call.stdout:  # what it printed before it was stopped
-                outcome = dataclasses.replace(outcome, stdout=list(call.stdout))
             told = outcome
             if round_.decisions[call_id].edited:
                 told = dataclasses.replace(outcome, text=local.edited_result(call, outcome.text))
@@ -219,12 +218,19 @@ class ApprovalFlow:
                            stop_reason="interrupted")
 
     async def _run_one(self, call: ToolCallItem) -> ToolOutcome:
-        """Run one local call in a task of its own, which Esc (or closing) cancels."""
-        assert self._tasks.local is not None
+        """Run one local call in a task of its own, which Esc (or closing) cancels; what it
+        printed until then is what the agent is told of it, and what its card shows."""
+        local = self._tasks.local
+        assert local is not None
         transcript, call_id = self._tasks.session.transcript, call.tool_call_id
-        task = asyncio.get_running_loop().create_task(self._tasks.local.run(
-            call, lambda text: self._tasks.listener.transcript_changed(
-                transcript.local_output(call_id, text))))
+        budget = local.budget(call, self._tasks.session.agent.context_window)
+        printed = Capture()
+
+        def heard(text: str) -> None:
+            printed.add(text)
+            self._tasks.listener.transcript_changed(transcript.local_output(call_id, text))
+
+        task = asyncio.get_running_loop().create_task(local.run(call, heard, budget))
         self._tasks.tool_task = task
         try:
             await asyncio.wait([task])
@@ -234,7 +240,7 @@ class ApprovalFlow:
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
         if task.cancelled():
-            return STOPPED
+            return local.stopped(printed, budget)
         if (error := task.exception()) is not None:
             log.error("a local call failed", exc_info=error)
             return ToolOutcome(f"openletta could not run the call: {error!r}", ok=False)

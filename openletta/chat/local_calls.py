@@ -4,22 +4,27 @@ them. No Textual here; the controller decides when.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from openletta.api.answers import INTERRUPTED
 from openletta.display import has_hidden_characters
 from openletta.tools import LOCAL_TOOLS
 from openletta.tools.base import (
+    STOPPED,
     LocalTool,
     OnOutput,
     ToolInputError,
     ToolOutcome,
     Workspace,
 )
+from openletta.tools.budget import ReturnBudget
+from openletta.tools.output import Capture
 from openletta.tools.permissions import PermissionMode, Permissions, Verdict
 from openletta.transcript import ToolCallItem
 from openletta.transcript.edits import with_edit_note
@@ -27,6 +32,8 @@ from openletta.transcript.edits import with_edit_note
 log = logging.getLogger(__name__)
 
 BAD_ARGUMENTS = "The arguments are not a JSON object; call the tool again with valid JSON."
+#: How the agent is told what a call the user stopped had printed, after :data:`INTERRUPTED`.
+PRINTED_SO_FAR = f"{INTERRUPTED} What it printed until then:"
 
 
 @dataclass
@@ -68,6 +75,18 @@ class LocalCalls:
             return []
         return self.permissions.outside(tool, args)
 
+    def outside_said(self, call: ToolCallItem, shown: Callable[[Path], str]) -> list[str]:
+        """What ``call`` touches outside the working directory, each said whole, its paths
+        as ``shown`` gives them: "~/a is outside it", or for a symbolic link in the
+        directory "b points to ~/c, outside it"."""
+        said = []
+        for path in self.outside(call):
+            target = self.workspace.link_target(path)
+            said.append(f"{shown(path)} is outside it" if target is None else
+                        f"{path.relative_to(self.workspace.root)} points to {shown(target)}, "
+                        "outside it")
+        return said
+
     def preview(self, call: ToolCallItem) -> str | None:
         """What the call would change on disk (``None`` when nothing, or unknown)."""
         tool, args = self.tool_of(call), call.arguments
@@ -95,6 +114,12 @@ class LocalCalls:
         assert tool is not None and tool.editable_argument is not None
         return json.dumps({**(call.arguments or {}), tool.editable_argument: text})
 
+    def budget(self, call: ToolCallItem, context_window: int | None) -> ReturnBudget:
+        """How long the result of ``call`` may be, for an agent with this context window
+        (tokens; ``None``: unknown), once the note of the user's edit is told with it."""
+        budget = ReturnBudget.for_window(context_window)
+        return budget.after(self.edited_result(call, "")) if call.edited else budget
+
     def edited_result(self, call: ToolCallItem, result: str) -> str:
         """What the agent is told of ``call``, which the user edited before it ran."""
         tool = self.tool_of(call)
@@ -116,16 +141,33 @@ class LocalCalls:
             log.info("could not check %s: %s", call.name, error)
         return None
 
-    async def run(self, call: ToolCallItem, on_output: OnOutput) -> ToolOutcome:
-        """Run ``call`` here; a failure becomes an error result the agent reads.
+    async def run(self, call: ToolCallItem, on_output: OnOutput,
+                  budget: ReturnBudget) -> ToolOutcome:
+        """Run ``call`` here, its result within ``budget`` (see :meth:`budget`); a failure
+        becomes an error result the agent reads.
 
         Cancelling the task stops the call (and every process it started).
         """
+        outcome = await self._outcome(call, on_output, budget)
+        return dataclasses.replace(outcome, text=budget.clip(outcome.text))
+
+    @staticmethod
+    def stopped(printed: Capture, budget: ReturnBudget) -> ToolOutcome:
+        """The outcome of a call the user stopped, which had ``printed`` that much: the
+        agent is told so first, then (within ``budget``) what it printed, as the user sees
+        it on its card."""
+        if not printed.total:
+            return STOPPED
+        return dataclasses.replace(STOPPED, text=printed.told(PRINTED_SO_FAR, budget),
+                                   stdout=[printed.text()])
+
+    async def _outcome(self, call: ToolCallItem, on_output: OnOutput,
+                       budget: ReturnBudget) -> ToolOutcome:
         tool, args = self.tool_of(call), call.arguments
         if tool is None or args is None:
             return ToolOutcome(BAD_ARGUMENTS, ok=False)
         try:
-            return await tool.run(args, self.workspace, on_output)
+            return await tool.run(args, self.workspace, on_output, budget)
         except ToolInputError as error:
             return ToolOutcome(str(error), ok=False)
         except OSError as error:

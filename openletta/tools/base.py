@@ -17,9 +17,12 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar, overload
 
 from openletta.api.answers import INTERRUPTED
+from openletta.tools.budget import ReturnBudget
 
 #: Hears output as it comes (a running command's stdout and stderr, merged).
 OnOutput = Callable[[str], None]
+#: What a result may take when the agent's context window is unknown (Letta's minimum).
+DEFAULT_BUDGET = ReturnBudget.for_window(None)
 #: Environment variables never passed to a child process, whatever their value.
 SECRET_VARIABLES = frozenset({"LETTA_API_KEY"})
 
@@ -116,6 +119,16 @@ class Workspace:
             return False
         return True
 
+    def link_target(self, path: Path) -> Path | None:
+        """Where ``path`` really is, when it names a place in the working directory that a
+        symbolic link (it, or a directory on its way) takes elsewhere; else ``None``."""
+        try:
+            relative = path.relative_to(self.root)
+        except ValueError:
+            return None
+        target = path.resolve()
+        return None if target == self.root.resolve() / relative else target
+
     def child_environment(self) -> dict[str, str]:
         """The environment for child processes: never the Letta API key, under any name."""
         secrets = {value for name, value in self.environment.items()
@@ -193,7 +206,9 @@ class LocalTool(ABC):
         return
 
     @abstractmethod
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """Carry the call out. Raises :class:`ToolInputError` for arguments that cannot
-        work; cancelling the task stops the call (and everything it started)."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """Carry the call out; what the agent is told fits ``budget`` (see
+        :mod:`openletta.tools.budget`: the tool keeps what matters most, its notes first).
+        Raises :class:`ToolInputError` for arguments that cannot work; cancelling the task
+        stops the call (and everything it started)."""

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from openletta.tools.base import (
+    DEFAULT_BUDGET,
     Access,
     LocalTool,
     OnOutput,
@@ -24,43 +25,17 @@ from openletta.tools.base import (
     arg,
     object_schema,
 )
+from openletta.tools.budget import ReturnBudget
+from openletta.tools.output import Capture
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-#: Characters kept from each end of a huge output.
-KEEP = 15_000
 #: How long a group has to stop after SIGTERM before SIGKILL.
 TERM_GRACE = 1.0
 #: How long output is still read once the shell has exited (a background job may hold the pipe).
 DRAIN_GRACE = 0.5
 READ_SIZE = 65_536
 SHELL = "/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh"
-
-
-class Capture:
-    """A command's output as text: all of it, or its two ends when it is huge."""
-
-    def __init__(self) -> None:
-        self._head = ""
-        self._tail = ""
-        self._total = 0
-
-    def add(self, text: str) -> None:
-        """Take the next piece of output."""
-        self._total += len(text)
-        room = KEEP - len(self._head)
-        if room > 0:
-            self._head += text[:room]
-            text = text[room:]
-        if text:
-            self._tail = (self._tail + text)[-KEEP:]
-
-    def text(self) -> str:
-        """The output, with a line saying how much was cut from its middle."""
-        cut = self._total - len(self._head) - len(self._tail)
-        if cut <= 0:
-            return self._head + self._tail
-        return f"{self._head}\n[… {cut:,} characters cut …]\n{self._tail}"
 
 
 async def kill_group(process: asyncio.subprocess.Process) -> None:
@@ -151,8 +126,9 @@ class Bash(LocalTool):
         "printed (standard output and standard error together) and its exit code. Each call "
         "starts a fresh shell, so `cd` and variables do not carry over to the next call. The "
         "command is stopped, with everything it started, when it runs past its timeout "
-        f"(default {DEFAULT_TIMEOUT_MS // 1000} s, at most {MAX_TIMEOUT_MS // 1000} s). A very "
-        f"long output keeps only its first and last {KEEP:,} characters. A job left running "
+        f"(default {DEFAULT_TIMEOUT_MS // 1000} s, at most {MAX_TIMEOUT_MS // 1000} s). Of an "
+        "output too long for your context window you get its first and last lines, with a note "
+        "saying so. A job left running "
         "in the background should send its output to a file (`cmd > log 2>&1 &`). Prefer "
         "Read, Glob, Grep and LS for looking at files, and Edit or Write for changing them.")
     parameters: ClassVar[dict[str, Any]] = object_schema(
@@ -172,9 +148,10 @@ class Bash(LocalTool):
     )
     access: ClassVar[Access] = Access.EXECUTE
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """Run the command; its output goes to ``on_output`` as it comes."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """Run the command; its output goes to ``on_output`` as it comes. The agent is told
+        its exit code first, then the output (its two ends when it does not fit ``budget``)."""
         command = arg(args, "command", str)
         timeout_ms = min(arg(args, "timeout", float, DEFAULT_TIMEOUT_MS), MAX_TIMEOUT_MS)
         arg(args, "description", str, None)  # checked only: it is for the user to read
@@ -187,14 +164,13 @@ class Bash(LocalTool):
                 code = await _pump(process, stream, capture, on_output)
         except TimeoutError:
             await kill_group(process)
-            output = capture.text()
-            return ToolOutcome(f"The command timed out after {timeout_ms / 1000:g} s and was "
-                               f"stopped. Output so far:\n{output}", ok=False, stdout=[output])
+            lead = (f"The command timed out after {timeout_ms / 1000:g} s and was stopped."
+                    + (" Output so far:" if capture.total else ""))
+            return ToolOutcome(capture.told(lead, budget), ok=False, stdout=[capture.text()])
         except BaseException:  # cancelled (Esc), or on_output failed
             await kill_group(process)
             raise
         finally:
             transport.close()
-        output = capture.text()
-        ending = "" if not output or output.endswith("\n") else "\n"
-        return ToolOutcome(f"{output}{ending}Exit code: {code}", ok=code == 0, stdout=[output])
+        return ToolOutcome(capture.told(f"Exit code: {code}", budget), ok=code == 0,
+                           stdout=[capture.text()])

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from openletta.display import counted
 from openletta.tools.base import (
+    DEFAULT_BUDGET,
     Access,
     LocalTool,
     OnOutput,
@@ -26,6 +27,7 @@ from openletta.tools.base import (
     arg,
     object_schema,
 )
+from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000
@@ -74,19 +76,25 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def _numbered(path: Path, text: str, offset: int, limit: int) -> str:
+def _numbered(path: Path, text: str, offset: int, limit: int, budget: ReturnBudget) -> str:
+    """The page of ``text`` asked for, numbered as ``cat -n`` does, as much of it as fits
+    ``budget``; when it does not reach the end, a note first says where to read on."""
     lines = split_lines(text)
     if offset > len(lines):
         raise ToolInputError(f"offset {offset} is past the end of {path}, which has "
                              f"{len(lines):,} lines.")
-    shown = lines[offset - 1:offset - 1 + limit]
-    body = "\n".join(f"{number:>6}\t{_cut(line)}"
-                     for number, line in enumerate(shown, start=offset))
-    last = offset + len(shown) - 1
-    if last < len(lines):
-        body += (f"\n\n[Showing lines {offset:,}–{last:,} of {len(lines):,}. "
-                 f"Use offset={last + 1} to read on.]")
-    return body
+    page = [f"{number:>6}\t{_cut(line)}"
+            for number, line in enumerate(lines[offset - 1:offset - 1 + limit], start=offset)]
+
+    def note(shown: int, fitted: bool) -> str | None:
+        last = offset + shown - 1
+        if last == len(lines) and not fitted:
+            return None
+        why = f", {AS_MANY_AS_FIT}" if fitted else ""
+        more = f" Use offset={last + 1} to read on." if last < len(lines) else ""
+        return f"[Showing lines {offset:,}–{last:,} of {len(lines):,}{why}.{more}]"
+
+    return page_within(page, budget, note)
 
 
 def _cut(line: str) -> str:
@@ -171,8 +179,9 @@ class Read(LocalTool):
     name: ClassVar[str] = "Read"
     description: ClassVar[str] = (
         "Show a text file's content with line numbers (as `cat -n` does). By default the "
-        f"first {DEFAULT_LIMIT:,} lines; pass offset (the first line, counted from 1) and "
-        "limit to page through longer files. Lines over "
+        f"first {DEFAULT_LIMIT:,} lines (fewer when they would not fit in your context "
+        "window: a note before them says where to read on); pass offset (the first line, "
+        "counted from 1) and limit to page through longer files. Lines over "
         f"{MAX_LINE:,} characters are cut. Images, binary files and directories are refused "
         "(list directories with LS). A file must be read before Edit or Write may change it.")
     parameters: ClassVar[dict[str, Any]] = object_schema(
@@ -189,16 +198,17 @@ class Read(LocalTool):
     access: ClassVar[Access] = Access.READ
     path_argument: ClassVar[str | None] = "file_path"
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """Read the file, or the page of it asked for."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """Read the file, or the page of it asked for (as much of it as fits ``budget``)."""
         path = _file_path(args, workspace)
         offset = max(arg(args, "offset", int, 1), 1)
         limit = arg(args, "limit", int, DEFAULT_LIMIT)
         if limit < 1:
             raise ToolInputError("Argument 'limit' must be at least 1.")
         text = await asyncio.to_thread(read_text, path)
-        result = f"{path} is empty." if not text else _numbered(path, text, offset, limit)
+        result = (_numbered(path, text, offset, limit, budget) if text
+                  else f"{path} is empty.")
         workspace.note_read(path)
         return ToolOutcome(result)
 
@@ -238,8 +248,8 @@ class Write(LocalTool):
         """Refuse a directory, or a file not read or changed since."""
         self._target(args, workspace)
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
         """Write the file."""
         path, content = self._target(args, workspace)
         existed = path.exists()
@@ -314,8 +324,8 @@ class Edit(LocalTool):
             return None
         return unified_diff(path, workspace, text, changed)
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
         """Make the edit."""
         path, old, new, replace_all = self._arguments(args, workspace)
         self._may_edit(path, workspace)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from openletta.tools.base import (
+    DEFAULT_BUDGET,
     Access,
     LocalTool,
     OnOutput,
@@ -31,6 +32,7 @@ from openletta.tools.base import (
     object_schema,
 )
 from openletta.tools.bash import kill_group
+from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
 from openletta.tools.files import BINARY_PROBE, MAX_READ_BYTES, split_lines
 from openletta.tools.search import SKIPPED_DIRS, searched_path, shown_path
 
@@ -115,19 +117,24 @@ class Page:
             self.kept.append(line)
         self.total += 1
 
-    def report(self, mode: str) -> str:
-        """The page as the agent reads it."""
+    def report(self, mode: str, budget: ReturnBudget) -> str:
+        """The page as the agent reads it: as much of it as fits ``budget``, after a note
+        saying which part of the results it is."""
         unit = "lines" if mode == "content" else "files"
         if not self.total:
             return "No matches found"
         if not self.kept:
             return f"Nothing past offset {self.offset}: {self.total:,} {unit} in all."
-        end = self.offset + len(self.kept)
-        text = "\n".join(self.kept)
-        if end < self.total:
-            text += (f"\n\n[Showing {unit} {self.offset + 1:,}–{end:,} of {self.total:,}. "
-                     f"Use offset={end} to see more.]")
-        return text
+
+        def note(shown: int, fitted: bool) -> str | None:
+            end = self.offset + shown
+            if end == self.total and not fitted:
+                return None
+            why = f", {AS_MANY_AS_FIT}" if fitted else ""
+            return (f"[Showing {unit} {self.offset + 1:,}–{end:,} of {self.total:,}{why}. "
+                    f"Use offset={end} to see more.]")
+
+        return page_within(self.kept, budget, note)
 
 
 class Grep(LocalTool):
@@ -184,9 +191,9 @@ class Grep(LocalTool):
         self._use_ripgrep = use_ripgrep
 
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """Search, and report the page of results asked for."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """Search, and report the page of results asked for (as much as fits ``budget``)."""
         query = GrepQuery.parse(args, workspace)
         page = Page(query.offset, query.limit)
         ripgrep = shutil.which("rg") if self._use_ripgrep is not False else None
@@ -200,7 +207,7 @@ class Grep(LocalTool):
             except asyncio.CancelledError:
                 stop.set()
                 raise
-        return ToolOutcome(page.report(query.mode))
+        return ToolOutcome(page.report(query.mode, budget))
 
 
 def _ripgrep_argv(ripgrep: str, query: GrepQuery, target: str) -> list[str]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from openletta.tools.base import (
+    DEFAULT_BUDGET,
     Access,
     LocalTool,
     OnOutput,
@@ -22,6 +23,7 @@ from openletta.tools.base import (
     arg,
     object_schema,
 )
+from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
 
 #: Directories not searched: version control, dependencies, caches.
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv",
@@ -72,9 +74,9 @@ class Glob(LocalTool):
     path_argument: ClassVar[str | None] = "path"
     path_optional: ClassVar[bool] = True
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """List the matching files."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """List the matching files (as many as fit ``budget``)."""
         pattern = arg(args, "pattern", str)
         base = searched_path(args, workspace)
         found = await asyncio.to_thread(_glob, base, pattern)
@@ -82,10 +84,15 @@ class Glob(LocalTool):
             return ToolOutcome("No files found")
         relative = workspace.inside(base)
         lines = [shown_path(path, base) if relative else str(path) for path in found[:GLOB_CAP]]
-        if len(found) > GLOB_CAP:
-            lines.append(f"\n[Showing the {GLOB_CAP} most recently modified of {len(found):,} "
-                         "files. Narrow the pattern or the path to see others.]")
-        return ToolOutcome("\n".join(lines))
+
+        def note(shown: int, fitted: bool) -> str | None:
+            if shown == len(found) and not fitted:
+                return None
+            why = f", {AS_MANY_AS_FIT}" if fitted else ""
+            return (f"[Showing the {shown:,} most recently modified of {len(found):,} files"
+                    f"{why}. Narrow the pattern or the path to see others.]")
+
+        return ToolOutcome(page_within(lines, budget, note))
 
 
 def _glob(base: Path, pattern: str) -> list[Path]:
@@ -133,9 +140,9 @@ class LS(LocalTool):
     path_argument: ClassVar[str | None] = "path"
     path_optional: ClassVar[bool] = True
 
-    async def run(self, args: Mapping[str, Any], workspace: Workspace,
-                  on_output: OnOutput) -> ToolOutcome:
-        """List the directory."""
+    async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
+                  budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
+        """List the directory (as much of it as fits ``budget``)."""
         directory = searched_path(args, workspace)
         ignore = arg(args, "ignore", list, [])
         if not all(isinstance(pattern, str) for pattern in ignore):
@@ -144,10 +151,16 @@ class LS(LocalTool):
         if not names:
             return ToolOutcome(f"{directory}/ is empty.")
         lines = [f"{directory}/", *(f"  {name}" for name in names[:LS_CAP])]
-        if len(names) > LS_CAP:
-            lines.append(f"\n[Showing the first {LS_CAP:,} of {len(names):,} entries. Use "
-                         "Glob, or list a subdirectory, to see others.]")
-        return ToolOutcome("\n".join(lines))
+
+        def note(shown: int, fitted: bool) -> str | None:
+            entries = max(shown - 1, 0)  # the directory's own line comes first
+            if entries == len(names) and not fitted:
+                return None
+            why = f", {AS_MANY_AS_FIT}" if fitted else ""
+            return (f"[Showing the first {entries:,} of {len(names):,} entries{why}. Use Glob, "
+                    "or list a subdirectory, to see others.]")
+
+        return ToolOutcome(page_within(lines, budget, note))
 
 
 def _listing(directory: Path, ignore: list[str]) -> list[str]:

@@ -34,10 +34,13 @@ _DENIAL_PREFIX = "Error: request to call tool denied."
 
 def _returned_status(status: str | None, tool_return: str | None) -> ToolStatus:
     """The status of a call that returned (not denied): a call the user stopped (as
-    openletta reports it) is cancelled."""
+    openletta reports it, maybe after the note of the user's edit and before what the call
+    printed) is cancelled."""
     if status != "error":
         return ToolStatus.SUCCESS
-    return ToolStatus.CANCELLED if tool_return == INTERRUPTED else ToolStatus.ERROR
+    edit = read_edit_note(tool_return or "")
+    told = edit.result if edit is not None else tool_return or ""
+    return ToolStatus.CANCELLED if told.startswith(INTERRUPTED) else ToolStatus.ERROR
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
 #: Messages by which the agent goes on with its turn (after the calls' results).
 _GOING_ON = (m.ReasoningMessage, m.HiddenReasoningMessage, m.AssistantMessage,

@@ -292,10 +292,17 @@ async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
     edit = ToolCallItem(key="call:1", name="Edit", runs_here=True, arguments_text=json.dumps(
         {"file_path": str(outside), "old_string": "a", "new_string": "b"}))
     prompt = approval_prompt(edit, 1, local)
-    assert prompt.outside == (str(outside),)
+    assert prompt.outside == (f"{outside} is outside it",)
     title, choices = await shown(prompt)
     assert f"{outside} is outside it" in title
     assert choices == [Choice.APPROVE, Choice.DENY]  # no rule would let it through
+
+    (local.workspace.root / "link.txt").symlink_to(outside)
+    linked = ToolCallItem(key="call:3", name="Read", runs_here=True,
+                          arguments_text=json.dumps({"file_path": "link.txt"}))
+    title, choices = await shown(approval_prompt(linked, 1, local))
+    assert (f"link.txt points to {outside}, outside it, and such a call asks every time"
+            in title)  # not "…/link.txt is outside it", which reads as a mistake
 
     inside = ToolCallItem(key="call:2", name="Edit", runs_here=True, arguments_text=json.dumps(
         {"file_path": "hello.txt", "old_string": "hi", "new_string": "ho"}))

@@ -9,9 +9,11 @@ import pytest
 from textual.content import Content
 from textual.style import Style
 
+from openletta.tools.budget import ReturnBudget
+from openletta.tools.output import Capture, seen_by_agent
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import GenericRenderer, register, registered_names, renderer_for
-from openletta.ui.renderers.base import ADDED, REMOVED, ToolRenderer, language_for
+from openletta.ui.renderers.base import ADDED, MUTED, REMOVED, ToolRenderer, language_for
 from openletta.ui.renderers.bash import BashRenderer, parse_result
 from openletta.ui.renderers.conversation_search import ConversationSearchRenderer
 from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
@@ -142,7 +144,42 @@ def test_a_stopped_command_keeps_what_it_printed() -> None:
         "$ count", "line 1", "line 2", "⊘ stopped before it finished"]
 
 
+def test_the_agent_s_description_of_a_command_is_a_dim_plain_line_above_it() -> None:
+    item = call("Bash", {"command": "seq 3", "description": "Count to [b]3[/b]\x1b[31m"},
+                result="Exit code: 0\n1\n2\n3\n", stdout=["1\n2\n3\n"])
+    blocks = BashRenderer().body(item, NARROW)
+    assert text_of(blocks).split("\n") == ["Count to [b]3[/b]␛[31m", "$ seq 3", "1", "2", "3",
+                                            "✓ exit 0"]
+    assert styles_of_line(blocks, "Count to") == [MUTED]
+    blank = call("Bash", {"command": "seq 3", "description": "  "}, ToolStatus.RUNNING)
+    assert text_of(BashRenderer().body(blank, NARROW)) == "$ seq 3"
+
+
+def test_a_command_card_says_when_the_agent_got_less_of_the_output_than_it_shows() -> None:
+    told = Capture()
+    told.add("".join(f"{n}\n" for n in range(1, 20_001)))
+    result = told.told("Exit code: 3", ReturnBudget(4_800))
+    item = call("Bash", {"command": "seq 20000; exit 3"}, ToolStatus.ERROR, result,
+                stdout=[told.text()])
+    lines = text_of(BashRenderer().body(item, NARROW)).split("\n")
+    seen = seen_by_agent(result)
+    assert seen is not None and seen.endswith(" of 20,000 lines")
+    assert lines[:3] == ["$ seq 20000; exit 3", f"⚠ the agent saw only the {seen} (its context "
+                         "window holds no more)", "1"]
+    assert lines[-1] == "✗ exit 3"
+    whole = call("Bash", {"command": "seq 2"}, result="Exit code: 0\n1\n2\n", stdout=["1\n2\n"])
+    assert "agent saw" not in text_of(BashRenderer().body(whole, NARROW))
+
+
 # --- read_file -----------------------------------------------------------------------------
+
+
+def test_a_read_cut_to_fit_the_window_shows_its_note_first_then_the_numbered_lines() -> None:
+    result = ("[Showing lines 41–42 of 900, as many as fit in your context window. Use "
+              "offset=43 to read on.]\n\n    41\tx\n    42\ty")
+    blocks = ReadFileRenderer().body(call("Read", {"file_path": "a.txt", "offset": 41},
+                                          result=result), NARROW)
+    assert text_of(blocks).split("\n") == [result.split("\n")[0], "41 │ x", "42 │ y"]
 
 
 @pytest.mark.parametrize(("path", "language"), [

@@ -1,4 +1,6 @@
-"""Shell commands: the command highlighted, output with its colours, stderr apart, exit status."""
+"""Shell commands: what the agent says the command does, the command highlighted, how much of
+the output the agent got when not all of it, the output with its colours, stderr apart, exit
+status."""
 
 from __future__ import annotations
 
@@ -7,12 +9,14 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
+from openletta.tools.output import seen_by_agent
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     BAD,
     MUTED,
     OK,
+    WARN,
     ToolRenderer,
     arg,
     code_block,
@@ -76,7 +80,13 @@ class BashRenderer(ToolRenderer):
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         command = arg(item, "command", "cmd") or ""
-        blocks = [Content.assemble(("$ ", MUTED), *code_block(command, "bash"))]
+        blocks: list[Content] = []
+        if (description := (arg(item, "description") or "").strip()):  # the agent's words
+            blocks.append(Content.styled(description, MUTED))
+        blocks.append(Content.assemble(("$ ", MUTED), *code_block(command, "bash")))
+        if seen := seen_by_agent(item.result or ""):
+            blocks.append(Content.styled(f"⚠ the agent saw only the {seen} (its context "
+                                         "window holds no more)", WARN))
         output = finished_output(item)
         if output is None:
             if item.status is ToolStatus.RUNNING and item.stdout:

@@ -6,9 +6,11 @@ import re
 
 from textual.content import Content
 
+from openletta.display import DisplayText
 from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
+    MUTED,
     ResultRenderer,
     arg,
     code_block,
@@ -19,6 +21,9 @@ from openletta.ui.renderers.base import (
 PATH_ARGS = ("path", "file_path", "filename", "file", "target_file")
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")
 _START_ARGS = ("offset", "start_line", "line", "view_range")
+#: The note before a page of a file (which lines, where to read on), as openletta's Read
+#: puts it, where it reaches the agent whatever the length.
+_PAGE_NOTE = re.compile(r"\A(\[Showing lines [^\n]*\])\n\n")
 
 
 @register
@@ -32,9 +37,11 @@ class ReadFileRenderer(ResultRenderer):
 
     def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
         path = arg(item, *PATH_ARGS)
-        text, start = without_line_numbers(output)
-        return code_block(text, language_for(path), line_numbers=True,
+        note = _PAGE_NOTE.match(output)
+        text, start = without_line_numbers(output[note.end():] if note else output)
+        code = code_block(text, language_for(path), line_numbers=True,
                           start=start or _first_line(item))
+        return [Content.styled(DisplayText(note[1]), f"italic {MUTED}"), *code] if note else code
 
 
 def without_line_numbers(output: str) -> tuple[str, int | None]:

@@ -170,7 +170,8 @@ class ApprovalPrompt(Vertical):
                  outside: Sequence[str] = (), editable: str | None = None,
                  ran: bool = False, clock: Callable[[], float] = time.monotonic) -> None:
         """``here``: the directory the call runs in, when it runs on this machine;
-        ``outside``: the paths it touches outside that directory;
+        ``outside``: what it touches outside that directory, each said whole ("~/a is
+        outside it", "b points to /c, outside it");
         ``editable``: the command the user may edit before it runs;
         ``ran``: it ran here already, and its result has still to reach the server."""
         super().__init__(classes="approval-prompt")
@@ -221,9 +222,8 @@ class ApprovalPrompt(Vertical):
         title.append(f": the agent wants to run {tool}")
         title.append(f" here, in {self.here}" if self.here else " on the server")
         if self.outside:
-            verb = "is" if len(self.outside) == 1 else "are"
-            title.append(f" · {literal_text(', '.join(self.outside))} {verb} outside it, and "
-                         "such a call asks every time", style="bold")
+            title.append(f" · {literal_text('; '.join(self.outside))}, and such a call asks "
+                         "every time", style="bold")
         if self.waiting > 1:
             title.append(f" · {self.waiting} requests waiting", style="dim")
         if has_hidden_characters_in_call(self.call):
@@ -396,5 +396,5 @@ def approval_prompt(call: ToolCallItem, waiting: int, local: LocalCalls | None) 
     if call.status.is_final:
         return ApprovalPrompt(call, waiting=waiting, ran=True)
     return ApprovalPrompt(call, waiting=waiting, here=home_relative(local.workspace.root),
-                          outside=[home_relative(path) for path in local.outside(call)],
+                          outside=local.outside_said(call, home_relative),
                           editable=local.editable(call))

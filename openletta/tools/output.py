@@ -1,0 +1,124 @@
+"""A command's output: captured as it comes (its two ends, when huge), shown to the user as
+captured, and told to the agent within its :class:`~openletta.tools.budget.ReturnBudget`.
+
+What the agent is told starts with what must survive (the exit code, or why the command
+stopped), then, when the output did not fit whole, a note of what it gets: its first and
+last lines (the end is where errors and summaries are), the middle cut.
+"""
+
+from __future__ import annotations
+
+import re
+
+from openletta.tools.budget import ReturnBudget, prefix_within, sent_length, suffix_within
+
+#: Characters kept from each end of a huge output.
+KEEP = 15_000
+#: The share of the room given to the output's first lines (the rest to its last).
+HEAD_SHARE = 1 / 3
+_NOTE = ("[Output too long for your context window: you get its first {head:,} and last "
+         "{tail:,} of {total:,} {unit}. To see more of it, run the command again with less "
+         "output (grep, head, tail) or send the output to a file and read that in parts.]")
+_GAP = "[… {cut:,} {unit} cut …]"
+_SEEN = re.compile(r"^\[Output too long for your context window: you get its (first [\d,]+ "
+                   r"and last [\d,]+ of [\d,]+ (?:lines|characters))\.", re.MULTILINE)
+
+
+class Capture:
+    """A command's output as text: all of it, or its two ends when it is huge."""
+
+    def __init__(self) -> None:
+        self._head = ""
+        self._tail = ""
+        self.total = 0
+        self._newlines = 0
+        self._ends_line = True
+
+    def add(self, text: str) -> None:
+        """Take the next piece of output."""
+        if not text:
+            return
+        self.total += len(text)
+        self._newlines += text.count("\n")
+        self._ends_line = text.endswith("\n")
+        room = KEEP - len(self._head)
+        if room > 0:
+            self._head += text[:room]
+            text = text[room:]
+        if text:
+            self._tail = (self._tail + text)[-KEEP:]
+
+    @property
+    def lines(self) -> int:
+        """How many lines the whole output has (a last one without a newline counts)."""
+        return self._newlines + (0 if self._ends_line else 1)
+
+    @property
+    def cut(self) -> int:
+        """How many characters of the middle were not kept."""
+        return self.total - len(self._head) - len(self._tail)
+
+    def text(self) -> str:
+        """The output as kept (what the user is shown), with a line saying how much was cut
+        from its middle."""
+        if self.cut <= 0:
+            return self._head + self._tail
+        return f"{self._head}\n[… {self.cut:,} characters cut …]\n{self._tail}"
+
+    def told(self, lead: str, budget: ReturnBudget) -> str:
+        """What the agent is told: ``lead`` (the exit code, or why the command stopped),
+        then the output, or when it does not fit in ``budget`` its two ends and a note."""
+        whole = self.text()
+        if not whole:
+            return lead
+        told = f"{lead}\n{whole}"
+        if budget.fits(told):
+            return told
+        widest = _NOTE.format(head=self.total, tail=self.total, total=self.total,
+                              unit="characters")
+        gap = _GAP.format(cut=self.total, unit="characters")
+        room = budget.after(lead, widest, gap, "\n\n\n\n").chars
+        first, last = (self._head, self._tail) if self.cut > 0 else (whole, whole)
+        head = _first_lines(first, min(sent_length(first), max(int(room * HEAD_SHARE),
+                                                               room - sent_length(last))))
+        tail, starts_line = _last_lines(last, room - sent_length(head), whole=self.cut <= 0)
+        if head.endswith("\n") and starts_line:
+            kept, total, unit = (head.count("\n"), _line_count(tail)), self.lines, "lines"
+        else:
+            kept, total, unit = (len(head), len(tail)), self.total, "characters"
+        note = _NOTE.format(head=kept[0], tail=kept[1], total=total, unit=unit)
+        gap = _GAP.format(cut=total - sum(kept), unit=unit)
+        return "\n".join([lead, note, head.removesuffix("\n"), gap, tail])
+
+
+def seen_by_agent(told: str) -> str | None:
+    """What the agent got of an output :meth:`Capture.told` cut ("first 120 and last 1,870
+    of 300,002 lines"); ``None`` when it got all of it."""
+    match = _SEEN.search(told)
+    return match[1] if match else None
+
+
+def _first_lines(text: str, room: int) -> str:
+    """The start of ``text`` (which goes on after it) within ``room``, back to its last
+    whole line if it has one."""
+    piece = prefix_within(text, room)
+    if not piece.endswith("\n") and "\n" in piece:
+        piece = piece[:piece.rindex("\n") + 1]
+    return piece
+
+
+def _last_lines(text: str, room: int, *, whole: bool) -> tuple[str, bool]:
+    """The end of ``text`` within ``room``, from its first whole line if it has one, and
+    whether it starts a line. ``whole``: ``text`` is all of the output (it starts a line);
+    else it is what was kept of its end."""
+    piece = suffix_within(text, room)
+    start = len(text) - len(piece)
+    if (start == 0 and whole) or (start > 0 and text[start - 1] == "\n"):
+        return piece, True
+    if "\n" in piece:
+        return piece[piece.index("\n") + 1:], True
+    return piece, False
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
