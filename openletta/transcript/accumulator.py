@@ -32,7 +32,7 @@ from datetime import datetime
 from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
-from openletta.transcript.interruption import INTERRUPTED_EVENT
+from openletta.transcript.interruption import INTERRUPTED_EVENT, returned_status
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -262,12 +262,11 @@ class Transcript(HistoryPages):
         return change
 
     def finish_local(self, tool_call_id: str, result: str, *, ok: bool,
-                     stdout: Sequence[str] | None = None, stopped: bool = False) -> Change:
+                     stdout: Sequence[str] | None = None) -> Change:
         """A call run here ended with ``result`` (what the agent is told); ``stdout`` is its
-        output as sent (in place of what streamed). ``stopped``: the user stopped it."""
-        status = ToolStatus.SUCCESS if ok else ToolStatus.ERROR
-        if stopped:
-            status = ToolStatus.CANCELLED
+        output as sent (in place of what streamed). A result that says the user stopped it
+        shows it cancelled, by the rule history reads it with (:func:`returned_status`)."""
+        status = returned_status("success" if ok else "error", result)
         if stdout is None:
             return self._update_call(tool_call_id, result=result, status=status)
         return self._update_call(tool_call_id, result=result, status=status,
