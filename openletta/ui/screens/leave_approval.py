@@ -26,6 +26,7 @@ from openletta.ui.key_bar import KeyBar
 from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.stray_keys import StrayKeys
 from openletta.ui.widgets.approval import TYPED_THROUGH_KEYS
+from openletta.ui.widgets.pick_list import PickList
 
 if TYPE_CHECKING:
     from openletta.ui.screens.chat import ChatScreen
@@ -66,7 +67,7 @@ class LeaveApprovalScreen(ModalScreen[LeaveChoice | None]):
         then = " and quit" if self.quitting else ""
         with Vertical(id="leave-box"):
             yield Static("The agent is waiting for your approval.", id="leave-title")
-            yield OptionList(
+            yield PickList(
                 Option(f"d  Deny it (reason: cancelled by user){then}", id=LeaveChoice.DENY),
                 Option(f"l  Leave it pending; answer it later{then}", id=LeaveChoice.LEAVE),
                 Option("Esc  Back to the request", id="back"),
