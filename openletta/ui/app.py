@@ -44,6 +44,7 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
+from openletta.ui.screens.leave_approval import QuitChoice, QuitWhileRunningScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import ThemeVariables, install_themes, next_theme, unknown_theme
@@ -345,9 +346,12 @@ class OpenLettaApp(ThemeVariables, ChatCommands, ReportsWorkerErrors):
                         timeout=QUIT_AGAIN_SECONDS)  # gone when a second Ctrl+C no longer quits
 
     async def action_quit(self) -> None:
-        """Quit, first asking what to do with an approval request that is open."""
+        """Quit, first asking what to do with an approval request that is open, or with a
+        local command that runs (where Ctrl+Q again says: stop it)."""
         screen = self.screen
-        if not (isinstance(screen, ChatScreen) and screen.ask_to_leave(quitting=True)):
+        if isinstance(screen, QuitWhileRunningScreen):
+            screen.action_pick(QuitChoice.STOP)
+        elif not (isinstance(screen, ChatScreen) and screen.ask_to_leave(quitting=True)):
             self.exit()
 
     def action_help(self) -> None:
