@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import pytest
 from chat_fakes import FakeStream
 from test_controller import (
+    APPROVED,
     HELLO,
     REPLAY,
     REPLAY_RUN,
@@ -24,6 +25,7 @@ from test_controller import (
 
 from openletta.api.messages import parse_message
 from openletta.api.resources import Agent
+from openletta.chat.approvals import Choice
 from openletta.chat.controller import FOLLOWING_OPENED, ChatController
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
@@ -99,3 +101,17 @@ async def test_the_message_of_a_reply_streaming_here_is_kept_when_the_chat_is_le
     hold.set()
     await chat.settled()
     assert chat.session.reply_in_flight() is None
+
+
+async def test_a_reply_going_on_after_approvals_keeps_no_message_its_turn_stored_already(
+        chat: Chat) -> None:
+    await chat.ask()
+    hold = asyncio.Event()
+    chat.client.answers.append(FakeStream(recorded(APPROVED), hold=hold, hold_at=4))
+    asking = chat.state.asking
+    assert asking is not None
+    chat.controller.decide(asking, Choice.APPROVE)
+    await chat.until(lambda: chat.session.turn_open and chat.session.run_id, "continuing")
+    assert chat.session.reply_in_flight() is None  # ("run ls" is in history: not given back)
+    hold.set()
+    await chat.settled()

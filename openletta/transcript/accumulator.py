@@ -71,8 +71,9 @@ class Transcript(HistoryPages):
     """Ordered display items of one conversation plus the bookkeeping of its last turn."""
 
     _dropped: _DroppedTurn | None = None
-    #: The message the newest turn answers, when known here: sent from this client, or the
-    #: one a followed reply answers, as this client remembers it (:meth:`follow_run`).
+    #: The message the reply coming now answers, when known here and not stored yet: sent
+    #: from this client, or the one a followed reply answers, as this client remembers it
+    #: (:meth:`follow_run`); not once the turn goes on after approvals (stored by then).
     turn_prompt: str | None = None
     #: The followed run whose message this client remembers, shown only on its divider
     #: (the server had not stored it: no bubble), and that message.
@@ -158,7 +159,7 @@ class Transcript(HistoryPages):
         the answers continues the turn, so the last stop reason and run are reset (its usage
         goes on adding up).
         """
-        self.stop_reason, self.run_id = None, None
+        self.stop_reason, self.run_id, self.turn_prompt = None, None, None  # (stored now)
         self._followed = None
         change = Change()
         for tool_call_id, (approve, reason) in decisions.items():
