@@ -1,7 +1,8 @@
 """What the user typed, kept across runs in openletta's config directory, in files only the
 user can read: the messages sent, for ↑ in the prompt, as a shell keeps its history (one JSON
-string per line; the newest :data:`KEPT`), and the drafts not sent when the app quit. A file
-that cannot be read or written costs only the recall (it is logged), never a message."""
+string per line; the newest :data:`KEPT`), the drafts not sent when the app quit, and the
+messages whose replies still came then. A file that cannot be read or written costs only
+the recall (it is logged), never a message."""
 
 from __future__ import annotations
 
@@ -16,8 +17,11 @@ log = logging.getLogger(__name__)
 
 RECALL_FILE = "sent-messages.jsonl"
 DRAFTS_FILE = "drafts.json"
+PROMPTS_FILE = "replies-left.json"
 #: How many messages are kept.
 KEPT = 500
+#: How many messages of replies left are kept (a reply ends soon: an old one is of no use).
+PROMPTS_KEPT = 20
 
 
 class SentMessages:
@@ -81,21 +85,20 @@ class SentMessages:
                                               for entry in self.entries))
 
 
-class Drafts:
-    """The unsent text of each chat (agent and conversation) of one server, kept across runs
-    when ``path`` is given: a chat opened again finds its draft in its prompt. The file is
-    changed key by key: other runs (of this server or another) keep theirs in it."""
+class KeptTexts:
+    """Texts by key, kept across runs when ``path`` is given (a JSON object; the newest
+    ``most`` of them, when given). The file is changed key by key: other runs keep theirs in
+    it. ``what`` names the texts in the log."""
 
-    def __init__(self, server: str, path: Path | None = None) -> None:
-        self.server, self.path = server, path
+    def __init__(self, path: Path | None, what: str, most: int | None = None) -> None:
+        self.path, self._what, self._most = path, what, most
         self._stored = self._read()
-        #: The drafts this run kept (text) or took back into a prompt (``None``).
+        #: The texts this run kept (text) or took (``None``).
         self._changes: dict[str, str | None] = {}
 
-    def take(self, agent_id: str, conversation_id: str | None) -> str:
-        """The draft of a chat (``""``: none), which leaves the file at once: once in the
-        prompt, it is sent or typed over, and a run that ends badly must not bring it back."""
-        key = self._key(agent_id, conversation_id)
+    def _take(self, key: str) -> str:
+        """The text of ``key`` (``""``: none), which leaves the file at once: a run that
+        ends badly must not bring it back."""
         text = self._changes[key] if key in self._changes else self._stored.get(key)
         if not text:
             return ""
@@ -103,38 +106,37 @@ class Drafts:
         self.save()
         return text
 
-    def keep(self, agent_id: str, conversation_id: str | None, text: str) -> None:
-        """Keep ``text`` as the chat's draft (written by :meth:`save`)."""
-        self._changes[self._key(agent_id, conversation_id)] = text
+    def _keep(self, key: str, text: str) -> None:
+        """Keep ``text`` under ``key`` (written by :meth:`save`), as the newest."""
+        self._changes.pop(key, None)
+        self._changes[key] = text
 
     @property
     def kept(self) -> list[str]:
-        """The drafts this run keeps."""
+        """The texts this run keeps."""
         return [text for text in self._changes.values() if text is not None]
 
     def save(self) -> OSError | None:
-        """Write this run's changes over the drafts in the file now; the error if it could
+        """Write this run's changes over the texts in the file now; the error if it could
         not be written (nothing is kept without a file)."""
         if self.path is None:
             return None
-        drafts = self._read()
+        texts = self._read()
         for key, text in self._changes.items():
-            if text is None:
-                drafts.pop(key, None)
-            else:
-                drafts[key] = text
+            texts.pop(key, None)
+            if text is not None:
+                texts[key] = text
+        if self._most is not None:
+            texts = dict(list(texts.items())[-self._most:])
         try:
-            if drafts:
-                write_private_file(self.path, json.dumps(drafts, ensure_ascii=False))
+            if texts:
+                write_private_file(self.path, json.dumps(texts, ensure_ascii=False))
             else:
                 self.path.unlink(missing_ok=True)
         except OSError as error:
-            log.warning("could not keep the drafts: %s", error)
+            log.warning("could not keep the %s: %s", self._what, error)
             return error
         return None
-
-    def _key(self, agent_id: str, conversation_id: str | None) -> str:
-        return json.dumps([self.server, agent_id, conversation_id])
 
     def _read(self) -> dict[str, str]:
         if self.path is None:
@@ -144,9 +146,48 @@ class Drafts:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as error:
-            log.warning("could not read the drafts: %s", error)
+            log.warning("could not read the %s: %s", self._what, error)
             return {}
         if not isinstance(stored, dict):
             return {}
         return {key: text for key, text in stored.items()
                 if isinstance(text, str) and text.strip()}
+
+
+class Drafts(KeptTexts):
+    """The unsent text of each chat (agent and conversation) of one server, kept across runs
+    when ``path`` is given: a chat opened again finds its draft in its prompt."""
+
+    def __init__(self, server: str, path: Path | None = None) -> None:
+        super().__init__(path, "drafts")
+        self.server = server
+
+    def take(self, agent_id: str, conversation_id: str | None) -> str:
+        """The draft of a chat (``""``: none), which leaves the file at once: once in the
+        prompt, it is sent or typed over."""
+        return self._take(self._key(agent_id, conversation_id))
+
+    def keep(self, agent_id: str, conversation_id: str | None, text: str) -> None:
+        """Keep ``text`` as the chat's draft (written by :meth:`save`)."""
+        self._keep(self._key(agent_id, conversation_id), text)
+
+    def _key(self, agent_id: str, conversation_id: str | None) -> str:
+        return json.dumps([self.server, agent_id, conversation_id])
+
+
+class PromptsLeft(KeptTexts):
+    """The messages whose replies were still coming when their chat was left (another opened,
+    or the app quit), by the reply's run, kept across runs when ``path`` is given (the newest
+    :data:`PROMPTS_KEPT`). The server stores a message only once the run answering it ends:
+    a chat opened on such a reply names what it answers from here."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        super().__init__(path, "messages of the replies left", PROMPTS_KEPT)
+
+    def take(self, run_id: str) -> str:
+        """The message that ``run_id`` answers (``""``: not known), which leaves the file."""
+        return self._take(run_id)
+
+    def keep(self, run_id: str, text: str) -> None:
+        """Keep ``text`` as the message ``run_id`` answers (written by :meth:`save`)."""
+        self._keep(run_id, text)

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from openletta import recall
-from openletta.recall import KEPT, Drafts, SentMessages
+from openletta.recall import KEPT, PROMPTS_KEPT, Drafts, PromptsLeft, SentMessages
 
 
 def test_messages_are_kept_across_runs_in_a_private_file(tmp_path: Path) -> None:
@@ -99,3 +99,20 @@ def test_a_broken_drafts_file_costs_only_the_drafts(tmp_path: Path) -> None:
         path.write_text(content)
         assert Drafts("http://here", path).take("agent-1", None) == ""
     assert Drafts("http://here", None).take("agent-1", None) == ""  # kept in memory only
+
+
+def test_the_messages_of_replies_left_are_kept_by_run_the_newest_few(tmp_path: Path) -> None:
+    path = tmp_path / "replies-left.json"
+    first, other = PromptsLeft(path), PromptsLeft(path)
+    for number in range(PROMPTS_KEPT + 3):
+        first.keep(f"run-{number}", f"message {number}")
+    first.save()
+    other.keep("run-other", "from another window")
+    other.save()  # it adds its own, the others stay
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = PromptsLeft(path)
+    assert again.take("run-0") == ""  # the oldest went: a reply ends soon
+    assert again.take("run-other") == "from another window"
+    assert again.take(f"run-{PROMPTS_KEPT + 2}") == f"message {PROMPTS_KEPT + 2}"
+    assert PromptsLeft(path).take(f"run-{PROMPTS_KEPT + 2}") == ""  # taken: off the disk
+    assert len(json.loads(path.read_text())) == PROMPTS_KEPT - 2  # (both taken are gone)

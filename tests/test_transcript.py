@@ -436,7 +436,8 @@ def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
     ("error", INTERRUPTED, ToolStatus.CANCELLED), ("error", "boom", ToolStatus.ERROR),
     ("success", INTERRUPTED, ToolStatus.SUCCESS),
     ("error", f"{INTERRUPTED} What it printed until then:\nn1\nn2\n", ToolStatus.CANCELLED),
-    ("error", f"boom\n{INTERRUPTED}", ToolStatus.ERROR)])
+    ("error", f"boom\n{INTERRUPTED}", ToolStatus.CANCELLED),
+    ("error", f"boom {INTERRUPTED}", ToolStatus.ERROR)])
 def test_a_call_the_user_stopped_reads_back_as_cancelled_as_it_showed_live(
         status: str, result: str, shown: ToolStatus) -> None:
     request = {"message_type": "approval_request_message", "id": "message-1",

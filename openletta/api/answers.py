@@ -5,13 +5,23 @@ approval decision or the result of a call run here (see
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 import pydantic
 
-#: What the agent is told of a call of a client-side tool that the user stopped (Esc). The
-#: transcript shows a call that returned it as cancelled, live and in history.
+#: What the agent is told of a call of a client-side tool that the user stopped (Esc), at
+#: the start of a line of the call's result: a note may come before it (that the user edited
+#: the call), and what the call printed before it stopped after it. The transcript shows a
+#: call whose result says it (:func:`reports_interruption`) as cancelled, live and in history.
 INTERRUPTED = "Interrupted by the user: the call was stopped before it finished."
+_INTERRUPTED_LINE = re.compile(rf"^{re.escape(INTERRUPTED)}", re.MULTILINE)
+
+
+def reports_interruption(tool_return: str | None) -> bool:
+    """Whether a call's result says the user stopped it: a line of it begins with
+    :data:`INTERRUPTED`, whatever text comes before or after."""
+    return tool_return is not None and _INTERRUPTED_LINE.search(tool_return) is not None
 
 
 class ApprovalAnswer(pydantic.BaseModel):

@@ -195,8 +195,7 @@ class ApprovalFlow:
                 told = dataclasses.replace(outcome, text=local.edited_result(call, outcome.text))
             round_.results[call_id] = told
             self._tasks.listener.transcript_changed(transcript.finish_local(
-                call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout,
-                stopped=outcome.interrupted))
+                call_id, outcome.text, ok=outcome.ok, stdout=outcome.stdout))
         stopped, self._tasks.tools_interrupted = self._tasks.tools_interrupted, False
         return stopped
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Awaitable, Collection, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,11 +62,15 @@ class ChatSession(ContextSize, ReplyStreams):
 
     def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
                  *, requested_page: Awaitable[HistoryPage] | None = None,
-                 conversation_name: str | None = None) -> None:
-        """``requested_page``: the newest page of history, already asked for (at launch)."""
+                 conversation_name: str | None = None,
+                 prompt_of_run: Callable[[str], str] | None = None) -> None:
+        """``requested_page``: the newest page of history, already asked for (at launch);
+        ``prompt_of_run``: the message a run answers, as this client remembers it (``""``:
+        not known), for a reply that still comes (the server stores it once the run ends)."""
         super().__init__(client, agent, conversation_id)
         #: The conversation's name (its summary on the server), if it has one.
         self.conversation_name = conversation_name
+        self._prompt_of_run = prompt_of_run or (lambda _run_id: "")
         self._requested_page = requested_page
         #: Whether the server holds history older than what is loaded.
         self.has_more_history = False
@@ -287,9 +291,9 @@ class ChatSession(ContextSize, ReplyStreams):
             return None
         started_ago = (datetime.now(UTC) - run.created_at).total_seconds() if run.created_at \
             else 0.0
-        outcome = await self._follow(
-            stream, lambda: self.transcript.follow_run(run.id, note, started_ago=started_ago),
-            on_change, on_connection)
+        prompt = self._prompt_of_run(run.id) or None
+        outcome = await self._follow(stream, lambda: self.transcript.follow_run(
+            run.id, note, started_ago=started_ago, prompt=prompt), on_change, on_connection)
         with contextlib.suppress(LettaError):  # (the divider then goes without it)
             on_change(self.transcript.name_followed_prompt(
                 await self.client.list_run_messages(run.id)))
@@ -315,39 +319,48 @@ class ChatSession(ContextSize, ReplyStreams):
         on_change(self.transcript.load_history(page.messages))
         return True
 
-    async def cancel_run(self, run_id: str | None, on_change: OnChange) -> None:
+    async def cancel_run(self, run_id: str | None, on_change: OnChange) -> str | None:
         """Ask the server to stop ``run_id`` (or the conversation's active runs: the one it
         names is the run of a turn Esc stopped before its stream named it); then the calls
-        it ran before it stopped get their results (Esc marked them cancelled)."""
+        it ran before it stopped get their results (Esc marked them cancelled). Returns
+        the message to give back, as :meth:`note_if_unkept` does."""
         cancelled = await self.client.cancel(self.agent.id, conversation_id=self.conversation_id,
                                              run_ids=[run_id] if run_id else None)
         if run_id is None:
             if not self._stopped_unnamed or len(cancelled) != 1:
-                return
+                return None
             self._stopped_unnamed = False
             (run_id,) = cancelled
             on_change(self.transcript.name_stopped_run(run_id))
         try:
             stored = await self.client.list_run_messages(run_id)
         except LettaError:
-            return  # the cards stay "cancelled" until the history is read again
+            return None  # the cards stay "cancelled" until the history is read again
         on_change(self.transcript.apply_stored_returns(stored))
-        if not stored:
-            await self.note_if_unkept(run_id, on_change, checked=True)
+        return await self.note_if_unkept(run_id, on_change, checked=True) if not stored else None
 
     async def note_if_unkept(self, run_id: str, on_change: OnChange, *,
-                             checked: bool = False) -> None:
+                             checked: bool = False) -> str | None:
         """Say under the turn that ``run_id`` began when the server kept none of it: Letta
         drops a cancelled or failed run whole, the user's message too, so the agent will
-        not see it. ``checked``: the run was already found empty once."""
+        not see it. ``checked``: the run was already found empty once. Returns the message
+        of such a turn when nothing else shows it (a followed reply's: not in a bubble), for
+        the prompt to get it back."""
         for pause in ((UNKEPT_RECHECK_SECONDS,) if checked else (0.0, UNKEPT_RECHECK_SECONDS)):
             await asyncio.sleep(pause)
             try:
                 if await self.client.list_run_messages(run_id):
-                    return
+                    return None
             except LettaError:
-                return
+                return None
         on_change(self.transcript.mark_unkept(run_id))
+        return self.transcript.unshown_prompt(run_id)
+
+    def reply_in_flight(self) -> tuple[str, str] | None:
+        """The run of the reply coming now and the message it answers, when both are known:
+        a chat left meanwhile keeps them (the server stores the message once the run ends)."""
+        run_id, prompt = self.run_id, self.transcript.turn_prompt
+        return (run_id, prompt) if self.turn_open and run_id and prompt else None
 
     async def show_finished_run(self, run_id: str, stop_reason: str | None,
                                 on_change: OnChange) -> None:

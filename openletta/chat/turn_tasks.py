@@ -185,9 +185,11 @@ class TurnTasks:
     async def cancel_on_server(self, run_id: str | None) -> None:
         """Ask the server to cancel ``run_id``; a refusal is reported, not raised. When the
         server cannot be reached, the run is looked at again once it can
-        (:attr:`uncancelled`)."""
+        (:attr:`uncancelled`). A turn the server then dropped whose message nothing else
+        shows gives it back to the prompt."""
         try:
-            await self.session.cancel_run(run_id, self.listener.transcript_changed)
+            if given := await self.session.cancel_run(run_id, self.listener.transcript_changed):
+                self.listener.restore_prompt(given)
         except APIConnectionError as error:
             self.uncancelled = run_id
             self.update(offline=True)
@@ -328,7 +330,13 @@ class TurnTasks:
         if stop_reason not in NOT_THE_MODELS:
             self.start_side_task(lambda: recheck_model(self.session, self.listener))
         if (run_id := self.session.run_id) is not None:
-            self.start_side_task(lambda: self.session.note_if_unkept(run_id, self.on_change))
+            self.start_side_task(lambda: self._note_if_unkept(run_id))
+
+    async def _note_if_unkept(self, run_id: str) -> None:
+        """Say under the turn of ``run_id`` if the server kept none of it; its message goes
+        back to the prompt when nothing else shows it."""
+        if given := await self.session.note_if_unkept(run_id, self.on_change):
+            self.listener.restore_prompt(given)
 
     def start_side_task(self, work: Work) -> asyncio.Task[None]:
         """Run ``work`` beside the turn (a cancel on the server, a rule change)."""

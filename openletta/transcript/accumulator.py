@@ -32,7 +32,7 @@ from datetime import datetime
 from openletta.api import messages as m
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
-from openletta.transcript.interruption import INTERRUPTED_EVENT
+from openletta.transcript.interruption import INTERRUPTED_EVENT, returned_status
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -71,13 +71,21 @@ class Transcript(HistoryPages):
     """Ordered display items of one conversation plus the bookkeeping of its last turn."""
 
     _dropped: _DroppedTurn | None = None
+    #: The message the reply coming now answers, when known here and not stored yet: sent
+    #: from this client, or the one a followed reply answers, as this client remembers it
+    #: (:meth:`follow_run`); not once the turn goes on after approvals (stored by then).
+    turn_prompt: str | None = None
+    #: The followed run whose message this client remembers, shown only on its divider
+    #: (the server had not stored it: no bubble), and that message.
+    _unshown: tuple[str, str] | None = None
 
     # --- live turn ------------------------------------------------------------------------
 
     def add_user(self, text: str, otid: str | None = None) -> Change:
         """Start a live turn with the user's message (the server does not echo it)."""
         self.stop_reason, self.usage, self.run_id = None, Usage(), None
-        self._followed = self._dropped = None
+        self._followed = self._dropped = self._unshown = None
+        self.turn_prompt = text
         change = Change()
         self._close_open(change)
         self._end_turn(change)
@@ -88,10 +96,12 @@ class Transcript(HistoryPages):
         self._add(item, change)
         return change
 
-    def follow_run(self, run_id: str, note: str, *, started_ago: float = 0.0) -> Change:
+    def follow_run(self, run_id: str, note: str, *, started_ago: float = 0.0,
+                   prompt: str | None = None) -> Change:
         """Start showing a run that was going before this transcript followed it (the chat
-        opened mid-reply, or another client started it), under an event saying ``note``;
-        the run began ``started_ago`` seconds ago (its turn's footer counts from then).
+        opened mid-reply, or another client started it), under an event saying ``note``
+        (and naming ``prompt``, the message it answers, if this client knows it); the run
+        began ``started_ago`` seconds ago (its turn's footer counts from then).
 
         Its stream is fed from the first chunk: what the loaded history already shows of it
         (its finished steps) is skipped, the rest streams in as a live turn.
@@ -108,7 +118,16 @@ class Transcript(HistoryPages):
         self._following = EventItem(key=self._fresh_key("event"), event_type="following",
                                     text=note)
         self._add(self._following, change)
+        self.turn_prompt = prompt
+        self._unshown = (run_id, prompt) if prompt else None
+        if prompt:
+            self._name_followed(prompt, change)
         return change
+
+    def unshown_prompt(self, run_id: str) -> str | None:
+        """The message that the followed run ``run_id`` answers, if this client named it on
+        the run's divider, the only place that shows it."""
+        return self._unshown[1] if self._unshown and self._unshown[0] == run_id else None
 
     def name_followed_prompt(self, stored: Iterable[m.Message]) -> Change:
         """The stored messages of the run followed, once it ended: the user's message that
@@ -117,14 +136,18 @@ class Transcript(HistoryPages):
         change = Change()
         for message in stored:
             if isinstance(message, m.UserMessage) and self._first_sight(message):
-                prompt = " ".join(message.content.split())
-                if self._following is not None and prompt:
-                    short = prompt if len(prompt) <= PROMPT_SHOWN else (
-                        prompt[:PROMPT_SHOWN - 1] + "…")
-                    self._following.text += f" · answering “{short}”"
-                    change.touch(self._following)
+                if self._unshown is None:  # (else named already)
+                    self._name_followed(message.content, change)
                 break
         return change
+
+    def _name_followed(self, prompt: str, change: Change) -> None:
+        """Say on the divider of the run followed that it answers ``prompt``."""
+        prompt = " ".join(prompt.split())
+        if self._following is not None and prompt:
+            short = prompt if len(prompt) <= PROMPT_SHOWN else prompt[:PROMPT_SHOWN - 1] + "…"
+            self._following.text += f" · answering “{short}”"
+            change.touch(self._following)
 
     def record_decisions(
         self, decisions: Mapping[str, tuple[bool, str | None]], *,
@@ -136,7 +159,7 @@ class Transcript(HistoryPages):
         the answers continues the turn, so the last stop reason and run are reset (its usage
         goes on adding up).
         """
-        self.stop_reason, self.run_id = None, None
+        self.stop_reason, self.run_id, self.turn_prompt = None, None, None  # (stored now)
         self._followed = None
         change = Change()
         for tool_call_id, (approve, reason) in decisions.items():
@@ -262,12 +285,11 @@ class Transcript(HistoryPages):
         return change
 
     def finish_local(self, tool_call_id: str, result: str, *, ok: bool,
-                     stdout: Sequence[str] | None = None, stopped: bool = False) -> Change:
+                     stdout: Sequence[str] | None = None) -> Change:
         """A call run here ended with ``result`` (what the agent is told); ``stdout`` is its
-        output as sent (in place of what streamed). ``stopped``: the user stopped it."""
-        status = ToolStatus.SUCCESS if ok else ToolStatus.ERROR
-        if stopped:
-            status = ToolStatus.CANCELLED
+        output as sent (in place of what streamed). A result that says the user stopped it
+        shows it cancelled, by the rule history reads it with (:func:`returned_status`)."""
+        status = returned_status("success" if ok else "error", result)
         if stdout is None:
             return self._update_call(tool_call_id, result=result, status=status)
         return self._update_call(tool_call_id, result=result, status=status,

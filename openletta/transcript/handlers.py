@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from openletta.api import messages as m
-from openletta.api.answers import INTERRUPTED
 from openletta.transcript.base import CALLS_STAY_PENDING, TranscriptBase, settled_status
 from openletta.transcript.change import Change
 from openletta.transcript.edits import read_edit_note
+from openletta.transcript.interruption import returned_status
 from openletta.transcript.items import (
     COMPACTION_SUMMARY,
     AssistantItem,
@@ -32,15 +32,6 @@ from openletta.transcript.turns import TurnStats
 _DENIAL_PREFIX = "Error: request to call tool denied."
 
 
-def _returned_status(status: str | None, tool_return: str | None) -> ToolStatus:
-    """The status of a call that returned (not denied): a call the user stopped (as
-    openletta reports it, maybe after the note of the user's edit and before what the call
-    printed) is cancelled."""
-    if status != "error":
-        return ToolStatus.SUCCESS
-    edit = read_edit_note(tool_return or "")
-    told = edit.result if edit is not None else tool_return or ""
-    return ToolStatus.CANCELLED if told.startswith(INTERRUPTED) else ToolStatus.ERROR
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
 #: Messages by which the agent goes on with its turn (after the calls' results).
 _GOING_ON = (m.ReasoningMessage, m.HiddenReasoningMessage, m.AssistantMessage,
@@ -169,7 +160,7 @@ class MessageHandlers(TranscriptBase):
             if denied:
                 item.status = ToolStatus.DENIED
             else:
-                item.status = _returned_status(result.status, result.tool_return)
+                item.status = returned_status(result.status, result.tool_return)
             if item.status is ToolStatus.CANCELLED:
                 self._mark_interrupted(item, change)
             change.touch(item)
@@ -189,7 +180,7 @@ class MessageHandlers(TranscriptBase):
                 if decision.type == "tool":
                     item.client_result = True
                     item.result = decision.tool_return
-                    item.status = _returned_status(decision.status, decision.tool_return)
+                    item.status = returned_status(decision.status, decision.tool_return)
                     if item.status is ToolStatus.CANCELLED:
                         self._mark_interrupted(item, change)
                     change.touch(item)

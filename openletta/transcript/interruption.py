@@ -3,16 +3,19 @@ back from history.
 
 Live, the chat puts the mark when Esc stops the calls (:data:`HELD`) and rewords it once the
 agent is told (:data:`TOLD`, :data:`TOLD_ON_QUIT`). The server keeps no record of the Esc
-itself: what it keeps is the result openletta sent for each stopped call
-(:data:`~openletta.api.answers.INTERRUPTED`), filed with the user's next message, or alone
-with the agent's answer to it when the user quit. History puts the mark back from that.
+itself: what it keeps is the result openletta sent for each stopped call (one that
+:func:`~openletta.api.answers.reports_interruption`), filed with the user's next message, or
+alone with the agent's answer to it when the user quit. History puts the mark back from that.
+The call itself shows as cancelled by the same rule live and in history
+(:func:`returned_status`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from openletta.transcript.items import EventItem, Item, ToolCallItem, UserItem
+from openletta.api.answers import reports_interruption
+from openletta.transcript.items import EventItem, Item, ToolCallItem, ToolStatus, UserItem
 
 #: The ``event_type`` of the mark.
 INTERRUPTED_EVENT = "interrupted"
@@ -24,6 +27,14 @@ TOLD = "Interrupted by you · the agent heard of it with your next message"
 TOLD_ON_QUIT = "Interrupted by you · the agent is told as you quit"
 #: :data:`TOLD_ON_QUIT` read from history: the agent answered the stopped calls at once.
 TOLD_AT_QUIT = "Interrupted by you · the agent was told as you quit"
+
+
+def returned_status(status: str | None, tool_return: str | None) -> ToolStatus:
+    """The status of a call that returned (not denied): a call the user stopped (as
+    openletta reports it, edited first or not, with what it printed or not) is cancelled."""
+    if status != "error":
+        return ToolStatus.SUCCESS
+    return ToolStatus.CANCELLED if reports_interruption(tool_return) else ToolStatus.ERROR
 
 
 def interruption_mark(key: str) -> EventItem:

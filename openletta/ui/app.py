@@ -31,12 +31,13 @@ from openletta.chat.opening import Opening, first_requests, read_conversation, s
 from openletta.chat.session import ChatSession, newest_page
 from openletta.config import ResumeHint, resume_hint, server_key
 from openletta.display import single_line
-from openletta.recall import DRAFTS_FILE, Drafts, SentMessages
-from openletta.settings import Settings, config_dir, load_settings, save_settings
+from openletta.recall import SentMessages
+from openletta.settings import Settings, load_settings, save_settings
 from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
 from openletta.ui.dates import Clock, utc_now
+from openletta.ui.left_behind import LeftBehind
 from openletta.ui.printout import ChatsOfThisRun
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -44,6 +45,7 @@ from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.screens.conversations import ConversationsScreen
 from openletta.ui.screens.help import HelpScreen
+from openletta.ui.screens.leave_approval import QuitChoice, QuitWhileRunningScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import KeepsBeforeCrash, QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import ThemeVariables, install_themes, unknown_theme
@@ -97,9 +99,9 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
         self._open_with: dict[str, str | None] = {}
-        #: What was typed and not sent in each chat (kept across runs but for the demo's).
-        self._drafts = Drafts(server_key(base_url, demo=demo),
-                              None if demo else config_dir() / DRAFTS_FILE)
+        #: What was typed and not sent in each chat, and the messages of the replies left
+        #: (kept across runs but for the demo's).
+        self._left = LeftBehind(server_key(base_url, demo=demo), lasting=not demo)
         self._agent_ref = agent
         self._conversation = conversation
         self._demo_speed = demo_speed
@@ -223,10 +225,12 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
             found, conversation = None, None
             page = start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page,
-                              conversation_name=found.summary if found else None)
+                              conversation_name=found.summary if found else None,
+                              prompt_of_run=self._left.prompts.take)
         self._open_with[full.id] = conversation
         self.chats.opened(session)
-        typed = "\n".join(filter(None, (self._drafts_kept().take(full.id, conversation),
+        self._left.leave(self.screen_stack)
+        typed = "\n".join(filter(None, (self._left.drafts.take(full.id, conversation),
                                         self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
@@ -268,27 +272,18 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
                                   can_go_back=can_go_back, recent=self.settings.last_agent_on(
                                       server_key(self.base_url, demo=self.demo)))
 
-    def _drafts_kept(self) -> Drafts:
-        """The drafts of the chats left, with the one being left now (it waits in its prompt
-        for the chat to open again, in this run or the next)."""
-        for screen in self.screen_stack:
-            if isinstance(screen, ChatScreen):
-                screen.controller.leaving()
-            if isinstance(screen, ChatScreen) and (draft := screen.prompt.raw_text).strip():
-                session = screen.session
-                self._drafts.keep(session.agent.id, session.conversation_id, draft)
-        return self._drafts
-
     def exit(self, *args: Any, **kwargs: Any) -> None:
-        """Quit, keeping the drafts for the next run (printed on exit if they cannot be)."""
+        """Quit, keeping the drafts for the next run (printed on exit if they cannot be), and
+        the messages of the replies still coming."""
         self.keep_before_crash(crashing=False)
         super().exit(*args, **kwargs)
 
     def keep_before_crash(self, *, crashing: bool = True) -> None:
         """Keep the drafts for the next run; printed on exit if they cannot be, or if an error
         ends the app where no file keeps them (the demo's)."""
-        if (error := self._drafts_kept().save()) is not None or (crashing and self.demo):
-            self.unkept_drafts = (error, self._drafts.kept)
+        self._left.leave(self.screen_stack)
+        if (error := self._left.save()) is not None or (crashing and self.demo):
+            self.unkept_drafts = (error, self._left.drafts.kept)
 
     def _typed_ahead(self) -> str:
         """What the user typed while the connect screen showed (for the screen after it)."""
@@ -350,9 +345,12 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
                         timeout=QUIT_AGAIN_SECONDS)  # gone when a second Ctrl+C no longer quits
 
     async def action_quit(self) -> None:
-        """Quit, first asking what to do with an approval request that is open."""
+        """Quit, first asking what to do with an approval request that is open, or with a
+        local command that runs (where Ctrl+Q again says: stop it)."""
         screen = self.screen
-        if not (isinstance(screen, ChatScreen) and screen.ask_to_leave(quitting=True)):
+        if isinstance(screen, QuitWhileRunningScreen):
+            screen.action_pick(QuitChoice.STOP)
+        elif not (isinstance(screen, ChatScreen) and screen.ask_to_leave(quitting=True)):
             self.exit()
 
     def action_help(self) -> None:

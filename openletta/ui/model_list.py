@@ -21,6 +21,7 @@ from openletta.api.resources import Model
 from openletta.display import plain_text
 from openletta.ui.formatting import format_tokens
 from openletta.ui.steady import SteadyInput
+from openletta.ui.widgets.pick_list import PickList
 
 #: Reads the handle of the model in use now (from the server).
 Reread = Callable[[], Awaitable[str]]
@@ -37,7 +38,7 @@ def model_row(model: Model, *, current: bool = False) -> Text:
     return text
 
 
-class ModelList(OptionList):
+class ModelList(PickList):
     """Lists the server's models once mounted, ``preferred`` highlighted (else the first);
     posts :class:`Loaded` or :class:`Failed`. ``current``: the handle marked as in use, or
     the one ``reread`` gives (read beside the models; then highlighted too)."""

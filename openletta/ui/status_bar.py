@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import ClassVar
 
 from rich.style import Style
@@ -20,6 +21,9 @@ from openletta.ui.formatting import format_elapsed, format_tokens
 from openletta.ui.renderers.base import one_line
 
 GAUGE_CELLS = 5
+#: The share of the context window from which the gauge says it is nearly full (the server
+#: summarises older messages when it must; ``/compact`` does it at once).
+NEARLY_FULL = 0.9
 #: The most of a conversation's name shown.
 NAME_WIDTH = 24
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
@@ -89,12 +93,45 @@ class StatusInfo:
 
 def context_gauge(tokens: int, window: int, *, estimated: bool = False) -> str:
     """``▰▰▱▱▱ 12.3k/32k``: how full the context window is (``~12.3k/32k`` when
-    ``estimated``)."""
+    ``estimated``; ``▰▰▰▰▰ 35.7k/30k over`` past it)."""
     filled = min(GAUGE_CELLS, round(GAUGE_CELLS * tokens / window)) if window > 0 else 0
     if tokens and not filled:
         filled = 1
     bar = "▰" * filled + "▱" * (GAUGE_CELLS - filled)
-    return f"{bar} {'~' if estimated else ''}{format_tokens(tokens)}/{format_tokens(window)}"
+    over = " over" if context_fill(tokens, window) is ContextFill.OVER else ""
+    return (f"{bar} {'~' if estimated else ''}{format_tokens(tokens)}/{format_tokens(window)}"
+            f"{over}")
+
+
+class ContextFill(StrEnum):
+    """How full the context window is, as the gauge's colour says (:data:`FILL_CLASSES`)."""
+
+    ROOMY = "roomy"
+    NEARLY_FULL = "nearly-full"
+    OVER = "over"
+
+
+def context_fill(tokens: int, window: int) -> ContextFill:
+    """Whether ``tokens`` leave room in ``window``, nearly fill it (past
+    :data:`NEARLY_FULL` of it), or pass it."""
+    if window <= 0 or tokens <= window * NEARLY_FULL:
+        return ContextFill.ROOMY
+    return ContextFill.OVER if tokens > window else ContextFill.NEARLY_FULL
+
+
+#: The component class of the bar that colours the gauge, when the context is that full.
+FILL_CLASSES = {ContextFill.NEARLY_FULL: "status-bar--nearly-full",
+                ContextFill.OVER: "status-bar--over"}
+
+
+@dataclass(frozen=True)
+class BarStyles:
+    """The styles of the bar's component classes: the state's tone, the unguarded mode's
+    warning, and the gauge's by :class:`ContextFill`."""
+
+    state: Style | str = ""
+    warning: Style | str = ""
+    fill: Mapping[ContextFill, Style | str] = field(default_factory=dict)
 
 
 #: The parts of the status line, most important first. A bar too narrow for them all drops
@@ -104,13 +141,12 @@ KEEP_ORDER = ("state", "agent", "mode", "stop", "gauge", "conversation", "usage"
               "workspace")
 
 
-def status_text(info: StatusInfo, state_style: Style | str = "",
-                warning_style: Style | str = "", *, now: float | None = None,
-                width: int | None = None) -> Text:
+def status_text(info: StatusInfo, styles: BarStyles | None = None, *,
+                now: float | None = None, width: int | None = None) -> Text:
     """The status line for ``info``, fitted to ``width`` cells if given (see
     :data:`KEEP_ORDER`; the state always stays). ``now`` is the :data:`clock`'s reading, for
     how long the request in flight has taken. Server text is plain text, never markup."""
-    parts = status_parts(info, state_style, warning_style, now)
+    parts = status_parts(info, styles, now)
     for name in reversed(KEEP_ORDER[1:]):
         if width is None or sum(part.cell_len for part in parts.values()) <= width:
             break
@@ -118,14 +154,15 @@ def status_text(info: StatusInfo, state_style: Style | str = "",
     return Text("").join(parts.values())
 
 
-def status_parts(info: StatusInfo, state_style: Style | str = "",
-                 warning_style: Style | str = "", now: float | None = None) -> dict[str, Text]:
+def status_parts(info: StatusInfo, styles: BarStyles | None = None,
+                 now: float | None = None) -> dict[str, Text]:
     """The parts of :func:`status_text` by name, in the order they are shown, each with the
     space that leads it."""
+    styles = styles or BarStyles()
     state = f"{STATES.get(info.state, '●')} {info.state}"
     if info.busy_since is not None and now is not None and now - info.busy_since >= 1:
         state += f" {format_elapsed(now - info.busy_since)}"
-    parts = {"state": Text(f"{state} · demo" if info.demo else state, style=state_style)}
+    parts = {"state": Text(f"{state} · demo" if info.demo else state, style=styles.state)}
     if info.agent_name:
         parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))
     if info.conversation:
@@ -145,10 +182,11 @@ def status_parts(info: StatusInfo, state_style: Style | str = "",
     if info.context_tokens and info.context_window:
         gauge = context_gauge(info.context_tokens, info.context_window,
                               estimated=info.context_estimated)
-        parts["gauge"] = Text(f"   {gauge}")
+        fill = context_fill(info.context_tokens, info.context_window)
+        parts["gauge"] = Text.assemble("   ", (gauge, styles.fill.get(fill, "")))
     if info.permission_mode:
         parts["mode"] = Text.assemble(
-            "   ", (f"⚒ {info.permission_mode}", warning_style if info.unguarded else ""))
+            "   ", (f"⚒ {info.permission_mode}", styles.warning if info.unguarded else ""))
         parts["workspace"] = Text(f" · {info.workspace}")
     return parts
 
@@ -170,7 +208,7 @@ class StatusBar(Widget):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "status-bar--ok", "status-bar--active", "status-bar--failed", "status-bar--waiting",
-        "status-bar--warning"}
+        "status-bar--warning", *FILL_CLASSES.values()}
 
     info: reactive[StatusInfo] = reactive(StatusInfo)
     """What to show; replace it (it is immutable) to update the bar."""
@@ -229,6 +267,8 @@ class StatusBar(Widget):
 
     def render(self) -> Text:
         self._counting = self._quiet()
-        return status_text(self.info, self.get_component_rich_style(tone_class(self.info.state)),
-                           self.get_component_rich_style("status-bar--warning"),
-                           now=clock() if self._counting else None, width=self.size.width)
+        style = self.get_component_rich_style
+        styles = BarStyles(style(tone_class(self.info.state)), style("status-bar--warning"),
+                           {fill: style(name) for fill, name in FILL_CLASSES.items()})
+        return status_text(self.info, styles, now=clock() if self._counting else None,
+                           width=self.size.width)

@@ -255,6 +255,30 @@ async def test_a_context_size_read_before_any_turn_shows_in_the_gauge(
         assert context_gauge(4321, CONTEXT_WINDOW) in screen_lines(app)[-2]
 
 
+@pytest.mark.parametrize(("share", "colour"), [(0.6, None), (0.95, "warning"),
+                                               (1.19, "error")])
+async def test_the_gauge_takes_the_warning_colour_near_the_window_and_the_error_colour_past_it(
+        demo_server, make_app, wait_until, share: float, colour: str | None) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        tokens = int(CONTEXT_WINDOW * share)
+        screen.transcript_changed(screen.session.transcript.set_context_tokens(tokens))
+        await wait_until(pilot, lambda: screen.status.info.context_tokens == tokens,
+                         what="the gauge moved")
+        gauge = context_gauge(tokens, CONTEXT_WINDOW)
+        assert gauge.endswith(" over") is (share > 1) and gauge in screen_lines(app)[-2]
+        line = screen.status.render()
+        start = line.plain.index(gauge)
+        shown = {span.style.color for span in line.spans
+                 if span.start <= start < span.end and not isinstance(span.style, str)}
+        if colour is None:
+            assert not shown
+        else:
+            expected = Color.parse(app.get_css_variables()[colour]).rich_color
+            assert shown == {expected}
+
+
 async def test_turns_another_client_added_while_idle_move_the_gauge_to_their_context(
         demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(turn_tasks, "CATCH_UP_SECONDS", 0.0)  # (typing reads the newest page)

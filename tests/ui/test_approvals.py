@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from chat_helpers import choose, demo_chat, send
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
 from openletta.chat.approvals import CANCELLED_REASON
@@ -135,6 +136,20 @@ async def test_deny_sends_the_reason(demo_server, make_app, wait_until):
         assert isinstance(reply, AssistantItem) and "keep the build" in reply.text
         stored = await server_history(demo_server.base_url, screen.session.agent.id)
         assert stored_call(stored, call).reason == "keep the build"
+
+
+async def test_down_on_the_last_choice_stays_there_and_never_wraps_to_approve(
+        demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        options = pilot.app.focused
+        assert isinstance(options, OptionList) and options.highlighted == 0
+        await pilot.press("up")  # (no wrap to the last choice either)
+        assert options.highlighted == 0
+        await pilot.press(*["down"] * (options.option_count + 1))
+        assert options.highlighted == options.option_count - 1
+        assert options.get_option_at_index(options.highlighted).id == "deny"
+        assert prompt.call.approved is None
 
 
 async def test_approve_for_session_answers_later_requests(demo_server, make_app, wait_until):

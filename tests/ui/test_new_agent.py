@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from chat_helpers import open_chat
 from textual.app import App
 from textual.widgets import Input
@@ -153,6 +154,25 @@ async def test_arrows_in_the_name_field_pick_the_model_enter_makes_it_on(wait_un
         await wait_until(pilot, lambda: results, what="the agent")
     assert [(name, model) for name, model, _ in client.attempts] == [
         ("picked", "openai-proxy/fake-model")]
+
+
+@pytest.mark.parametrize(("preferred", "keys", "made_on"), [
+    ("openai-proxy/fake-model", ("down",), "openai-proxy/fake-model"),
+    ("letta/letta-free", ("up",), "letta/letta-free"),
+    ("openai-proxy/fake-model", ("tab", "down"), "openai-proxy/fake-model")])  # (filter)
+async def test_the_arrows_stop_at_the_ends_of_the_models(
+        wait_until, preferred: str, keys: tuple[str, ...], made_on: str) -> None:
+    client = AcceptingClient(Agent(id="agent-2", name="picked"))
+    results: list[Agent | None] = []
+    form = NewAgentScreen(client, name="picked", model=preferred)  # type: ignore[arg-type]
+    async with App[None]().run_test(size=SIZE) as pilot:
+        pilot.app.push_screen(form, results.append)
+        await wait_until(pilot, lambda: form.model_list.models, what="models")
+        await pilot.press(*keys)  # ↓ on the last row (↑ on the first) does not wrap around
+        assert form.model_list.models[form.model_list.highlighted or 0].handle == made_on
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: results, what="the agent")
+    assert [(name, model) for name, model, _ in client.attempts] == [("picked", made_on)]
 
 
 class NoModels:

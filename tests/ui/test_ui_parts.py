@@ -37,8 +37,11 @@ from openletta.ui.screens.agents import agent_row
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
+    BarStyles,
+    ContextFill,
     StatusBar,
     StatusInfo,
+    context_fill,
     context_gauge,
     status_parts,
     status_text,
@@ -69,6 +72,21 @@ def test_an_estimated_context_size_is_marked_as_one() -> None:
     info = StatusInfo(state="connected", context_tokens=1_500, context_estimated=True,
                       context_window=32_000)
     assert status_text(info).plain.endswith("▰▱▱▱▱ ~1.5k/32k")
+
+
+def test_a_context_past_the_window_says_so_and_one_near_it_is_told_apart() -> None:
+    assert context_gauge(35_700, 30_000) == "▰▰▰▰▰ 35.7k/30k over"
+    assert context_gauge(35_700, 30_000, estimated=True) == "▰▰▰▰▰ ~35.7k/30k over"
+    assert context_gauge(30_000, 30_000) == "▰▰▰▰▰ 30k/30k"
+    assert [context_fill(tokens, 30_000) for tokens in (0, 27_000, 27_001, 30_000, 30_001)] == [
+        ContextFill.ROOMY, ContextFill.ROOMY, ContextFill.NEARLY_FULL, ContextFill.NEARLY_FULL,
+        ContextFill.OVER]
+    styles = BarStyles(fill={ContextFill.NEARLY_FULL: "yellow", ContextFill.OVER: "red"})
+    for tokens, style in ((12_000, ""), (28_000, "yellow"), (35_700, "red")):
+        info = StatusInfo(state="connected", context_tokens=tokens, context_window=30_000)
+        gauge = status_parts(info, styles)["gauge"]
+        assert [(span.style, gauge.plain[span.start:span.end]) for span in gauge.spans] == (
+            [(style, context_gauge(tokens, 30_000))] if style else [])
 
 
 def test_status_line_shows_usage_and_server_text_literally() -> None:
@@ -298,10 +316,13 @@ def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
     assert status_text(FULL_STATUS, now=12.0, width=5).plain == "◉ streaming 12s"
 
 
-@given(width=st.integers(min_value=0, max_value=220))
-def test_the_status_line_fits_and_drops_the_least_important_parts_first(width: int) -> None:
-    parts = status_parts(FULL_STATUS, now=12.0)
-    line = status_text(FULL_STATUS, now=12.0, width=width).plain
+@given(width=st.integers(min_value=0, max_value=220),
+       context=st.sampled_from([3400, 29_000, 35_700]))
+def test_the_status_line_fits_and_drops_the_least_important_parts_first(
+        width: int, context: int) -> None:
+    info = dataclasses.replace(FULL_STATUS, context_tokens=context)
+    parts = status_parts(info, now=12.0)
+    line = status_text(info, now=12.0, width=width).plain
     kept = [name for name in parts if parts[name].plain in line]
     assert line == "".join(parts[name].plain for name in kept)  # in place, whole
     assert len(line) <= width or kept == ["state"]

@@ -26,6 +26,7 @@ from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.new_agent import NewAgentScreen, telling_apart
 from openletta.ui.steady import SteadyInput
+from openletta.ui.widgets.pick_list import PickList
 
 SEARCH_DEBOUNCE = 0.25
 LIST_LIMIT = 50
@@ -112,7 +113,7 @@ class AgentChooserScreen(Screen[None], ReportsWorkerErrors):
                      + ("" if self._can_go_back else " · Ctrl+Q quits"), id="agents-hint")
         yield SteadyInput(self._query, placeholder="Type to search agents by name…",
                     id="agent-filter")
-        yield OptionList(id="agent-list")
+        yield PickList(id="agent-list")
         yield Static(id="agents-empty")
         yield KeyBar()
 

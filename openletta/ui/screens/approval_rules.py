@@ -20,6 +20,7 @@ from openletta.chat.local_calls import LocalCalls
 from openletta.display import plain_text
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.widgets.pick_list import PickSelectionList
 
 HINT = ("Checked tools wait for your approval; the rule is stored on the server, for every "
         "client. Checking one also ends a \"don't ask again this session\".")
@@ -59,8 +60,8 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self.agent_name = agent_name
         self.local = local
         self.session = session if session is not None else set()
-        self._local_tools = SelectionList[str](id="local-rules-list")
-        self._tools = SelectionList[str](id="rules-list")
+        self._local_tools = PickSelectionList[str](id="local-rules-list")
+        self._tools = PickSelectionList[str](id="rules-list")
         self._status = Static("Loading tools…", id="rules-status")
         #: The rule as the server holds it, per tool (to undo a toggle that failed).
         self._required: dict[str, bool] = {}

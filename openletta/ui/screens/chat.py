@@ -226,9 +226,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     def report(self, message: str, *, title: str, severity: Severity = "error",
                notice: bool = False) -> None:
-        if notice:
+        if notice:  # (said in the chat too: the toast need not stay long)
             self.view.add_notice(message, error=severity == "error")
-        self.notify(message, title=title, severity=severity)
+        self.notify(message, title=title, severity=severity,
+                    timeout=self.app.NOTIFICATION_TIMEOUT if notice else None)
 
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)

@@ -27,6 +27,7 @@ from openletta.ui.conversation_names import (
 from openletta.ui.dates import Clock, time_ago, utc_now
 from openletta.ui.formatting import short_id
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.widgets.pick_list import PickList
 
 DEFAULT_THREAD = "default"
 #: Conversations listed at a time (more load as the list's end is reached).
@@ -113,7 +114,7 @@ class ConversationsScreen(ModalScreen[None]):
         self._cursor: str | None = None
         #: The conversation ``d`` was pressed on once: a second ``d`` deletes it.
         self._deleting: Conversation | None = None
-        self._list = OptionList(id="conversations-list")
+        self._list = PickList(id="conversations-list")
         self._status = Static("Loading conversations…", id="conversations-status")
 
     def compose(self) -> ComposeResult:

@@ -25,6 +25,7 @@ from openletta.display import DisplayText, plain_text
 from openletta.ui.conversation_names import DEFAULT_THREAD_NAME, conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.status_bar import NEARLY_FULL
 
 #: The gauges' length when the width is not known yet, and the least they keep.
 BAR_CELLS = 24
@@ -61,8 +62,8 @@ def bar(part: int, whole: int, cells: int = BAR_CELLS) -> str:
     return "▰" * filled + "▱" * (cells - filled)
 
 
-#: A context this full gets a word on how to make room.
-FULL_SHARE = 0.9
+#: A context this full gets a word on how to make room (the status bar's gauge says so too).
+FULL_SHARE = NEARLY_FULL
 FULL_NOTE = ("The context is nearly full or over: the server summarises older messages when it "
              "must, and /compact does it now.")
 

@@ -1,34 +1,23 @@
-"""Asked when the user leaves (Esc or quit) while the agent waits for an approval answer.
-
-A letter picks its choice only when it is not part of typing (:class:`StrayKeys`): a message
-typed here (a letter another key follows at once, a letter of no choice, a paste) closes the
-dialog back to the request, never denies it, and goes on to the chat's prompt, in order
-(:class:`~openletta.ui.prompt.TypedElsewhere`). Enter alone goes back to the request, or
-picks the choice moved to with the arrows.
+"""Asked when the user leaves the chat's work unfinished: leaves (Esc) or quits while the
+agent waits for an approval answer, or quits while a local command runs. Each is a
+:class:`~openletta.ui.screens.letter_dialog.LetterDialog`: a message typed over it picks
+nothing and lands in the prompt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import events, on
-from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from openletta.chat.turn_state import Phase
-from openletta.ui.editor_text import typed_text
-from openletta.ui.key_bar import KeyBar
 from openletta.ui.prompt import TypedElsewhere
-from openletta.ui.stray_keys import StrayKeys
-from openletta.ui.widgets.approval import TYPED_THROUGH_KEYS
+from openletta.ui.screens.letter_dialog import LetterDialog
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from openletta.ui.screens.chat import ChatScreen
 
 #: Said once a request is left pending: how to come back to it, and that a message is not
@@ -36,6 +25,10 @@ if TYPE_CHECKING:
 #: (:data:`~openletta.chat.approval_flow.APPROVAL_FIRST`).
 LEFT_PENDING = ("Left pending: Esc brings it back. Until it is answered, a message is not sent: "
                 "it stays in the prompt.")
+#: Said once the user chose to stop the local calls and quit.
+STOPPING_TO_QUIT = "Stopping the local calls and telling the agent, then quitting…"
+#: The question Ctrl+Q asks while a local call runs (quitting would stop it).
+RUNNING_QUESTION = "A command is running: stop it and quit?"
 
 
 class LeaveChoice(StrEnum):
@@ -45,91 +38,57 @@ class LeaveChoice(StrEnum):
     LEAVE = "leave"
 
 
-class LeaveApprovalScreen(ModalScreen[LeaveChoice | None]):
-    """Deny (``d``), leave pending (``l``), or go back (Esc, returns ``None``); what is
-    typed goes to ``typed`` (see the module)."""
+class LeaveApprovalScreen(LetterDialog[LeaveChoice]):
+    """Deny (``d``), leave pending (``l``), or go back to the request (Esc: ``None``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d", "pick('deny')", "Deny", show=False),
         Binding("l", "pick('leave')", "Leave pending", show=False),
-        Binding("escape", "pick(None)", "Back"),
     ]
 
     def __init__(self, *, quitting: bool, typed: Callable[[TypedElsewhere], None]) -> None:
-        super().__init__()
+        then = " and quit" if quitting else ""
+        super().__init__("The agent is waiting for your approval.", [
+            (LeaveChoice.DENY, "d", f"Deny it (reason: cancelled by user){then}"),
+            (LeaveChoice.LEAVE, "l", f"Leave it pending; answer it later{then}"),
+        ], "Back to the request", typed=typed)
         self.quitting = quitting
-        self._typed = typed
-        self._stray_keys = StrayKeys(self)
-        #: Whether the dialog closes (once): keys that still reach it are a message's.
-        self._finished = False
 
-    def compose(self) -> ComposeResult:
-        then = " and quit" if self.quitting else ""
-        with Vertical(id="leave-box"):
-            yield Static("The agent is waiting for your approval.", id="leave-title")
-            yield OptionList(
-                Option(f"d  Deny it (reason: cancelled by user){then}", id=LeaveChoice.DENY),
-                Option(f"l  Leave it pending; answer it later{then}", id=LeaveChoice.LEAVE),
-                Option("Esc  Back to the request", id="back"),
-                id="leave-options",
-            )
-        yield KeyBar()
 
-    def on_mount(self) -> None:
-        options = self.query_one(OptionList)
-        options.highlighted = options.get_option_index("back")
+class QuitChoice(StrEnum):
+    """Stop the local calls running, tell the agent, and quit."""
 
-    def on_key(self, event: events.Key) -> None:
-        """A choice's letter waits to see that no key follows it; typing goes on."""
-        if self._finished:
-            self._hand_on(event)
-            return
-        through = self._stray_keys.pending and event.key in TYPED_THROUGH_KEYS
-        self._stray_keys.on_key(event)  # (a letter waiting goes on, and a letter after it)
-        if through:  # Enter or Backspace after the letter: the message's too
-            self._hand_on(event)
+    STOP = "stop"
 
-    def _hand_on(self, event: events.Key) -> None:
-        event.stop()
-        event.prevent_default()
-        character = typed_text(event.character)
-        if character is not None or event.key in TYPED_THROUGH_KEYS:
-            self.post_message(TypedElsewhere(event.key, character, focus=True))
 
-    def on_paste(self, event: events.Paste) -> None:
-        """Pasted text is a message's."""
-        event.stop()
-        self._stray_keys.type_pending()
-        self.post_message(TypedElsewhere("paste", event.text, focus=True))
+class QuitWhileRunningScreen(LetterDialog[QuitChoice]):
+    """Stop the command running and quit (``s``, or Ctrl+Q again), or go back while it runs
+    on (Esc: ``None``)."""
 
-    @on(TypedElsewhere)
-    def _typed_here(self, event: TypedElsewhere) -> None:
-        event.stop()
-        self._stray_keys.type_pending()  # (before what follows it)
-        self.action_pick(None)  # back to the request; the message has the focus
-        self._typed(event)
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "pick('stop')", "Stop and quit", show=False),
+    ]
 
-    def action_pick(self, value: str | None) -> None:
-        """Close with the choice ``value`` (``None``: back to the request), unless closed."""
-        if not self._finished:
-            self._finished = True
-            self.dismiss(None if value is None else LeaveChoice(value))
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        chosen = event.option_id in (LeaveChoice.DENY, LeaveChoice.LEAVE)
-        self.action_pick(event.option_id if chosen else None)
+    def __init__(self, *, typed: Callable[[TypedElsewhere], None]) -> None:
+        super().__init__(RUNNING_QUESTION, [
+            (QuitChoice.STOP, "s", "Stop it, tell the agent, and quit"),
+        ], "Back: it goes on running", typed=typed)
 
 
 def ask_to_leave(chat: ChatScreen, *, quitting: bool) -> bool:
     """If the agent waits for answers in ``chat``, ask whether to deny them or leave them
-    pending; ``True`` if asked. Quitting while local calls run stops them and quits once the
-    agent was told (also ``True``)."""
+    pending; quitting while local calls run, ask whether to stop them (then quit once the
+    agent was told). ``True`` if asked, or if the quit waits for the agent to be told."""
     controller = chat.controller
-    if quitting and controller.quit_after_local_calls():
-        chat.notify("Stopping the local calls and telling the agent, then quitting…",
-                    title="Quitting", severity="information")
+    if quitting and controller.state.phase is Phase.RUNNING:
+
+        def stop(choice: QuitChoice | None) -> None:
+            if choice is not None and not _stop_and_quit(chat):
+                chat.app.exit()  # (it ended meanwhile: nothing to stop)
+
+        chat.app.push_screen(QuitWhileRunningScreen(typed=_typed_into(chat)), stop)
+        return True
+    if quitting and _stop_and_quit(chat):
         return True
     if controller.state.phase is not Phase.AWAITING_APPROVAL:
         return False
@@ -140,9 +99,25 @@ def ask_to_leave(chat: ChatScreen, *, quitting: bool) -> bool:
         if choice is LeaveChoice.LEAVE and not quitting:
             chat.notify(LEFT_PENDING, title="Approval pending", severity="information")
 
+    chat.app.push_screen(LeaveApprovalScreen(quitting=quitting, typed=_typed_into(chat)),
+                         chosen)
+    return True
+
+
+def _stop_and_quit(chat: ChatScreen) -> bool:
+    """Stop the local calls running, or send the answers of those Esc stopped, then quit;
+    ``False`` when there are none (the app quits as usual)."""
+    if not chat.controller.quit_after_local_calls():
+        return False
+    chat.notify(STOPPING_TO_QUIT, title="Quitting", severity="information")
+    return True
+
+
+def _typed_into(chat: ChatScreen) -> Callable[[TypedElsewhere], None]:
+    """Where a dialog over ``chat`` hands what is typed: to the prompt, with the focus."""
+
     def typed(event: TypedElsewhere) -> None:
         chat.set_focus(chat.prompt)  # now: the keys that follow go straight to the prompt
         chat.prompt.take_typed(event)
 
-    chat.app.push_screen(LeaveApprovalScreen(quitting=quitting, typed=typed), chosen)
-    return True
+    return typed

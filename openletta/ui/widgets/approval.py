@@ -47,6 +47,7 @@ from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
 from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import has_hidden_characters_in_call
 from openletta.ui.steady import SteadyInput, SteadyTextArea
+from openletta.ui.widgets.pick_list import PickList
 
 #: ``(choice, key, label)``; ``{tool}`` and ``{count}`` are filled in. Each choice also
 #: takes its number here, the same on every prompt that shows it (1 approves, 4 denies),
@@ -190,10 +191,10 @@ class ApprovalPrompt(Vertical):
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
             and (choice is not Choice.EDIT or editable is not None)
             and not (outside and choice in RULE_CHOICES)]  # no rule lets those through
-        self._options = OptionList(*(Option(ChoiceRow(f"{key}/{NUMBERS[choice]}", label),
-                                            id=choice.value)
-                                     for choice, key, label in self._choices),
-                                   classes="approval-options")
+        self._options = PickList(*(Option(ChoiceRow(f"{key}/{NUMBERS[choice]}", label),
+                                          id=choice.value)
+                                   for choice, key, label in self._choices),
+                                 classes="approval-options")
         self._reason = SteadyInput(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
         self._edit = CommandEditor(editable or "", classes="approval-edit")

@@ -1,0 +1,41 @@
+"""What the chats left behind keep for when they open again, in this run or the next: the
+text typed in each prompt and not sent, and the message each reply still coming answers
+(:class:`~openletta.recall.Drafts`, :class:`~openletta.recall.PromptsLeft`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.screen import Screen
+
+from openletta.recall import DRAFTS_FILE, PROMPTS_FILE, Drafts, PromptsLeft
+from openletta.settings import config_dir
+from openletta.ui.screens.chat import ChatScreen
+
+
+class LeftBehind:
+    """The drafts and the messages of replies left of one server's chats, kept in
+    openletta's config directory when ``lasting`` (not the demo's: they go with it)."""
+
+    def __init__(self, server: str, *, lasting: bool) -> None:
+        self.drafts = Drafts(server, config_dir() / DRAFTS_FILE if lasting else None)
+        self.prompts = PromptsLeft(config_dir() / PROMPTS_FILE if lasting else None)
+
+    def leave(self, screens: Iterable[Screen[object]]) -> None:
+        """Keep what the chats among ``screens`` leave behind now (the one being left: it
+        waits for the chat to open again)."""
+        for screen in screens:
+            if not isinstance(screen, ChatScreen):
+                continue
+            screen.controller.leaving()
+            session = screen.session
+            if (draft := screen.prompt.raw_text).strip():
+                self.drafts.keep(session.agent.id, session.conversation_id, draft)
+            if (reply := session.reply_in_flight()) is not None:
+                self.prompts.keep(*reply)
+
+    def save(self) -> OSError | None:
+        """Write them; the error if the drafts could not be written (the messages of replies
+        left matter less: that is only logged)."""
+        self.prompts.save()
+        return self.drafts.save()

@@ -1,0 +1,51 @@
+"""A chat left while its reply streams (the app quit) names, when it opens again on that
+reply, the message the reply answers: the server stores it only once the run ends. If Esc
+then stops the reply and the server drops the turn, the message goes back to the prompt."""
+
+from __future__ import annotations
+
+from chat_helpers import open_chat
+from test_app import SIZE, first_agent_name
+
+from openletta.chat.controller import FOLLOWING_OPENED
+from openletta.demo import DemoServer
+from openletta.transcript import EventItem, TurnFooterItem
+from openletta.ui.screens.chat import ChatScreen
+
+
+def divider(screen: ChatScreen) -> str:
+    return next((item.text for item in screen.session.transcript.items
+                 if isinstance(item, EventItem) and item.event_type == "following"), "")
+
+
+def unkept(screen: ChatScreen) -> bool:
+    return any(isinstance(item, TurnFooterItem) and item.unkept
+               for item in screen.session.transcript.items)
+
+
+async def test_a_reply_left_streaming_names_its_message_and_gives_it_back_if_dropped(
+        make_app, wait_until) -> None:
+    server = DemoServer(speed=1.0)
+    base_url = await server.start()
+    try:
+        agent = await first_agent_name(base_url)
+        app = make_app(base_url=base_url, agent=agent)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await pilot.press(*"slow follow test", "enter")
+            await wait_until(pilot, lambda: screen.session.reply_in_flight() is not None,
+                             what="the reply streaming", timeout=10)
+            app.exit()  # mid-reply: the run goes on on the server
+        again = make_app(base_url=base_url, agent=agent)
+        async with again.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: isinstance(again.screen, ChatScreen)
+                             and again.screen.session.turn_open, what="the reply followed")
+            screen = again.screen
+            assert isinstance(screen, ChatScreen)
+            assert divider(screen) == f"{FOLLOWING_OPENED} · answering “slow follow test”"
+            await pilot.press("escape")  # the server drops the whole turn
+            await wait_until(pilot, lambda: unkept(screen), what="not kept", timeout=10)
+            await wait_until(pilot, lambda: screen.prompt.text == "slow follow test",
+                             what="the message back in the prompt")
+    finally:
+        await server.stop()
