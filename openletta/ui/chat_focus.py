@@ -4,13 +4,14 @@ ones, Esc back to the prompt, and never on an item out of sight: the part of
 
 from __future__ import annotations
 
+from textual import events
 from textual.css.query import QueryType
 from textual.screen import Screen
 from textual.widget import Widget
 
 from openletta.ui.chat_scroll import ChatScroll
 from openletta.ui.chat_view import ChatView
-from openletta.ui.prompt import Prompt
+from openletta.ui.prompt import Prompt, TypedElsewhere
 from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.base import ItemWidget
 
@@ -29,6 +30,24 @@ class FocusInChat(Screen[None]):
             return newest
         return super().focus_next(selector)
 
+    async def action_jump_prompt(self, direction: int) -> None:
+        """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
+        target = self.view.prompt_near(direction)
+        if target is not None:
+            await self.view.scroll_to_item(target)
+        elif direction > 0:
+            self.view.action_jump_to_bottom()
+        else:
+            self.view.show_earlier()
+
+    def action_page(self, direction: int) -> None:
+        """Scroll the chat a page up (``-1``) or down (``+1``), wherever the focus is."""
+        self.view.page(direction)
+
+    def action_newest(self) -> None:
+        """Jump to the newest message and follow the stream again."""
+        self.view.action_jump_to_bottom()
+
     def action_previous_item(self) -> None:
         """Shift+Tab in the chat: what Tab came from (above the first mounted: a page up)."""
         chain = [widget for widget in self.focus_chain if self.in_chat(widget)]
@@ -37,6 +56,13 @@ class FocusInChat(Screen[None]):
             chain[index - 1].focus()
         else:
             self.view.page(-1)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """A paste no text field took (the focus on a message, a card, a memory block) is
+        the message's, as typing there is."""
+        event.stop()
+        if event.text:
+            self.post_message(TypedElsewhere("paste", event.text, focus=True))
 
     def action_back_to_prompt(self) -> None:
         """Esc on an item of the chat (while it stops nothing): back to the prompt."""
@@ -48,6 +74,24 @@ class FocusInChat(Screen[None]):
         return self.view.scroll in nodes and not any(isinstance(node, ApprovalPrompt)
                                                      for node in nodes)
 
+    def watch_focused(self, focused: Widget | None) -> None:
+        """Keys always reach something: with nothing focused (the item that had the focus
+        went with the view: Home, Ctrl+End), an item in view takes it, else the prompt."""
+        if focused is None:
+            self.call_after_refresh(self._refocus)
+
+    def _refocus(self) -> None:
+        if self.focused is None and self.is_current and self.prompt.is_mounted:
+            self.focus_in_view(newest=self.view.scroll.at_bottom)
+
+    def focus_in_view(self, *, newest: bool) -> None:
+        """Focus the newest (or the oldest) item in view; none in view: the prompt."""
+        in_view = self._items_in_view()
+        if not in_view:
+            self.prompt.focus()
+        else:
+            in_view[-1 if newest else 0].focus(scroll_visible=False)
+
     def on_chat_scroll_moved(self, event: ChatScroll.Moved) -> None:
         """An item with the focus that the view left (a page key, End, the wheel, a stream)
         passes it on to the item in view nearest it (none: to the prompt), so that ``c``,
@@ -56,14 +100,12 @@ class FocusInChat(Screen[None]):
         scroll = self.view.scroll
         if item is None or scroll.shows(item):
             return
-        in_view = [child for child in scroll.children if isinstance(child, ItemWidget)
-                   and child.can_focus and scroll.shows(child)]
-        if not in_view:
-            self.prompt.focus()
-        elif item.virtual_region.bottom <= scroll.scroll_y:  # the view went down
-            in_view[0].focus(scroll_visible=False)
-        else:
-            in_view[-1].focus(scroll_visible=False)
+        self.focus_in_view(newest=item.virtual_region.bottom > scroll.scroll_y)
+
+    def _items_in_view(self) -> list[ItemWidget]:
+        scroll = self.view.scroll
+        return [child for child in scroll.children if isinstance(child, ItemWidget)
+                and child.can_focus and scroll.shows(child)]
 
     def _focused_item(self) -> ItemWidget | None:
         """The item of the chat that has the focus, or holds what has it."""

@@ -34,9 +34,9 @@ from openletta.ui.widgets.base import ItemWidget
 SETTLE_SECONDS = 1.0
 #: The longest the screen's updates are held for widgets to mount.
 MOUNT_HOLD_SECONDS = 1.0
-#: Retired widgets are removed with the next held mount, after this many seconds without
-#: one, or at once when more than ``RETIRED_LIMIT`` wait (removal on its own costs a layout).
-#: A due full garbage collection waits for the same quiet moment.
+#: Retired widgets are removed with the next held mount, after this many seconds without one,
+#: or at once when more than ``RETIRED_LIMIT`` wait (removal alone costs a layout); a due full
+#: garbage collection waits for the same quiet moment.
 QUIET_SECONDS = 0.5
 RETIRED_LIMIT = 40
 #: A line brought into view goes a page divided by this below the top of the view.
@@ -138,7 +138,7 @@ class ChatScroll(VerticalScroll, can_focus=False):
     """The scrolling part of the chat view; reports where the user scrolled to."""
 
     #: Its height changes with every item mounted and every reply that grows a line; the
-    #: layout that changed it already placed its scroll bar and kept it at the bottom.
+    #: layout that changed it placed its scroll bar already and kept it at the bottom.
     virtual_size = size_without_relayout()
 
     class Moved(Message):
@@ -245,11 +245,9 @@ class ChatScroll(VerticalScroll, can_focus=False):
         return screenful(items, size.width, size.height)
 
     def hold_in_place(self, widget: Widget) -> None:
-        """Keep ``widget`` where it is on screen while the content above it grows.
-
-        Items mounted above take their height over several refreshes (Markdown renders
-        late), so the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls.
-        """
+        """Keep ``widget`` where it is on screen while the content above it grows: items
+        mounted above take their height over several refreshes (Markdown renders late), so
+        the hold lasts :data:`SETTLE_SECONDS` or until the user scrolls."""
         self._held = (widget, widget.virtual_region.y)
         if self._hold_timer is not None:
             self._hold_timer.stop()
@@ -273,8 +271,7 @@ class ChatScroll(VerticalScroll, can_focus=False):
         Each level of nesting (a reply's Markdown blocks, a list's items) mounts a step later
         than its parent, and a removal lays out once more; without the hold the screen lays
         out and paints after each step. With it, the change costs one layout and one paint.
-        The event returned is set when the hold ends: the screen lays out next.
-        """
+        The event returned is set when the hold ends: the screen lays out next."""
         work: list[Awaitable[None]] = [self.mount_all(widgets, after=after)]
         if remove:
             work.append(self.remove_children(remove))
@@ -315,10 +312,13 @@ class ChatScroll(VerticalScroll, can_focus=False):
         self.mount(Static(plain_text(text), classes="notice -error" if error else "notice"))
 
     def retire(self, widgets: Sequence[Widget]) -> None:
-        """Hide ``widgets`` now and remove them at a quiet moment (or with the next held mount,
-        :meth:`take_retired`)."""
+        """Hide ``widgets`` now (the focus leaves them: the screen gives it to the prompt) and
+        remove them at a quiet moment (or with the next held mount, :meth:`take_retired`)."""
+        focused = self.screen.focused
         for widget in widgets:
             widget.display = False  # an inline style: no CSS to apply again to its subtree
+            if focused is not None and widget in focused.ancestors_with_self:
+                self.screen.set_focus(None)
         self._retired.extend(widgets)
         if len(self._retired) > RETIRED_LIMIT:
             self.remove_retired()

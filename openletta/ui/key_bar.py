@@ -15,8 +15,9 @@ from openletta.ui.textual_internals import (
 
 #: Per key shown: key, action, label and tooltip.
 KeyLabels = tuple[tuple[str, str, str, str], ...]
-#: The actions of the key that shows the help, kept when the bar is too narrow for all.
-HELP_ACTIONS = frozenset({"help", "app.help"})
+#: The actions of the keys kept when the bar is too narrow for all: the help, and Esc that
+#: stops a turn (the key that matters most while one runs).
+KEPT_ACTIONS = frozenset({"help", "app.help", "interrupt"})
 
 
 class KeyBar(Footer):
@@ -28,8 +29,8 @@ class KeyBar(Footer):
     one rebuilds only when the keys shown change, and enables or disables keys in place.
 
     Keys that do not fit whole are not shown (the last ones first), where Textual's footer
-    cuts the line off in the middle of a key; the help key and the command palette's key
-    always show.
+    cuts the line off in the middle of a key; the help key, Esc's Stop and the command
+    palette's key always show.
     """
 
     _labels: KeyLabels | None = None
@@ -63,7 +64,7 @@ class KeyBar(Footer):
         for key in reversed(flow):
             if over <= 0:
                 break
-            if key.action not in HELP_ACTIONS:
+            if key.action not in KEPT_ACTIONS:
                 hidden.add(key)
                 over -= key.region.width
         for key in flow:

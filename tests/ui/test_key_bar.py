@@ -97,6 +97,10 @@ async def test_keys_that_do_not_fit_are_hidden_whole_the_last_first_but_help(
         await pilot.resize_terminal(44, 24)
         await wait_until(pilot, lambda: len(shown_keys(bar)) < len(shown) - 1,
                          what="more keys hidden")
+        await pilot.resize_terminal(34, 24)
+        await wait_until(pilot, lambda: "app.switch_agent" not in shown_keys(bar),
+                         what="the first key hidden too")
+        assert {"interrupt", "help"} <= set(shown_keys(bar))  # Esc's Stop stays
         assert all(key.region.right <= palette.region.x
                    for key in footer_keys(bar) if key.display and key is not palette)
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from chat_helpers import open_chat
+from textual import events
 from textual.app import App
 from textual.widgets import Input, OptionList, Static
 
@@ -401,3 +402,61 @@ async def test_home_in_the_chat_goes_to_the_start_of_the_conversation(
         await wait_until(pilot, lambda: (widget := screen.view.widget_for(first)) is not None
                          and screen.view.scroll.shows(widget), what="the first message shown")
         assert screen.prompt.text == "draft"
+
+
+async def test_the_focus_is_never_lost_when_the_view_jumps_away_from_it(
+        history_server, make_app, wait_until) -> None:
+    """Ctrl+End (or End) from an item far up takes the view to the newest, and the focus
+    with it: keys typed or pasted next reach the prompt."""
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        session = screen.session
+        for key in ("ctrl+end", "end"):
+            await pilot.press("tab", "home")
+            await wait_until(pilot, lambda: not session.has_more_history
+                             and screen.view.scroll.scroll_y < 5, what="at the start")
+            await pilot.press(key)
+            await wait_until(pilot, lambda: screen.view.following
+                             and screen.view.mounted_items[-1] is session.transcript.items[-1],
+                             what=f"{key}: at the newest")
+            await wait_until(pilot, lambda: app.focused is not None, what="something focused")
+            await pilot.press("x")
+            await wait_until(pilot, lambda: screen.prompt.text.endswith("x"),
+                             what=f"{key}: typing reaches the prompt")
+            screen.prompt.clear()
+            screen.prompt.focus()
+
+
+async def test_a_paste_on_a_message_goes_to_the_prompt(
+        history_server, make_app, wait_until) -> None:
+    """A paste with the focus on a message is the message's, as typing there is."""
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("tab")
+        item = app.focused
+        assert item is not None and screen.in_chat(item)
+        item.post_message(events.Paste("pasted\nlines"))
+        await wait_until(pilot, lambda: screen.prompt.text == "pasted\nlines",
+                         what="the paste in the prompt")
+        assert app.focused is screen.prompt
+
+
+
+async def test_nothing_focused_in_the_chat_gives_the_focus_back(
+        history_server, make_app, wait_until) -> None:
+    """When the item that had the focus goes with the view (the window of items moved on:
+    Ctrl+End, Home), the focus goes to an item in view, or the prompt: keys never vanish."""
+    app = make_app(base_url=history_server, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("tab")
+        item = app.focused
+        assert item is not None and screen.in_chat(item)
+        screen.set_focus(None)
+        await wait_until(pilot, lambda: app.focused is not None and app.focused.display,
+                         what="the focus on something shown")
+        assert screen.in_chat(app.focused) and screen.view.scroll.shows(app.focused)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: screen.prompt.text == "q", what="typing reaches it")

@@ -89,7 +89,7 @@ async def test_a_name_letta_would_refuse_is_explained_and_not_sent(
         form = await open_form(pilot, wait_until)
         count = len(demo_server.server.store.agents)
         await pilot.press(*"my/agent [x]")
-        await wait_until(pilot, lambda: "not / [ ]" in status(form), what="the rule")
+        await wait_until(pilot, lambda: "not “/”, “[” or “]”" in status(form), what="the rule")
         assert "letters (any language)" in status(form) and form.status.has_class("-error")
         await pilot.press("enter")
         assert app.screen is form and len(demo_server.server.store.agents) == count

@@ -692,3 +692,20 @@ async def _settle(pilot: Pilot[None]) -> None:
 ])
 def test_error_titles_read_naturally(error_type: str, title: str) -> None:
     assert error_title(error_type) == title
+
+
+async def test_tab_focuses_the_error_not_its_details_title(wait_until) -> None:
+    """The error keeps the focus, so the key bar offers Enter for its detail (the detail's
+    own title, focusable, hid it)."""
+    item = ErrorItem(key="e", error_type="llm_error", message="The model failed",
+                     detail="Traceback: line 1")
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        await wait_until(pilot, lambda: widget.query("CollapsibleTitle"), what="the detail")
+        assert [type(node).__name__ for node in app.screen.focus_chain] == [
+            "VerticalScroll", "ErrorBlock"]  # (the test's scroller takes the focus too)
+        widget.focus()
+        await wait_until(pilot, lambda: app.focused is widget, what="the error focused")
+        enter = app.screen.active_bindings["enter"]
+        assert enter.binding.description == "Expand" and enter.node is widget

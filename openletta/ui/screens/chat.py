@@ -362,31 +362,17 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         """Open the find bar."""
         self.search.open()
 
-    async def action_jump_prompt(self, direction: int) -> None:
-        """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
-        target = self.view.prompt_near(direction)
-        if target is not None:
-            await self.view.scroll_to_item(target)
-        elif direction > 0:
-            self.view.action_jump_to_bottom()
-        else:
-            self.view.show_earlier()
-
-    def action_page(self, direction: int) -> None:
-        """Scroll the chat a page up (``-1``) or down (``+1``), wherever the focus is."""
-        self.view.page(direction)
-
-    def action_newest(self) -> None:
-        """Jump to the newest message and follow the stream again."""
-        self.view.action_jump_to_bottom()
-
     @work(exclusive=True, group="oldest", exit_on_error=False)
     async def action_oldest(self) -> None:
-        """Home in the chat: the start of the conversation, every older page loaded first."""
+        """Home in the chat: the start of the conversation, every older page loaded first (an
+        item focused: the first message then)."""
+        in_chat = self.focused is None or self.in_chat(self.focused)
         while await self._load_earlier_page():
             pass
         for item in self.session.transcript.items:
-            if await self.view.scroll_to_item(item) is not None:
+            if (widget := await self.view.scroll_to_item(item)) is not None and widget.display:
+                if in_chat:
+                    self.call_after_refresh(self.focus_in_view, newest=False)
                 return
 
     def action_toggle_internal(self) -> None:

@@ -30,6 +30,10 @@ STARTING_MEMORY = {
     "human": "Nothing is known about the user yet.",
 }
 NAME_NEEDED = "The agent needs a name."
+#: What the box says under the models: one line at its width (it fits an 80x24 window with
+#: the list readable), and above them, the memory the agent starts with.
+HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc cancels"
+TITLE = "New agent · starts with persona and human memory blocks (F2 edits them)"
 #: The characters Letta takes in an agent name (0.16.8 checks ``^[\w '\-]+$`` when it makes
 #: one, and answers any other with an internal error, HTTP 500).
 NAME_CHARACTER = re.compile(r"[\w '\-]")
@@ -41,14 +45,11 @@ def unaccepted_characters(name: str) -> list[str]:
 
 
 def name_rule(unaccepted: list[str]) -> str:
-    """What the form says of a name with ``unaccepted`` characters."""
-    shown = " ".join(repr(c)[1:-1] if not c.isprintable() else c for c in unaccepted)
+    """What the form says of a name with ``unaccepted`` characters (each quoted)."""
+    quoted = [f"“{c}”" if c.isprintable() else repr(c)[1:-1] for c in unaccepted]
+    refused = " or ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
     return ("A name takes letters (any language), digits, spaces, hyphens, underscores and "
-            f"apostrophes; not {shown}")
-#: What the box says under the models: one line at its width (it fits an 80x24 window with
-#: the list readable), and above them, the memory the agent starts with.
-HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc cancels"
-TITLE = "New agent · starts with persona and human memory blocks (F2 edits them)"
+            f"straight apostrophes ('); not {refused}")
 
 
 def telling_apart(agent: Agent, now: datetime) -> str:

@@ -85,6 +85,7 @@ class ItemWidget(Widget):
         Binding("enter", "collapse", "Collapse", id="item.collapse"),
         Binding("c", "copy", "Copy", id="item.copy"),
         Binding("home", "screen.oldest", "Oldest", show=False, id="item.oldest"),
+        Binding("end", "screen.newest", "Newest", show=False, id="item.newest"),
     ]
 
     #: Set once the widget failed to show its item.

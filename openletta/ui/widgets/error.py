@@ -25,6 +25,7 @@ class ErrorBlock(ItemWidget, can_focus=True):
     """An :class:`ErrorItem`; the detail (often a traceback) is collapsed."""
 
     item: ErrorItem
+
     def __init__(self, item: ErrorItem) -> None:
         super().__init__()
         self.item = item
@@ -36,6 +37,12 @@ class ErrorBlock(ItemWidget, can_focus=True):
         if item.detail:
             with Collapsible(title="Details", classes="error-detail"):
                 yield Static(plain_text(item.detail))
+
+    def on_mount(self) -> None:
+        """The block keeps the focus (Enter opens the detail, and the key bar says so), not
+        the detail's title."""
+        for title in self.query("CollapsibleTitle"):
+            title.can_focus = False
 
     @property
     def expanded(self) -> bool:
