@@ -428,20 +428,25 @@ async def test_the_focus_is_never_lost_when_the_view_jumps_away_from_it(
             screen.prompt.focus()
 
 
+async def item_focused(pilot, wait_until):
+    """The chat, Tab pressed in it: the newest item in view has the focus."""
+    screen = await open_chat(pilot, wait_until)
+    await pilot.press("tab")
+    item = pilot.app.focused
+    assert item is not None and screen.in_chat(item)
+    return screen, item
+
+
 async def test_a_paste_on_a_message_goes_to_the_prompt(
         history_server, make_app, wait_until) -> None:
     """A paste with the focus on a message is the message's, as typing there is."""
     app = make_app(base_url=history_server, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
-        await pilot.press("tab")
-        item = app.focused
-        assert item is not None and screen.in_chat(item)
+        screen, item = await item_focused(pilot, wait_until)
         item.post_message(events.Paste("pasted\nlines"))
         await wait_until(pilot, lambda: screen.prompt.text == "pasted\nlines",
                          what="the paste in the prompt")
         assert app.focused is screen.prompt
-
 
 
 async def test_nothing_focused_in_the_chat_gives_the_focus_back(
@@ -450,10 +455,7 @@ async def test_nothing_focused_in_the_chat_gives_the_focus_back(
     Ctrl+End, Home), the focus goes to an item in view, or the prompt: keys never vanish."""
     app = make_app(base_url=history_server, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
-        await pilot.press("tab")
-        item = app.focused
-        assert item is not None and screen.in_chat(item)
+        screen, _ = await item_focused(pilot, wait_until)
         screen.set_focus(None)
         await wait_until(pilot, lambda: app.focused is not None and app.focused.display,
                          what="the focus on something shown")
