@@ -14,7 +14,7 @@ from textual import events
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets.text_area import Edit, EditResult, Location
 
 from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, shown_in_editor, typed_text
 from openletta.ui.textual_internals import OrderedUndoTextArea
@@ -107,6 +107,8 @@ class SteadyTextArea(OrderedUndoTextArea):
     A key types what :func:`~openletta.ui.editor_text.typed_text` says (a no-break space or
     a zero-width joiner too); a paste's line breaks are newlines
     (:func:`~openletta.ui.editor_text.pasted_text`), and the paste stays in this field.
+    Ctrl+U and Ctrl+K delete to the start and end of the text's line, not of the screen row
+    a long line wraps to.
     """
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
@@ -160,6 +162,40 @@ class SteadyTextArea(OrderedUndoTextArea):
             await self.run_action(action)
         elif typed is not None:
             self.replace(typed, *self.selection, maintain_selection_offset=False)
+
+    def action_delete_to_start_of_line(self) -> None:
+        """Delete from the cursor to the start of its line: the line of the text, up to the
+        newline before it, not the row a long line wraps to (Ctrl+U that cleared half of a
+        command left the rest to run with what was typed after it). At the start of a line,
+        as Textual's: the selection, or the newline before it."""
+        row, column = self.selection.end
+        if column == 0:
+            super().action_delete_to_start_of_line()
+        else:
+            self._delete_typed(self.selection.end, (row, 0))
+
+    def action_delete_to_end_of_line(self) -> None:
+        """Delete from the cursor to the end of its line of the text (not of its row)."""
+        row, _column = self.selection.end
+        self._delete_typed(self.selection.end, (row, len(self.document[row])))
+
+    async def action_delete_to_end_of_line_or_delete_line(self) -> None:
+        """Ctrl+K, as Textual's on the line of the text: delete to its end; on an empty line,
+        the line; at the end of a line, the newline after it."""
+        selection = self.selection
+        row, column = selection.end
+        length = len(self.document[row])
+        if length == 0:
+            await self.run_action("delete_line")
+        elif selection.is_empty and column == length:
+            await self.run_action("delete_right")
+        else:
+            self.action_delete_to_end_of_line()
+
+    def _delete_typed(self, start: Location, end: Location) -> None:
+        """Delete between ``start`` and ``end`` for a key (unless the field is read-only)."""
+        if not self.read_only:
+            self.delete(start, end, maintain_selection_offset=False)
 
     def render_line(self, y: int) -> Strip:
         if self.content_size.width <= 0:

@@ -17,6 +17,8 @@ from openletta.ui import launch
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.prompt import Prompt
 from openletta.ui.screens.help import help_table
+from openletta.ui.steady import SteadyTextArea
+from openletta.ui.widgets.approval import CommandEditor
 
 PASTED = "\n".join(f"line {number}" for number in range(12))
 
@@ -70,6 +72,44 @@ async def test_the_editing_keys_the_help_lists_work_in_the_prompt() -> None:
         assert prompt.text == "one\n"
         await pilot.press("f7", "backspace")
         assert prompt.text == ""
+
+
+COMMAND = "for i in 1 2 3; do echo line $i; sleep 0.5; done"
+
+
+class NarrowEditorApp(App[None]):
+    """An editor narrower than its one-line text, which it wraps onto several rows."""
+
+    CSS = "SteadyTextArea { width: 24; height: 6; }"
+
+    def __init__(self, editor: SteadyTextArea) -> None:
+        super().__init__()
+        self.editor = editor
+
+    def compose(self) -> ComposeResult:
+        yield self.editor
+
+
+@pytest.mark.parametrize("make_editor", [lambda: CommandEditor(COMMAND), Prompt])
+async def test_ctrl_u_and_ctrl_k_delete_to_the_start_and_end_of_the_line_not_the_row(
+        make_editor) -> None:
+    """As the help says: of the text's line, however it wraps (Ctrl+U in an approval's
+    command editor cleared only its last row, and the rest ran with the new command)."""
+    editor = make_editor()
+    app = NarrowEditorApp(editor)
+    async with app.run_test() as pilot:
+        editor.load_text(f"first line\n{COMMAND}\nlast line")
+        editor.focus()
+        editor.move_cursor((1, len(COMMAND)))
+        assert editor.wrapped_document.height > 3  # the command takes more than one row
+        await pilot.press("ctrl+u")
+        assert editor.raw_text == "first line\n\nlast line"
+        await pilot.press("ctrl+z")
+        editor.move_cursor((1, COMMAND.index("echo")))  # on the command's first row
+        await pilot.press("ctrl+k")
+        assert editor.raw_text == "first line\nfor i in 1 2 3; do \nlast line"
+        await pilot.press("ctrl+k")  # at the end of the line: the line after it joins
+        assert editor.raw_text == "first line\nfor i in 1 2 3; do last line"
 
 
 async def fail_on_undo(prompt: Prompt) -> None:

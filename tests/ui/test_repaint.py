@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from chat_helpers import demo_chat, send
 from rich.cells import cell_len
 from rich.style import Style
 from test_chat_view import ViewApp, add_turns, settled
+from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual.geometry import Region, Spacing
 from textual.map_geometry import MapGeometry
@@ -190,3 +192,28 @@ async def test_a_thumb_that_a_layout_moves_is_repainted() -> None:
         assert bar.position == bottom
         thumb = compositor.find_widget(bar).visible_region
         assert any(region.contains_region(thumb) for region in compositor._dirty_regions)
+
+
+async def test_a_prompt_grown_by_a_redo_after_a_scroll_is_repainted(demo_server,
+                                                                    make_app) -> None:
+    """Undo of a long paste shrinks the prompt and scrolls the chat (which leaves the
+    compositor's full map stale); redo grows it again, and the question about a region its
+    scroll bar asks arranged that map with the prompt already grown: the layout after it
+    found nothing moved, and the prompt was left drawn over the chat, one row of it, until
+    the next key."""
+    pasted = "\n".join(f"plain line {number}" for number in range(1, 301))
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
+            app, pilot, screen):
+        await send(pilot, screen, "long", wait_until)  # a chat taller than the view
+        prompt, compositor = screen.prompt, screen._compositor
+        terminal = Terminal(compositor)
+        app.post_message(events.Paste(pasted))
+        await wait_until(pilot, lambda: prompt.show_vertical_scrollbar, what="the paste")
+        tallest = prompt.region.height
+        await pilot.press("ctrl+z")
+        await wait_until(pilot, lambda: prompt.region.height < tallest, what="the undo")
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: prompt.region.height == tallest and not (
+            compositor._dirty_regions or screen._layout_widgets), what="the redo laid out")
+        assert prompt.text == pasted
+        assert terminal.matches_a_full_render()

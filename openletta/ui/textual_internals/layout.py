@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from textual._compositor import Compositor, ReflowResult
+from textual._compositor import Compositor, CompositorMap, ReflowResult
 from textual.await_remove import AwaitRemove
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -43,9 +43,6 @@ class FrugalCompositor(Compositor):
       (asked while the frame is painted) then arranged the whole screen again.
     * **Repainting what a layout did not move** (:func:`~openletta.ui.repaint.moved_regions`).
 
-    And it paints one thing Textual's leaves stale: a scroll bar whose thumb the layout
-    moved, keeping an anchored scroller at its bottom (it sets the bar's position without the
-    repaint that setting it otherwise asks for), as when a narrower window wraps the chat.
     * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
       widget whose *clip* overlaps the changed region, all of its visible lines: a word added
       to a paragraph rendered every widget in the chat (their clip is the whole scroller).
@@ -53,6 +50,11 @@ class FrugalCompositor(Compositor):
       only its rows. Textual writes only the changed spans, and every widget that covers a
       cell of them is still rendered for its rows (``tests/ui/test_frugal_compositor.py``
       compares the two, frame by frame).
+
+    And it paints two things Textual's leaves stale: a scroll bar whose thumb the layout
+    moved, keeping an anchored scroller at its bottom (it sets the bar's position without the
+    repaint that setting it otherwise asks for), as when a narrower window wraps the chat;
+    and what moved when the full map was arranged again after a scroll (:attr:`full_map`).
     """
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
@@ -67,6 +69,25 @@ class FrugalCompositor(Compositor):
                 bar.refresh()
                 self._dirty_regions.add(geometry.visible_region)
         return result
+
+    @property
+    def full_map(self) -> CompositorMap:
+        """The map of every widget, arranged again if it is stale; what that moves on screen
+        is repainted (see the class).
+
+        A scroll arranges only the widgets in view (``reflow_visible``) and marks the full
+        map stale (as does a refresh of a widget not in view); the next question about a
+        widget's region arranges it with the sizes the widgets have *then*. A field that grew in between (text added, its scroll bar shown)
+        is already in its new place there, and the layout it asked for finds nothing moved:
+        it was never repainted (the prompt after a redo of a long paste, drawn over the
+        chat until the next key). Here what the new map moved from what the screen shows (the
+        map last painted from) is marked for repainting at once."""
+        if not self._full_map_invalidated or self.root is None:
+            return super().full_map
+        shown = self._visible_map if self._visible_map is not None else self._full_map
+        arranged = super().full_map
+        self._dirty_regions |= moved_regions(shown, arranged)
+        return arranged
 
     def _get_renders(self, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
