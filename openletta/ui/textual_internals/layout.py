@@ -77,11 +77,12 @@ class FrugalCompositor(Compositor):
 
         A scroll arranges only the widgets in view (``reflow_visible``) and marks the full
         map stale (as does a refresh of a widget not in view); the next question about a
-        widget's region arranges it with the sizes the widgets have *then*. A field that grew in between (text added, its scroll bar shown)
-        is already in its new place there, and the layout it asked for finds nothing moved:
-        it was never repainted (the prompt after a redo of a long paste, drawn over the
-        chat until the next key). Here what the new map moved from what the screen shows (the
-        map last painted from) is marked for repainting at once."""
+        widget's region arranges it with the sizes the widgets have *then*. A field that grew
+        in between (text added, its scroll bar shown) is already in its new place there, and
+        the layout it asked for finds nothing moved: it was never repainted (the prompt after
+        a redo of a long paste, drawn over the chat until the next key). Here what the new map
+        moved from what the screen shows (the map last painted from) is marked for repainting
+        at once."""
         if not self._full_map_invalidated or self.root is None:
             return super().full_map
         shown = self._visible_map if self._visible_map is not None else self._full_map
