@@ -85,6 +85,8 @@ _COMPLETE_SEQUENCE = re.compile(
 
 #: Characters of one line shown before the rest is left out (:func:`capped_lines`).
 MAX_LINE_LENGTH = 10_000
+#: Lines over a limit that are shown rather than cut: leaving out so few saves nothing.
+FEW_LINES = 5
 REDACTED = "***"
 #: What :func:`literal_text` shows for a registered secret.
 SECRET = "⟨secret⟩"
@@ -142,11 +144,38 @@ def single_line(text: str) -> DisplayText:
 
 def capped_lines(text: str, limit: int) -> tuple[list[str], int]:
     """The first ``limit`` lines of ``text`` (split at newlines only: a carriage return stays
-    in its line), each cut at :data:`MAX_LINE_LENGTH`, and how many lines were left out."""
+    in its line), each cut at :data:`MAX_LINE_LENGTH`, and how many lines were left out:
+    none when that would be :data:`FEW_LINES` or fewer (cutting so little saves nothing)."""
+    lines = _lines(text)
+    if len(lines) <= limit + FEW_LINES:
+        limit = len(lines)
+    return [_capped_line(line) for line in lines[:limit]], len(lines) - limit
+
+
+def capped_last_lines(text: str, limit: int) -> tuple[list[str], int]:
+    """Like :func:`capped_lines`, but the last ``limit`` lines of ``text``."""
+    lines = _lines(text)
+    if len(lines) <= limit + FEW_LINES:
+        limit = len(lines)
+    return [_capped_line(line) for line in lines[len(lines) - limit:]], len(lines) - limit
+
+
+def capped_ends(text: str, limit: int) -> tuple[list[str], int, list[str]]:
+    """Like :func:`capped_lines`, but keeping both ends of ``text`` (the end of an output is
+    where its errors and summaries are): its first and last lines, ``limit`` in all, and how
+    many lines between them were left out."""
+    lines, left_out = capped_lines(text, limit)
+    if not left_out:
+        return lines, 0, []
+    last, _ = capped_last_lines(text, limit - limit // 2)
+    return lines[:limit // 2], left_out, last
+
+
+def _lines(text: str) -> list[str]:
     lines = text.split("\n")
     if not lines[-1]:  # a final newline ends the last line
         lines.pop()
-    return [_capped_line(line) for line in lines[:limit]], max(0, len(lines) - limit)
+    return lines
 
 
 def _capped_line(line: str) -> str:

@@ -159,7 +159,8 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
     if item.reason and item.reason not in (item.result or ""):  # (the server's denial has it)
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
-                          (item.status.label, _STATUS_STYLE.get(item.status, "cyan")))
+                          (item.status.label, _STATUS_STYLE.get(item.status, "cyan")),
+                          ("  edited by you", "italic") if item.edited else "")
     return Panel(Group(*parts), title=title, title_align="left",
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 

@@ -277,3 +277,15 @@ def test_a_stream_holds_back_a_sequence_cut_in_two() -> None:
                                              (1024, "1,024 items")])
 def test_a_count_says_its_noun_in_the_plural_unless_one(count: int, said: str) -> None:
     assert counted(count, "item") == said
+
+
+@pytest.mark.parametrize(("count", "shown", "left_out"), [
+    (20, 20, 0), (25, 25, 0), (26, 20, 6), (1000, 20, 980)])
+def test_lines_are_cut_only_when_that_leaves_out_more_than_a_few(
+        count: int, shown: int, left_out: int) -> None:
+    text = "".join(f"line {n}\n" for n in range(1, count + 1))
+    lines, cut = display.capped_lines(text, 20)
+    assert (len(lines), cut) == (shown, left_out)
+    first, between, last = display.capped_ends(text, 20)
+    assert len(first) + between + len(last) == count
+    assert last[-1:] == ([f"line {count}"] if between else [])

@@ -18,7 +18,7 @@ from openletta.tools.bash import Bash
 from openletta.tools.budget import ReturnBudget, sent_length
 from openletta.tools.files import Read
 from openletta.tools.grep import Grep
-from openletta.tools.output import Capture, seen_by_agent
+from openletta.tools.output import Capture, gap_in, seen_by_agent
 from openletta.tools.search import LS, Glob
 
 #: The scripted model's context window on the QA server.
@@ -152,3 +152,18 @@ def test_searches_and_listings_reach_the_agent_whole_with_their_note_first(
     assert listing.split("\n")[2] == f"{tmp_path}/"
     assert re.match(r"\[Showing lines 1–([\d,]+) of 12,000, as many as fit in your context "
                     r"window\. Use offset=\1 to see more\.\]", lines)
+
+
+def test_a_cut_output_kept_for_the_user_says_how_many_whole_lines_were_cut() -> None:
+    """The user's copy keeps whole lines at both ends, and the line between them counts the
+    output's lines it leaves out (not characters), so a card can say the true total."""
+    capture = Capture()
+    for number in range(1, 300_001):
+        capture.add(f"{number}\n")
+    capture.add("done\n")
+    gap = gap_in(capture.text())
+    assert gap is not None and gap.unit == "lines"
+    head, tail = gap.before.split("\n")[:-1], gap.after.split("\n")[:-1]
+    assert head == [str(n) for n in range(1, len(head) + 1)]
+    assert tail[-2:] == ["300000", "done"] and tail[0] == str(300_001 - len(tail) + 1)
+    assert len(head) + gap.cut + len(tail) == 300_001

@@ -9,6 +9,7 @@ last lines (the end is where errors and summaries are), the middle cut.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from openletta.tools.budget import ReturnBudget, prefix_within, sent_length, suffix_within
 
@@ -20,6 +21,10 @@ _NOTE = ("[Output too long for your context window: you get its first {head:,} a
          "{tail:,} of {total:,} {unit}. To see more of it, run the command again with less "
          "output (grep, head, tail) or send the output to a file and read that in parts.]")
 _GAP = "[… {cut:,} {unit} cut …]"
+#: The line :data:`_GAP` makes, in what the user is shown and what the agent is told.
+_GAP_LINE = re.compile(r"^\[… ([\d,]+) (lines|characters) cut …\]$", re.MULTILINE)
+#: The note :data:`_NOTE` makes, as one line.
+_NOTE_LINE = re.compile(r"^\[Output too long for your context window: [^\n]*\]\n?", re.MULTILINE)
 _SEEN = re.compile(r"^\[Output too long for your context window: you get its (first [\d,]+ "
                    r"and last [\d,]+ of [\d,]+ (?:lines|characters))\.", re.MULTILINE)
 
@@ -60,10 +65,15 @@ class Capture:
 
     def text(self) -> str:
         """The output as kept (what the user is shown), with a line saying how much was cut
-        from its middle."""
+        from its middle: whole lines (the kept ends taken back to them), where it has any."""
         if self.cut <= 0:
             return self._head + self._tail
-        return f"{self._head}\n[… {self.cut:,} characters cut …]\n{self._tail}"
+        if "\n" in self._head and "\n" in self._tail:
+            head = self._head[:self._head.rindex("\n") + 1]
+            tail = self._tail[self._tail.index("\n") + 1:]
+            cut = self._newlines - head.count("\n") - tail.count("\n")
+            return f"{head}{_GAP.format(cut=cut, unit='lines')}\n{tail}"
+        return f"{self._head}\n{_GAP.format(cut=self.cut, unit='characters')}\n{self._tail}"
 
     def told(self, lead: str, budget: ReturnBudget) -> str:
         """What the agent is told: ``lead`` (the exit code, or why the command stopped),
@@ -96,6 +106,26 @@ def seen_by_agent(told: str) -> str | None:
     of 300,002 lines"); ``None`` when it got all of it."""
     match = _SEEN.search(told)
     return match[1] if match else None
+
+
+class Gap(NamedTuple):
+    """An output cut in its middle: what was kept before and after the cut, and its size."""
+
+    before: str
+    after: str
+    cut: int
+    #: What :attr:`cut` counts: ``lines`` or ``characters``.
+    unit: str
+
+
+def gap_in(output: str) -> Gap | None:
+    """Where :class:`Capture` (or :meth:`Capture.told`) cut ``output``, if it did; the note
+    before a told output is left out (:func:`seen_by_agent` reads it)."""
+    match = _GAP_LINE.search(output)
+    if match is None:
+        return None
+    before = _NOTE_LINE.sub("", output[:match.start()], count=1)
+    return Gap(before, output[match.end() + 1:], int(match[1].replace(",", "")), match[2])
 
 
 def _first_lines(text: str, room: int) -> str:

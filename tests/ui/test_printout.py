@@ -279,3 +279,23 @@ def test_a_call_is_printed_as_its_card_sums_it_up_and_a_thought_is_named() -> No
     assert not any('"command"' in line or "{" in line for line in lines)
     thought = ReasoningItem(key="reasoning:1", text="The user wants a listing.")
     assert "Thought: The user wants a listing." in "".join(rendered(thought))
+
+
+def test_a_result_a_few_lines_over_the_limit_is_printed_whole() -> None:
+    """A 20-line read with its note is 22 lines: leaving out 2 of them saves nothing."""
+    result = ("[Showing lines 1–20 of 90, as many as fit in your context window. Use "
+              "offset=21 to read on.]\n\n" + "".join(f"{n:>6}\tline {n}\n" for n in range(1, 21)))
+    call = ToolCallItem(key="call:1", name="Read", status=ToolStatus.SUCCESS, result=result,
+                        arguments_text=json.dumps({"file_path": "notes.txt"}))
+    out = io.StringIO()
+    Console(file=out, width=100).print(printout.printed(call))
+    shown = out.getvalue()
+    assert "line 20" in shown and "not shown" not in shown
+
+
+def test_a_call_the_user_edited_says_so_in_its_printed_title() -> None:
+    call = ToolCallItem(key="call:1", name="Bash", status=ToolStatus.ERROR, result="Exit code: 3",
+                        arguments_text=json.dumps({"command": "exit 3"}), edited=True)
+    out = io.StringIO()
+    Console(file=out, width=100).print(printout.printed(call))
+    assert "Bash  ✗ error  edited by you" in out.getvalue().splitlines()[0]

@@ -13,7 +13,14 @@ from openletta.tools.budget import ReturnBudget
 from openletta.tools.output import Capture, seen_by_agent
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import GenericRenderer, register, registered_names, renderer_for
-from openletta.ui.renderers.base import ADDED, MUTED, REMOVED, ToolRenderer, language_for
+from openletta.ui.renderers.base import (
+    ADDED,
+    MUTED,
+    REMOVED,
+    ToolRenderer,
+    language_for,
+    lines_left_out,
+)
 from openletta.ui.renderers.bash import BashRenderer, parse_result
 from openletta.ui.renderers.conversation_search import ConversationSearchRenderer
 from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
@@ -171,6 +178,44 @@ def test_a_command_card_says_when_the_agent_got_less_of_the_output_than_it_shows
     assert "agent saw" not in text_of(BashRenderer().body(whole, NARROW))
 
 
+def huge_output_call(*, with_stdout: bool) -> ToolCallItem:
+    """The QA case: ``seq 1 300000; echo done; exit 3``, told to a small window; with the
+    output the user's copy kept, or (as a server may keep it) only what the agent was told."""
+    capture = Capture()
+    capture.add("".join(f"{n}\n" for n in range(1, 300_001)) + "done\n")
+    result = capture.told("Exit code: 3", ReturnBudget(20_000))
+    return call("Bash", {"command": "seq 1 300000; echo done; exit 3"}, ToolStatus.ERROR,
+                result, stdout=[capture.text()] if with_stdout else [])
+
+
+@pytest.mark.parametrize("with_stdout", [True, False])
+def test_a_huge_output_shows_its_first_and_last_lines_and_how_many_lie_between(
+        with_stdout: bool) -> None:
+    blocks = BashRenderer().body(huge_output_call(with_stdout=with_stdout), NARROW)
+    lines = text_of(blocks).split("\n")
+    gap = lines.index("… 299,601 lines not shown …")
+    assert lines[2:gap] == [str(n) for n in range(1, 201)]
+    assert lines[gap + 1:] == [*map(str, range(299_802, 300_001)), "done", "✗ exit 3"]
+    assert lines_left_out(blocks) == 299_600  # (the note takes a line itself)
+
+
+def test_a_long_output_shows_its_end_too_and_a_little_over_the_limit_shows_whole() -> None:
+    long = call("Bash", {"command": "seq 1000"}, result="".join(f"{n}\n" for n in range(1, 1001)))
+    lines = text_of(BashRenderer().body(long, NARROW)).split("\n")
+    assert lines[200:203] == ["200", "… 600 lines not shown …", "801"]
+    assert lines[-2:] == ["1000", "✓ done"]
+    over = call("Bash", {"command": "seq 405"}, result="".join(f"{n}\n" for n in range(1, 406)))
+    assert text_of(BashRenderer().body(over, NARROW)).split("\n")[1:] == [
+        *map(str, range(1, 406)), "✓ done"]
+
+
+def test_the_agents_description_of_a_command_the_user_edited_says_it_was_the_agents() -> None:
+    item = call("Bash", {"command": "seq 2", "description": "Count to 3"}, result="1\n2\n",
+                edited=True)
+    assert text_of(BashRenderer().body(item, NARROW)).split("\n")[0] == (
+        "agent: Count to 3 (before your edit)")
+
+
 # --- read_file -----------------------------------------------------------------------------
 
 
@@ -310,16 +355,16 @@ def test_write_outcome_from_the_result(result: str, expected: str | None) -> Non
 
 
 def test_write_file_shows_path_size_and_a_preview() -> None:
-    content = "".join(f"print({n})\n" for n in range(25))
+    content = "".join(f"print({n})\n" for n in range(30))
     item = call("write_file", {"path": "/p/gen.py", "content": content},
                 result="Created /p/gen.py")
     renderer = WriteFileRenderer()
     lines = text_of(renderer.body(item, NARROW)).split("\n")
-    assert renderer.summary(item) == "/p/gen.py (240 bytes, 25 lines)"
+    assert renderer.summary(item) == "/p/gen.py (290 bytes, 30 lines)"
     assert lines[0] == "✓ created"
     assert lines[1] == " 1 │ print(0)"
     assert lines[20] == "20 │ print(19)"
-    assert lines[21] == "… 5 more lines not shown"
+    assert lines[21] == "… 10 more lines not shown"
 
 
 def test_a_local_write_says_whether_it_creates_or_replaces_the_file() -> None:

@@ -13,6 +13,7 @@ from widget_app import ItemsApp, shown_text
 
 from openletta.chat.approvals import NO_REASON
 from openletta.demo import content
+from openletta.tools.output import Capture
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -449,6 +450,22 @@ async def test_tool_card_title_is_literal() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert shown_text(app.widget_of(item)).startswith("▌ [red]evil[/red]  a=1")
+
+
+async def test_a_folded_card_counts_the_lines_its_output_leaves_out() -> None:
+    """300,001 lines of output, of which the card shows 400: folded, it says how many lines
+    follow the eight shown (lines 8 to 300,001 and the exit line), those its body leaves out
+    included."""
+    lines = "".join(f"{n}\n" for n in range(1, 300_002))
+    capture = Capture()
+    capture.add(lines)
+    item = call("Bash", {"command": "seq 300001"}, status=ToolStatus.SUCCESS,
+                result=f"Exit code: 0\n{capture.text()}", stdout=[capture.text()])
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        hint = shown_text(app.widget_of(item)).split("\n")[-1]
+        assert hint == "▌ … 299,995 more lines — Enter to expand"
 
 
 async def test_long_body_folds_and_expands_on_enter() -> None:

@@ -73,7 +73,7 @@ class ArchivalInsertRenderer(ToolRenderer):
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         content = arg(item, "content")
-        blocks = output_block(content, limit=PREVIEW_LINES) if content else []
+        blocks = output_block(content, limit=PREVIEW_LINES, both_ends=False) if content else []
         if tags := list_arg(item, "tags"):
             blocks.append(labelled("tags:", tags))
         output = finished_output(item)

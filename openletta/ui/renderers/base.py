@@ -23,11 +23,14 @@ from textual.highlight import highlight
 from openletta.api import json_text
 from openletta.display import (
     DisplayText,
+    capped_ends,
+    capped_last_lines,
     capped_lines,
     has_hidden_characters,
     literal_text,
     terminal_text,
 )
+from openletta.tools.output import gap_in
 from openletta.transcript import ToolCallItem, ToolStatus
 
 #: Lines of one text block beyond which the rest is left out (keeps rendering cheap).
@@ -166,9 +169,35 @@ def language_for(path: str | None) -> str:
 # --- building blocks ----------------------------------------------------------------------
 
 
+class LeftOut(Content):
+    """A note that lines were left out of a card's body; :attr:`lines` says how many (the
+    card's fold counts them)."""
+
+    lines: int = 0
+
+
 def more_note(count: int, what: str = "lines") -> Content:
     """A dim "… N more lines not shown" line."""
-    return Content.styled(f"… {count} more {what} not shown", f"italic {MUTED}")
+    note = Content.styled(f"… {count:,} more {what} not shown", f"italic {MUTED}")
+    return _left_out(note, count) if what == "lines" else note
+
+
+def gap_note(lines: int, characters: int = 0) -> LeftOut:
+    """A dim "… N lines not shown …" line between the ends of an output."""
+    cut = f" (and {characters:,} characters cut)" if characters else ""
+    return _left_out(Content.styled(f"… {lines:,} lines not shown{cut} …", f"italic {MUTED}"),
+                     lines)
+
+
+def _left_out(note: Content, lines: int) -> LeftOut:
+    marked = LeftOut(note.plain, list(note.spans))
+    marked.lines = lines
+    return marked
+
+
+def lines_left_out(blocks: list[Content]) -> int:
+    """How many lines the notes among ``blocks`` stand for, beyond the one each takes."""
+    return sum(block.lines - 1 for block in blocks if isinstance(block, LeftOut))
 
 
 def code_block(code: str, language: str, *, line_numbers: bool = False, start: int = 1,
@@ -188,13 +217,36 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
     return blocks
 
 
-def output_block(text: str, style: str = "", *, limit: int = MAX_LINES) -> list[Content]:
-    """Tool output with its SGR colours kept and every other escape removed."""
-    lines, left_out = capped_lines(text, limit)
-    blocks = [Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)]
-    if left_out:
-        blocks.append(more_note(left_out))
+def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
+                 both_ends: bool = True) -> list[Content]:
+    """Tool output with its SGR colours kept and every other escape removed: its first and
+    last lines when long, or cut where it was captured (:func:`gap_in`), with a note between
+    them of how many lines that leaves out. ``both_ends=False``: an excerpt, its first lines
+    only."""
+    if not both_ends:
+        lines, left_out = capped_lines(text, limit)
+        return [_terminal(lines, style), *([more_note(left_out)] if left_out else [])]
+    first, left_out, characters, last = _ends(text, limit)
+    blocks = [_terminal(first, style)]
+    if left_out or characters:
+        blocks.extend([gap_note(left_out, characters), _terminal(last, style)])
     return blocks
+
+
+def _ends(text: str, limit: int) -> tuple[list[str], int, int, list[str]]:
+    """The first and last lines of an output shown (``limit`` in all, unless the output was
+    cut where it was captured), and the lines and characters left out between them."""
+    if (gap := gap_in(text)) is None:
+        first, left_out, last = capped_ends(text, limit)
+        return first, left_out, 0, last
+    first, before = capped_lines(gap.before, limit // 2)
+    last, after = capped_last_lines(gap.after, limit - limit // 2)
+    cut_lines, cut_characters = (gap.cut, 0) if gap.unit == "lines" else (0, gap.cut)
+    return first, before + cut_lines + after, cut_characters, last
+
+
+def _terminal(lines: list[str], style: str) -> Content:
+    return Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)
 
 
 def labelled(label: str, value: str, style: str = "") -> Content:

@@ -32,6 +32,8 @@ _EXIT_CODE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 STDERR = "$text-error"
+#: The agent's description of a command the user edited (it told of the agent's command).
+EDITED_DESCRIPTION = "agent: {} (before your edit)"
 #: Lines of a running command's output shown (its newest).
 LIVE_LINES = 12
 
@@ -82,7 +84,8 @@ class BashRenderer(ToolRenderer):
         command = arg(item, "command", "cmd") or ""
         blocks: list[Content] = []
         if (description := (arg(item, "description") or "").strip()):  # the agent's words
-            blocks.append(Content.styled(description, MUTED))
+            blocks.append(Content.styled(
+                EDITED_DESCRIPTION.format(description) if item.edited else description, MUTED))
         blocks.append(Content.assemble(("$ ", MUTED), *code_block(command, "bash")))
         if seen := seen_by_agent(item.result or ""):
             blocks.append(Content.styled(f"⚠ the agent saw only the {seen} (its context "

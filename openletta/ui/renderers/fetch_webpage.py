@@ -36,7 +36,8 @@ class FetchWebpageRenderer(ResultRenderer):
     def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
         page = parse_json(output)
         if not isinstance(page, dict) or "text" not in page:
-            return output_block(output.strip("\n") or "(empty page)", limit=EXCERPT_LINES)
+            return output_block(output.strip("\n") or "(empty page)", limit=EXCERPT_LINES,
+                                both_ends=False)
         blocks = []
         if page.get("title"):
             blocks.append(Content.styled(one_line(as_text(page["title"]), max(width, 40)), "bold"))
@@ -45,5 +46,5 @@ class FetchWebpageRenderer(ResultRenderer):
         if byline:
             blocks.append(Content.styled(byline, MUTED))
         text = as_text(page["text"] or "").strip("\n")
-        blocks.extend(output_block(text or "(no text)", limit=EXCERPT_LINES))
+        blocks.extend(output_block(text or "(no text)", limit=EXCERPT_LINES, both_ends=False))
         return blocks

@@ -19,7 +19,6 @@ from openletta.ui.renderers.base import (
     code_block,
     finished_output,
     language_for,
-    more_note,
     one_line,
     raw_arg,
     unmade_change,
@@ -89,9 +88,4 @@ def _fate(item: ToolCallItem) -> str:
 
 def _content_blocks(content: str, path: str | None) -> list[Content]:
     """The first :data:`PREVIEW_LINES` lines of ``content``, numbered and highlighted."""
-    blocks = code_block(content, language_for(path), line_numbers=True,
-                        limit=PREVIEW_LINES)[:1]
-    hidden = len(content.splitlines()) - PREVIEW_LINES
-    if hidden > 0:
-        blocks.append(more_note(hidden))
-    return blocks
+    return code_block(content, language_for(path), line_numbers=True, limit=PREVIEW_LINES)

@@ -26,6 +26,7 @@ from openletta.ui.renderers.base import (
     WARN,
     finished_output,
     has_hidden_characters_in_call,
+    lines_left_out,
     output_block,
 )
 from openletta.ui.widgets.base import ItemWidget
@@ -162,6 +163,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._body_key: tuple[object, ...] | None = None
         self._body_content = Content()
         self._body_lines = 0
+        #: Lines of the call's output the body itself leaves out (its notes say how many).
+        self._left_out = 0
         self._started: float | None = None
         self._took: float | None = None
         self._ticker: Timer | None = None
@@ -253,9 +256,11 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._body_key = key
         blocks = card_blocks(item, self._renderer, self._width())
         self._body_content = Content("\n").join(blocks)
+        self._left_out = lines_left_out(blocks)
         self._body.update(self._body_content)
         self._body.display = bool(blocks)
         self._measure_body()
+        self._update_fold()  # (the lines left out may have changed, if not the body's height)
 
     def _width(self) -> int:
         return self.content_region.width or self.app.size.width
@@ -279,7 +284,8 @@ class ToolCallCard(ItemWidget, can_focus=True):
         elif self.expanded:
             hint = "▴ Enter to collapse"
         else:
-            hint = f"… {self._body_lines - FOLD_LINES} more lines — Enter to expand"
+            hidden = self._body_lines - FOLD_LINES + self._left_out
+            hint = f"… {hidden:,} more lines — Enter to expand"
         if hint != self._fold.content:  # an update lays the screen out again
             self._fold.update(hint)
 
