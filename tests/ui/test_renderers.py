@@ -408,3 +408,13 @@ def test_generic_plain_result_stays_literal() -> None:
 def test_generic_error_result() -> None:
     item = call("t", {}, ToolStatus.ERROR, "Error executing function t: ValueError: bad")
     assert text_of(GenericRenderer().body(item, NARROW)) == "result\nbad"
+
+
+@pytest.mark.parametrize("name", ["LS", "Glob", "Grep"])
+def test_a_listing_shows_escapes_in_names_and_applies_none(name: str) -> None:
+    """A file named ``evil<ESC>[31m.txt`` is listed as such, not as ``evil.txt`` partly red:
+    paths and lines of files are not a terminal's output."""
+    item = call(name, {"path": "."}, result="evil\x1b[31m.txt\nnotes.md\n")
+    blocks = renderer_for(name).body(item, NARROW)
+    assert "evil␛[31m.txt\nnotes.md" in text_of(blocks)
+    assert styles_of_line(blocks, "notes.md") == styles_of_line(blocks, "evil")

@@ -218,18 +218,24 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
 
 
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
-                 both_ends: bool = True) -> list[Content]:
+                 both_ends: bool = True, literal: bool = False) -> list[Content]:
     """Tool output with its SGR colours kept and every other escape removed: its first and
     last lines when long, or cut where it was captured (:func:`gap_in`), with a note between
     them of how many lines that leaves out. ``both_ends=False``: an excerpt, its first lines
-    only."""
+    only. ``literal``: not a terminal's output (paths, lines of files): every control
+    character shown (``␛``), none applied, so that a name cannot pass for another."""
+    def shown(lines: list[str]) -> Content:
+        if literal:
+            return Content.styled(literal_text("\n".join(lines)), style)
+        return Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)
+
     if not both_ends:
         lines, left_out = capped_lines(text, limit)
-        return [_terminal(lines, style), *([more_note(left_out)] if left_out else [])]
+        return [shown(lines), *([more_note(left_out)] if left_out else [])]
     first, left_out, characters, last = _ends(text, limit)
-    blocks = [_terminal(first, style)]
+    blocks = [shown(first)]
     if left_out or characters:
-        blocks.extend([gap_note(left_out, characters), _terminal(last, style)])
+        blocks.extend([gap_note(left_out, characters), shown(last)])
     return blocks
 
 
@@ -243,10 +249,6 @@ def _ends(text: str, limit: int) -> tuple[list[str], int, int, list[str]]:
     last, after = capped_last_lines(gap.after, limit - limit // 2)
     cut_lines, cut_characters = (gap.cut, 0) if gap.unit == "lines" else (0, gap.cut)
     return first, before + cut_lines + after, cut_characters, last
-
-
-def _terminal(lines: list[str], style: str) -> Content:
-    return Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)
 
 
 def labelled(label: str, value: str, style: str = "") -> Content:

@@ -33,5 +33,5 @@ class SearchRenderer(ResultRenderer):
         return one_line(f"{pattern}  in {place}" if place else pattern)
 
     def result(self, item: ToolCallItem, output: str, width: int) -> list[Content]:
-        return output_block(output.rstrip("\n"), MUTED) if output.strip() else [
+        return output_block(output.rstrip("\n"), MUTED, literal=True) if output.strip() else [
             Content.styled("(nothing found)", MUTED)]
