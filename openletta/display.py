@@ -12,11 +12,14 @@ server text through it (or through the helpers below, which build on it). What i
 * replaces lone surrogates, which cannot be written to a terminal or a file;
 * redacts secrets: the API key, ``Authorization`` values, passwords in URLs.
 
-Nothing here is ever parsed as Rich or Textual markup. Three variants for special places:
+Nothing here is ever parsed as Rich or Textual markup. Four variants for special places:
 
 * :func:`literal_text` for tool-call *arguments* (what the user approves): control and
   invisible characters are *shown* (``␍``, ``␛``, ``⟨U+200B⟩``), never interpreted, so what
   is shown is exactly what runs; :func:`has_hidden_characters` says when to warn;
+* :func:`pictured_text` for the user's own words (a message, a memory block): each control
+  character shown as the text fields show it (:func:`control_pictures`: ``␛``, one cell), so
+  that what was typed or pasted reads the same in the prompt, in the chat and on exit;
 * :func:`terminal_text` for tool *output*: SGR colours are kept and a carriage return
   overwrites its line, as a terminal would show the same bytes;
 * :class:`StreamCleaner` for text that grows while it streams: cost linear in what arrives.
@@ -66,6 +69,20 @@ _LITERAL = re.compile(
     "\ufeff\ufff9-\ufffb\ufffe\uffff\U000110bd\U000110cd\U00013430-\U0001343f"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
 )
+#: What :func:`control_pictures` shows a C1 control or a lone surrogate as (no Unicode
+#: picture exists for them).
+UNSHOWABLE = "\u2370"  # ⍰
+#: What :func:`control_pictures` shows a line break but newline as (NEL, LS, PS).
+LINE_BREAK = "\u2424"  # ␤
+#: Each character :func:`control_pictures` shows as another: C0 controls as their Unicode
+#: Control Pictures (␀ … ␟), DEL as ␡, the other line breaks as ␤, C1 controls and lone
+#: surrogates as ⍰.
+_PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
+_PICTURES |= {0x7F: 0x2421, 0x85: ord(LINE_BREAK), 0x2028: ord(LINE_BREAK),
+              0x2029: ord(LINE_BREAK)}
+_PICTURES |= {code: ord(UNSHOWABLE) for code in range(0x80, 0xA0) if code != 0x85}
+_PICTURES |= {code: ord(UNSHOWABLE) for code in range(0xD800, 0xE000)}
+_PICTURED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: A carriage return right before a newline is an ordinary line ending, not worth a warning.
 _CRLF_CR = re.compile("\r(?=\n)")
 _SGR_PARAMS = re.compile(r"[0-9;:]*")
@@ -124,6 +141,21 @@ def literal_text(text: str) -> DisplayText:
     Nothing else is changed, but a registered secret, shown as ``⟨secret⟩``: what is shown
     is what runs."""
     return str.__new__(DisplayText, _without_secrets(_LITERAL.sub(_picture, text), SECRET))
+
+
+def control_pictures(text: str) -> str:
+    """``text`` with each character that could act on the terminal or break a line but
+    newline shown as one visible character of its own (``ESC`` as ``␛``; tab and newline
+    stay): what a text field shows, so that the same number of characters keeps cursor
+    columns right."""
+    return text.translate(_PICTURES) if _PICTURED.search(text) else text
+
+
+def pictured_text(text: str) -> DisplayText:
+    """The user's own words (a message, a memory block) as the text fields show them: each
+    control character as its picture (:func:`control_pictures`), never dropped, the rest as
+    :class:`DisplayText` has it (invisible characters marked, secrets redacted)."""
+    return DisplayText(control_pictures(text))
 
 
 def has_hidden_characters(text: str) -> bool:
@@ -280,12 +312,10 @@ def _keep_sgr(match: re.Match[str]) -> str:
 
 
 def _picture(match: re.Match[str]) -> str:
-    code = ord(match[0])
-    if code < 0x20:
-        return chr(0x2400 + code)  # the Unicode control pictures: ␀ … ␟
-    if code == 0x7F:
-        return "\u2421"  # ␡
-    return _marker(match[0])
+    character = match[0]
+    if character < "\x20" or character == "\x7f":  # as control_pictures: ␀ … ␟, ␡
+        return character.translate(_PICTURES)
+    return _marker(character)
 
 
 def _json_escape(match: re.Match[str]) -> str:

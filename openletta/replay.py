@@ -27,6 +27,7 @@ from openletta.display import (
     capped_lines,
     json_for_terminal,
     literal_text,
+    pictured_text,
     plain_text,
 )
 from openletta.transcript import (
@@ -120,12 +121,13 @@ _STATUS_STYLE = {
 def render_item(item: Item, *, max_lines: int | None = None,
                 call_summary: Callable[[ToolCallItem], str] | None = None) -> RenderableType:
     """A Rich renderable for one item; every piece of server text goes through
-    :class:`DisplayText` (tool names and arguments through :func:`literal_text`).
+    :class:`DisplayText` (tool names and arguments through :func:`literal_text`; the user's
+    own words through :func:`pictured_text`, as the chat shows them).
     ``max_lines``: lines of a user's message or of a tool's result or errors shown before the
     rest is left out; ``call_summary``: a call's arguments in one line (``$ ls``), shown in
     place of their JSON when it says anything."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
+        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text, pictured=True))
     if isinstance(item, ReasoningItem):
         return Text.assemble(("Thought: ", "dim bold"), plain_text(
             item.text or f"(reasoning {item.state or 'hidden'})", "dim italic"))
@@ -165,13 +167,13 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 
 
-def _at_most(max_lines: int | None, text: str, style: str = "") -> Text:
+def _at_most(max_lines: int | None, text: str, style: str = "", *,
+             pictured: bool = False) -> Text:
     """``text`` shown literally, cut to its first ``max_lines`` lines (if given) with a note
-    of how many were left out."""
-    if max_lines is None:
-        return plain_text(text, style)
-    lines, left_out = capped_lines(text, max_lines)
-    shown = plain_text("\n".join(lines), style)
+    of how many were left out; ``pictured``: its control characters shown as pictures."""
+    lines, left_out = ([text], 0) if max_lines is None else capped_lines(text, max_lines)
+    kept = "\n".join(lines)
+    shown = Text(pictured_text(kept), style=style) if pictured else plain_text(kept, style)
     if left_out:
         shown.append(f"\n… {left_out} more lines not shown", style="dim italic")
     return shown

@@ -3,6 +3,7 @@ hidden or reordered, no secrets."""
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from collections.abc import Iterator
@@ -17,10 +18,12 @@ from openletta import display
 from openletta.display import (
     DisplayText,
     StreamCleaner,
+    control_pictures,
     counted,
     has_hidden_characters,
     literal_text,
     overwritten,
+    pictured_text,
     plain_text,
     redact,
     register_secret,
@@ -201,6 +204,30 @@ def test_literal_text_leaves_nothing_a_terminal_would_interpret(raw: str) -> Non
     shown = literal_text(raw)
     assert not has_hidden_characters(shown)
     assert len(shown) >= len(raw)  # every character is kept or pictured, none dropped
+
+
+#: What a terminal would act on: controls but newline and tab, line breaks, lone surrogates.
+ACTING = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: The user's words as typed or pasted: controls and escape sequences among plain text (not
+#: the invisible characters and noncharacters any display text marks or drops).
+WRITTEN = st.lists(st.sampled_from(
+    [*"ab \n\t\r\x00\x07\x0b\x1b\x7f\x85\x9b\u2028␛é中", "\x1b[31m", "\x1b]2;x\x07"])
+    | st.characters(blacklist_categories=("Cf", "Cs"), blacklist_characters="\ufffe\uffff"),
+    max_size=20).map("".join)
+
+
+@given(st.text())
+def test_the_users_words_never_hold_what_a_terminal_acts_on(raw: str) -> None:
+    assert not ACTING.search(pictured_text(raw))
+
+
+@given(WRITTEN)
+def test_the_users_words_show_each_control_as_the_text_fields_do(raw: str) -> None:
+    """A message or a memory block reads as the prompt or the block's editor showed it:
+    each control character as its one picture, none dropped (``hello ␛[31mRED``)."""
+    assert pictured_text(raw) == control_pictures(raw)
+    assert len(pictured_text(raw)) == len(raw)
+    assert pictured_text("hi \x1b[31mRED\x1b[0m\t\x07\r\n") == "hi ␛[31mRED␛[0m\t␇␍\n"
 
 
 # --- secrets ---------------------------------------------------------------------------------

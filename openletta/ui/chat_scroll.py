@@ -22,7 +22,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from openletta.display import counted, plain_text
+from openletta.display import counted, pictured_text, plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
@@ -129,7 +129,7 @@ class PendingRows(Static):
             if text:
                 text.append("\n")
             text.append(f"{label} ", style="bold")
-            text.append_text(plain_text(message.replace("\n", " ⏎ ")))
+            text.append(pictured_text(message.replace("\n", " ⏎ ")))  # as it was typed
         self.update(text)
         self.display = bool(rows)
 

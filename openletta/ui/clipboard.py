@@ -6,6 +6,8 @@ not); the confirmation says what was copied so a user can tell if nothing arrive
 
 from __future__ import annotations
 
+import re
+
 from textual.widget import Widget
 
 from openletta.display import DisplayText
@@ -18,16 +20,23 @@ from openletta.transcript import (
     UserItem,
 )
 
+#: A character that cannot be written as UTF-8 (text decoded from a bad byte may hold one).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 
 def copy_text(item: Item) -> tuple[str, str] | None:
-    """``(what, text)`` that copying ``item`` takes, or ``None`` when it has nothing to copy."""
+    """``(what, text)`` that copying ``item`` takes, or ``None`` when it has nothing to copy:
+    the user's own message as it was sent (its control characters too: the chat shows them
+    as pictures), any other as display text (no escape sequence of a server's)."""
     what, text = _parts(item)
-    return (what, DisplayText(text)) if text else None
+    if not text:
+        return None
+    return what, text if isinstance(item, UserItem) else DisplayText(text)
 
 
 def copy_to_clipboard(widget: Widget, what: str, text: str) -> None:
     """Put ``text`` on the clipboard and say so in a notification."""
-    widget.app.copy_to_clipboard(text)
+    widget.app.copy_to_clipboard(_LONE_SURROGATE.sub("\ufffd", text))  # (UTF-8 has none)
     lines = text.count("\n") + 1
     size = f"{lines:,} lines" if lines > 1 else f"{len(text):,} characters"
     widget.notify(f"Copied {what} ({size}) to the clipboard", title="Copied")

@@ -5,9 +5,10 @@ A Textual text area writes its document to the terminal as it is, so a control c
 it (``ESC [2J`` clears the screen, ``ESC ]2;…`` sets the window title) would run. Every
 character that could (C0 and C1 controls but newline and tab, DEL) and every one that Python
 counts as a line break (so that lines break where they are shown) is shown as one visible
-cell of its own (:func:`shown_in_editor`), the same number of characters, so that cursor
-columns stay right. :class:`RawLines` keeps the text as it came beside what is shown: edits
-are made to both at the same places, which are the same since each character is shown as one.
+cell of its own (:func:`~openletta.display.control_pictures`: as the user's messages and
+memory blocks are shown), the same number of characters, so that cursor columns stay right.
+:class:`RawLines` keeps the text as it came beside what is shown: edits are made to both at
+the same places, which are the same since each character is shown as one.
 
 Typed and pasted text is taken the same way: :func:`typed_text` is what a key types (more
 than Textual's printable characters), :func:`pasted_text` the line breaks of a paste.
@@ -20,26 +21,10 @@ import re
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Location
 
-#: Stands for a C1 control or a lone surrogate (no Unicode picture exists for them).
-UNSHOWABLE = "\u2370"  # ⍰
-#: Stands for a line break the editor does not break its lines at (NEL, LS, PS).
-LINE_BREAK = "\u2424"  # ␤
-#: Each character shown as another: C0 controls as their Unicode Control Pictures (␀ … ␟),
-#: DEL as ␡, the other line breaks as ␤, C1 controls and lone surrogates as ⍰.
-_PICTURES = {code: 0x2400 + code for code in range(0x20) if code not in (0x09, 0x0A)}
-_PICTURES |= {0x7F: 0x2421, 0x85: ord(LINE_BREAK), 0x2028: ord(LINE_BREAK),
-              0x2029: ord(LINE_BREAK)}
-_PICTURES |= {code: ord(UNSHOWABLE) for code in range(0x80, 0xA0) if code != 0x85}
-_PICTURES |= {code: ord(UNSHOWABLE) for code in range(0xD800, 0xE000)}
-_PICTURED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+from openletta.display import control_pictures
+
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _TERMINAL_LINE_BREAK = re.compile("\r\n?")
-
-
-def shown_in_editor(text: str) -> str:
-    """``text`` as a text field shows it: each character that could act on the terminal or
-    break a line but newline shown as one visible character (``ESC`` as ``␛``)."""
-    return text.translate(_PICTURES) if _PICTURED.search(text) else text
 
 
 def typed_text(character: str | None) -> str | None:
@@ -106,7 +91,7 @@ class RawEdit(Edit):
     the text as it came (``raw``, in ``lines``), when done, undone and redone."""
 
     def __init__(self, edit: Edit, lines: RawLines) -> None:
-        super().__init__(shown_in_editor(edit.text), edit.from_location, edit.to_location,
+        super().__init__(control_pictures(edit.text), edit.from_location, edit.to_location,
                          edit.maintain_selection_offset)
         self.raw = edit.text
         self.lines = lines

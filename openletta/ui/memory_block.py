@@ -22,7 +22,7 @@ from textual.message import Message
 from textual.widgets import Static, TextArea
 
 from openletta.api.resources import Block
-from openletta.display import DisplayText, plain_text
+from openletta.display import DisplayText, pictured_text
 from openletta.ui.prompt import NEWLINE_KEYS
 from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
 from openletta.ui.steady import SteadyTextArea
@@ -38,13 +38,18 @@ def word_diff(old: str, new: str, *, removed: bool = True) -> Content:
     matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
-            parts.append(DisplayText("".join(before[i1:i2])))
+            parts.append(pictured_text("".join(before[i1:i2])))
             continue
         if i2 > i1 and removed:
-            parts.append((DisplayText("".join(before[i1:i2])), f"{REMOVED} strike"))
+            parts.append((pictured_text("".join(before[i1:i2])), f"{REMOVED} strike"))
         if j2 > j1:
-            parts.append((DisplayText("".join(after[j1:j2])), ADDED))
+            parts.append((pictured_text("".join(after[j1:j2])), ADDED))
     return Content.assemble(*parts)
+
+
+def shown_value(value: str) -> Content:
+    """A block's value as its editor shows it: control characters as pictures (``␛``)."""
+    return Content(pictured_text(value))
 
 
 def usage_gauge(used: int, limit: int | None) -> str:
@@ -85,7 +90,7 @@ class BlockView(Vertical, can_focus=True):
         self.block = block
         self.previous = previous if changed else None
         self._diff_shown = False
-        self._value = Static(plain_text(block.value), classes="memory-value")
+        self._value = Static(shown_value(block.value), classes="memory-value")
         self._title = Static(self._title_of(len(block.value)), classes="memory-title")
         self._editor: BlockEditor | None = None
 
@@ -119,7 +124,7 @@ class BlockView(Vertical, can_focus=True):
             return
         self._diff_shown = not self._diff_shown
         self._value.update(word_diff(self.previous, self.block.value) if self._diff_shown
-                           else plain_text(self.block.value))
+                           else shown_value(self.block.value))
 
     def action_leave(self) -> None:
         """Back to the prompt; the panel stays open (and refreshes after turns)."""
@@ -167,7 +172,7 @@ class BlockView(Vertical, can_focus=True):
         if self._value.has_class("-newer"):
             self._value.remove_class("-newer")
             self._value.border_title = None
-            self._value.update(plain_text(self.block.value))
+            self._value.update(shown_value(self.block.value))
         self._value.display = True
         self.focus()
         self.refresh_bindings()

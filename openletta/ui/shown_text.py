@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from weakref import WeakKeyDictionary
 
-from openletta.display import DisplayText
+from openletta.display import DisplayText, pictured_text
 from openletta.markdown_text import markdown_text
 from openletta.transcript import (
     AssistantItem,
@@ -73,7 +73,9 @@ def _text(item: Item, width: int) -> str:
         return "" if item.hidden else DisplayText(item.text).strip()
     if isinstance(item, EventItem):
         return "\n".join(DisplayText(part) for part in item.divider())
-    if isinstance(item, UserItem | SystemItem):
+    if isinstance(item, UserItem):
+        return pictured_text(item.text)
+    if isinstance(item, SystemItem):
         return DisplayText(item.text)
     if isinstance(item, ErrorItem):
         return DisplayText(f"{error_title(item.error_type)}\n{item.message}\n{item.detail or ''}")

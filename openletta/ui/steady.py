@@ -16,7 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets.text_area import Edit, EditResult, Location
 
-from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, shown_in_editor, typed_text
+from openletta.display import control_pictures
+from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, typed_text
 from openletta.ui.textual_internals import OrderedUndoTextArea
 
 
@@ -47,7 +48,7 @@ class SteadyInput(Input):
     a second, which would be all the CPU an idle screen uses (the prompt does the same).
 
     Its value never holds a character that could act on the terminal: each is shown as one
-    visible character (:func:`~openletta.ui.editor_text.shown_in_editor`) and is that
+    visible character (:func:`~openletta.display.control_pictures`) and is that
     character from then on (what it filters or searches by, a reason sent). It types what a
     key types (:func:`~openletta.ui.editor_text.typed_text`), not only printable characters.
     """
@@ -57,7 +58,7 @@ class SteadyInput(Input):
         self.cursor_blink = False
 
     def validate_value(self, value: str) -> str:
-        return shown_in_editor(value)
+        return control_pictures(value)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         return typed_text(character) is not None
@@ -95,7 +96,7 @@ class SteadyTextArea(OrderedUndoTextArea):
     newline, whatever way text comes in: the text it is made with and :meth:`load_text` (or
     ``text =``), and every :meth:`edit` (typing, a paste, ``insert``, ``replace``, undo and
     redo). Each is shown as one visible character
-    (:func:`~openletta.ui.editor_text.shown_in_editor`: ``ESC`` as ``␛``), so that cursor
+    (:func:`~openletta.display.control_pictures`: ``ESC`` as ``␛``), so that cursor
     columns stay right. :attr:`raw_text` is the text as it came and was typed, those
     characters and all: what the field hands on (a message sent, a block saved, a command
     run); ``text`` is what it shows. A Control Picture the user typed or pasted (a ``␛``
@@ -112,7 +113,7 @@ class SteadyTextArea(OrderedUndoTextArea):
     """
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
-        super().__init__(shown_in_editor(text), **kwargs)
+        super().__init__(control_pictures(text), **kwargs)
         self.cursor_blink = False
         self._raw = RawLines(text)
 
@@ -120,13 +121,13 @@ class SteadyTextArea(OrderedUndoTextArea):
     def raw_text(self) -> str:
         """The text as it came and was typed (what ``text`` shows, its pictures undone)."""
         raw = self._raw.text
-        if shown_in_editor(raw) != self.text:  # changed behind edit's back: keep what shows
+        if control_pictures(raw) != self.text:  # changed behind edit's back: keep what shows
             self._raw.reset(raw := self.text)
         return raw
 
     def load_text(self, text: str) -> None:
         self._raw.reset(text)
-        super().load_text(shown_in_editor(text))
+        super().load_text(control_pictures(text))
 
     def edit(self, edit: Edit) -> EditResult:
         return super().edit(edit if isinstance(edit, RawEdit) else RawEdit(edit, self._raw))

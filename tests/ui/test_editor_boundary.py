@@ -15,9 +15,10 @@ from test_memory_panel import blocks, edit, stored
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
 
 from openletta.chat.approvals import Choice
+from openletta.ui.memory_block import BlockView
 from openletta.ui.prompt import Prompt
 from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.approval import ApprovalPrompt
@@ -39,6 +40,11 @@ def drawn(area: TextArea) -> str:
     return "\n".join(area.render_line(y).text for y in range(area.content_size.height))
 
 
+def shown_value(view: BlockView) -> str:
+    """The text a memory block's value shows in the panel (not edited)."""
+    return str(view.query_one(".memory-value", Static).visual)
+
+
 async def type_keys(pilot: Pilot[None], text: str) -> None:
     """Type ``text`` a key per character, as the terminal's parser reports them."""
     for character in text:
@@ -58,6 +64,7 @@ async def test_a_block_with_escapes_is_edited_as_pictures_and_saved_as_it_came(
         await pilot.press("f2")
         await wait_until(pilot, lambda: "human" in blocks(screen.memory))
         human = blocks(screen.memory)["human"]
+        assert shown_value(human) == HOSTILE_SHOWN  # as its editor will show it
         human.focus()
         editor = await edit(pilot, wait_until)
         await wait_until(pilot, lambda: editor.size.height > 1, what="the editor laid out")

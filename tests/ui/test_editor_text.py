@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from test_editor_boundary import FORBIDDEN
 from textual.widgets.text_area import Location
 
-from openletta.ui.editor_text import pasted_text, shown_in_editor, typed_text
+from openletta.display import control_pictures
+from openletta.ui.editor_text import pasted_text, typed_text
 from openletta.ui.steady import SteadyTextArea
 
 #: Characters that test the boundary, among any others.
@@ -60,16 +61,16 @@ def test_a_text_field_never_holds_a_control_and_hands_on_the_text_as_it_came(
             area.replace(text, start, end)
             area.history.checkpoint()  # one edit, one undo
         assert not FORBIDDEN.search(area.text)
-        assert area.text == shown_in_editor(raw) and area.raw_text == raw
+        assert area.text == control_pictures(raw) and area.raw_text == raw
 
 
 @given(TEXTS)
 def test_each_character_is_shown_as_one_visible_character(text: str) -> None:
-    shown = shown_in_editor(text)
+    shown = control_pictures(text)
     assert len(shown) == len(text) and not FORBIDDEN.search(shown)
     assert all(new == old for new, old in zip(shown, text, strict=True)
                if not FORBIDDEN.search(old))
-    assert shown_in_editor("\x1b[2J\x07\x7f\x9b\u2028") == "␛[2J␇␡⍰␤"
+    assert control_pictures("\x1b[2J\x07\x7f\x9b\u2028") == "␛[2J␇␡⍰␤"
 
 
 def test_keys_type_every_character_but_controls_and_pastes_break_lines_at_newlines() -> None:

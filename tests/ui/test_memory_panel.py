@@ -141,6 +141,8 @@ def test_a_word_diff_marks_removed_and_added_words() -> None:
     assert REMOVED in styles["tea"] and styles["coffee"] == ADDED
     assert word_diff("likes tea a lot", "likes coffee a lot", removed=False).plain == (
         "likes coffee a lot")  # the new value as it reads
+    assert word_diff("a X\x1b[1mbold", "a X\x1b[1mbold\x07Y").plain == (
+        "a X␛[1mboldX␛[1mbold␇Y")  # (controls as the editor shows them)
 
 
 def test_the_gauge_counts_characters_against_the_limit() -> None:

@@ -299,3 +299,13 @@ def test_a_call_the_user_edited_says_so_in_its_printed_title() -> None:
     out = io.StringIO()
     Console(file=out, width=100).print(printout.printed(call))
     assert "Bash  ✗ error  edited by you" in out.getvalue().splitlines()[0]
+
+
+def test_the_users_message_is_printed_with_its_controls_as_the_chat_shows_them() -> None:
+    """``hello ␛[31mRED``, as the prompt and the chat showed it: not ``hello RED``, red."""
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "hello \x1b[31mRED\x1b[0m bell\x07 nbsp\xa0x")
+    shown = printed(chats)
+    assert "› hello ␛[31mRED␛[0m bell␇ nbsp\xa0x" in re.sub(r"\x1b\[[0-9;]*m", "", shown)
+    assert "\x1b[31m" not in shown and "\x07" not in shown

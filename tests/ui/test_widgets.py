@@ -26,6 +26,7 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.formatting import format_elapsed
+from openletta.ui.shown_text import shown_text as searched_text
 from openletta.ui.widgets import (
     AssistantMessage,
     ErrorBlock,
@@ -128,12 +129,21 @@ def test_denial_reason_from_the_decision_or_the_result() -> None:
                                               f"User reason: {none}")) is None
 
 
-async def test_user_text_is_never_markup() -> None:
-    item = UserItem(key="u", text="look: [bold red]markup[/] \x1b[2J\x1b]0;title\x07done")
+async def test_user_text_is_never_markup_and_shows_its_controls_as_the_prompt_did() -> None:
+    """Escapes pasted into the prompt read there as ``␛``: so in the message sent, where
+    ``c`` copies them as they were sent."""
+    sent = "look: [bold red]markup[/] \x1b[2J\x1b]0;title\x07done\ttab \ud800"
+    item = UserItem(key="u", text=sent)
     app = ItemsApp([item])
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert shown_text(app.widget_of(item)) == "▌ look: [bold red]markup[/] done"
+        message = app.widget_of(item)
+        assert shown_text(message) == "▌ look: [bold red]markup[/] ␛[2J␛]0;title␇done    tab ⍰"
+        assert searched_text(item) == "look: [bold red]markup[/] ␛[2J␛]0;title␇done\ttab ⍰"
+        message.focus()
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.clipboard, what="copied")
+        assert app.clipboard == sent.replace("\ud800", "\ufffd")  # (UTF-8 has no surrogates)
 
 
 async def test_a_long_message_folds_until_enter_opens_it() -> None:

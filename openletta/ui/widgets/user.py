@@ -1,5 +1,6 @@
-"""The user's message: a quiet block with the text, shown literally; a long one (a paste)
-folds to its first lines until Enter or a click opens it."""
+"""The user's message: a quiet block with the text, shown literally (control characters as
+the prompt shows them: ``␛``); a long one (a paste) folds to its first lines until Enter or
+a click opens it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from textual import events
 from textual.content import Content
 from textual.reactive import var
 
-from openletta.display import DisplayText
+from openletta.display import pictured_text
 from openletta.transcript import UserItem
 from openletta.ui.widgets.base import TextItemWidget
 from openletta.ui.widgets.folding import folded, folds
@@ -36,4 +37,4 @@ class UserMessage(TextItemWidget, can_focus=True):
         return folds(self._lines())
 
     def _lines(self) -> list[str]:
-        return DisplayText(self.item.text).split("\n")
+        return pictured_text(self.item.text).split("\n")
