@@ -28,6 +28,9 @@ from openletta.ui.renderers.base import ADDED, MUTED, REMOVED
 from openletta.ui.steady import SteadyTextArea
 
 GAUGE_CELLS = 8
+#: What Enter ("what changed") says on a block that has no change to show.
+NO_CHANGE = ("No change to show in {}: a block that a turn changes is marked ● changed, "
+             "until the next turn ends.")
 _WORDS = re.compile(r"\s+|\S+")
 
 def word_diff(old: str, new: str, *, removed: bool = True) -> Content:
@@ -125,6 +128,12 @@ class BlockView(Vertical, can_focus=True):
         self._diff_shown = not self._diff_shown
         self._value.update(word_diff(self.previous, self.block.value) if self._diff_shown
                            else shown_value(self.block.value))
+
+    def say_if_unchanged(self) -> None:
+        """Say that the block has no change to show, if so (Enter's "what changed" is not
+        offered then, and would do nothing)."""
+        if self.previous is None and self._editor is None:
+            self.notify(NO_CHANGE.format(self.block.label), title="Memory")
 
     def action_leave(self) -> None:
         """Back to the prompt; the panel stays open (and refreshes after turns)."""

@@ -63,9 +63,13 @@ class MemoryPanel(Vertical):
         self._unwatch = self.client.watch_reachability(self._reachable)
 
     def on_key(self, event: events.Key) -> None:
-        """Keys typed on a block (not in its editor) are the message's (:class:`StrayKeys`)."""
-        if not isinstance(self.app.focused, TextArea):
-            self._stray_keys.on_key(event)
+        """Keys typed on a block (not in its editor) are the message's (:class:`StrayKeys`);
+        Enter that they leave, on a block with no change to show, says so."""
+        focused = self.app.focused
+        if isinstance(focused, TextArea) or self._stray_keys.on_key(event):
+            return
+        if event.key == "enter" and isinstance(focused, BlockView):
+            focused.say_if_unchanged()
 
     def on_unmount(self) -> None:
         self._unwatch()

@@ -44,26 +44,30 @@ class StrayKeys:
         """Whether a key waits to see that no other key follows it."""
         return self._pending is not None
 
-    def on_key(self, event: events.Key) -> None:
-        """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this)."""
+    def on_key(self, event: events.Key) -> bool:
+        """Hand on, hold or leave ``event`` (the owner's ``on_key`` calls this); ``False``
+        when it is left (to the widget's key, if it has one)."""
         character = typed_text(event.character)
         if event.key in ("enter", "backspace") and self._in_burst():
             self._hand_on(event, None)
-            return
+            return True
         if self._pending is not None:
             self.type_pending()
             if character is not None:
                 self._hand_on(event, character)
-            return
+            return True
         active = self._owner.screen.active_bindings.get(event.key)
         if active is not None and active.enabled:
-            if character is not None:
-                self._stop(event)
-                self._pending = (character, active)
-                self._timer = self._owner.set_timer(BURST_SECONDS, self._act)
-            return
+            if character is None:
+                return False
+            self._stop(event)
+            self._pending = (character, active)
+            self._timer = self._owner.set_timer(BURST_SECONDS, self._act)
+            return True
         if character is not None or event.key == "escape":
             self._hand_on(event, character)
+            return True
+        return False
 
     def _act(self) -> None:
         """No key followed: the widget's key does what it does."""

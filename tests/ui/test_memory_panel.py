@@ -169,6 +169,18 @@ async def test_esc_on_a_block_goes_back_to_the_prompt_and_the_panel_stays(
         assert pilot.app.focused is screen.prompt and screen.memory.display
 
 
+async def test_enter_on_a_block_with_no_change_to_show_says_so(
+        demo_server, make_app, wait_until) -> None:
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        human = blocks(screen.memory)["human"]
+        assert pilot.app.focused is human and human.previous is None
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(
+            "No change to show in human" in str(toast.message)
+            for toast in pilot.app._notifications), what="the note")
+        assert pilot.app.focused is human and not human.editing
+
+
 @pytest.mark.parametrize("typed", ["tell me a joke", "explain memory"])
 async def test_a_message_typed_on_a_block_goes_to_the_prompt_and_edits_nothing(
         demo_server, make_app, wait_until, typed: str) -> None:
