@@ -94,9 +94,11 @@ class MemoryPanel(Vertical):
         self._place_toasts()
 
     def _place_toasts(self) -> None:
-        """Toasts (at the top right) show left of the panel beside the chat, not over its
-        heading and first block."""
-        self.screen.set_class(self.display and not self.has_class("-full"), "-memory-beside")
+        """Toasts (at the top right) show left of the panel beside the chat, and at the bottom
+        over the panel that takes the whole screen: not over its heading and first block."""
+        full = self.has_class("-full")
+        self.screen.set_class(self.display and not full, "-memory-beside")
+        self.screen.set_class(self.display and full, "-memory-full")
 
     def turn_ended(self) -> None:
         """A turn may have changed blocks: read them now when shown (else on opening), and

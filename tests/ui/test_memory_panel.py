@@ -19,6 +19,7 @@ from openletta.api import http
 from openletta.api.resources import Block
 from openletta.demo import DemoServer
 from openletta.transcript import UserItem
+from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
 from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.renderers.base import ADDED, REMOVED
@@ -460,3 +461,22 @@ async def test_toasts_show_beside_the_panel_not_over_it(demo_server, make_app, w
         await pilot.press("f2")
         await wait_until(pilot, lambda: toast.region.right == beside + 52,
                          what="the toast at the screen's right")
+
+
+async def test_toasts_over_a_full_width_panel_leave_its_heading_and_first_block_in_sight(
+        demo_server, make_app, wait_until) -> None:
+    """At 90 columns the panel takes the whole screen: a toast shows at its bottom right."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=(90, 35), notifications=True) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "human" in blocks(screen.memory))
+        app.notify("Mode: accept edits. Reads, writes and edits inside the working directory "
+                   "run without asking; commands still ask.", title="Local tools")
+        await wait_until(pilot, lambda: screen.query("Toast"), what="the toast")
+        toast = screen.query_one("Toast")
+        await wait_until(pilot, lambda: toast.region.width > 0, what="the toast placed")
+        heading = screen.memory.query_one(".memory-heading")
+        for kept in (heading, blocks(screen.memory)["human"]):
+            assert not toast.region.overlaps(kept.region), kept
+        assert toast.region.bottom <= screen.query_one(KeyBar).region.y
