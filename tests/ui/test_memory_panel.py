@@ -477,6 +477,16 @@ async def test_toasts_over_a_full_width_panel_leave_its_heading_and_first_block_
         toast = screen.query_one("Toast")
         await wait_until(pilot, lambda: toast.region.width > 0, what="the toast placed")
         heading = screen.memory.query_one(".memory-heading")
-        for kept in (heading, blocks(screen.memory)["human"]):
+        status = screen.memory.query_one(".memory-status")
+        for kept in (heading, blocks(screen.memory)["human"], status):
             assert not toast.region.overlaps(kept.region), kept
         assert toast.region.bottom <= screen.query_one(KeyBar).region.y
+
+
+@pytest.mark.parametrize("size", [(90, 35), (120, 40)])
+async def test_the_panels_status_line_shows_above_the_key_bar(
+        demo_server, make_app, wait_until, size: tuple[int, int]) -> None:
+    async with panel_focused(demo_server, make_app, wait_until, size) as (pilot, screen):
+        status = screen.memory.query_one(".memory-status")
+        await wait_until(pilot, lambda: "2 blocks" in str(status.visual), what="the status")
+        assert status.region.bottom <= screen.query_one(KeyBar).region.y
