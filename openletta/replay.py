@@ -30,6 +30,7 @@ from openletta.display import (
     pictured_text,
     plain_text,
 )
+from openletta.tools.output import seen_note, shown_ends
 from openletta.transcript import (
     AssistantItem,
     ErrorItem,
@@ -127,7 +128,7 @@ def render_item(item: Item, *, max_lines: int | None = None,
     rest is left out; ``call_summary``: a call's arguments in one line (``$ ls``), shown in
     place of their JSON when it says anything."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text, pictured=True))
+        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
     if isinstance(item, ReasoningItem):
         return Text.assemble(("Thought: ", "dim bold"), plain_text(
             item.text or f"(reasoning {item.state or 'hidden'})", "dim italic"))
@@ -154,10 +155,12 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
                             if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
     if item.result is not None:  # (a result of several lines starts on its own: its columns)
+        if max_lines is not None and (seen := seen_note(item.result)):
+            parts.append(Text(seen, style="yellow"))  # (the note the result starts with)
         arrow = Text("→\n" if "\n" in item.result.strip("\n") else "→ ")
-        parts.append(arrow + _at_most(max_lines, item.result))
+        parts.append(arrow + _ends(max_lines, item.result))
     if item.stderr:
-        parts.append(_at_most(max_lines, "".join(item.stderr), style="red"))
+        parts.append(_ends(max_lines, "".join(item.stderr), style="red"))
     if item.reason and item.reason not in (item.result or ""):  # (the server's denial has it)
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
@@ -167,15 +170,26 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 
 
-def _at_most(max_lines: int | None, text: str, style: str = "", *,
-             pictured: bool = False) -> Text:
-    """``text`` shown literally, cut to its first ``max_lines`` lines (if given) with a note
-    of how many were left out; ``pictured``: its control characters shown as pictures."""
+def _at_most(max_lines: int | None, text: str) -> Text:
+    """The user's ``text`` as the chat shows it, cut to its first ``max_lines`` lines (if
+    given) with a note of how many were left out."""
     lines, left_out = ([text], 0) if max_lines is None else capped_lines(text, max_lines)
-    kept = "\n".join(lines)
-    shown = Text(pictured_text(kept), style=style) if pictured else plain_text(kept, style)
+    shown = Text(pictured_text("\n".join(lines)))
     if left_out:
-        shown.append(f"\n… {left_out} more lines not shown", style="dim italic")
+        shown.append(f"\n… {left_out:,} more lines not shown", style="dim italic")
+    return shown
+
+
+def _ends(max_lines: int | None, output: str, style: str = "") -> Text:
+    """A tool's ``output`` shown literally: its first and last lines, ``max_lines`` in all (if
+    given), with the true count of the lines left out between them, as its card has them."""
+    if max_lines is None:
+        return plain_text(output, style)
+    ends = shown_ends(output, max_lines)
+    shown = plain_text("\n".join(ends.first), style)
+    if (gap := ends.gap()) is not None:
+        shown.append(f"\n{gap}\n", style="dim italic")
+        shown.append_text(plain_text("\n".join(ends.last), style))
     return shown
 
 

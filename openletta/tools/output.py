@@ -1,5 +1,6 @@
 """A command's output: captured as it comes (its two ends, when huge), shown to the user as
-captured, and told to the agent within its :class:`~openletta.tools.budget.ReturnBudget`.
+captured (:func:`shown_ends`: on its card and on exit), and told to the agent within its
+:class:`~openletta.tools.budget.ReturnBudget`.
 
 What the agent is told starts with what must survive (the exit code, or why the command
 stopped), then, when the output did not fit whole, a note of what it gets: its first and
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from openletta.display import capped_ends, capped_last_lines, capped_lines
 from openletta.tools.budget import ReturnBudget, prefix_within, sent_length, suffix_within
 
 #: Characters kept from each end of a huge output.
@@ -108,6 +110,13 @@ def seen_by_agent(told: str) -> str | None:
     return match[1] if match else None
 
 
+def seen_note(told: str) -> str | None:
+    """What the user is told when the agent got only part of an output
+    (:func:`seen_by_agent`); ``None`` when it got all of it."""
+    seen = seen_by_agent(told)
+    return f"⚠ the agent saw only the {seen} (its context window holds no more)" if seen else None
+
+
 class Gap(NamedTuple):
     """An output cut in its middle: what was kept before and after the cut, and its size."""
 
@@ -126,6 +135,37 @@ def gap_in(output: str) -> Gap | None:
         return None
     before = _NOTE_LINE.sub("", output[:match.start()], count=1)
     return Gap(before, output[match.end() + 1:], int(match[1].replace(",", "")), match[2])
+
+
+class Ends(NamedTuple):
+    """What is shown of an output: its first and last lines, and how many lines (and
+    characters of a line too long to keep whole) are left out between them."""
+
+    first: list[str]
+    left_out: int
+    cut_characters: int
+    #: Empty when nothing is left out (all of it is in :attr:`first`).
+    last: list[str]
+
+    def gap(self) -> str | None:
+        """``… 1,234 lines not shown …``, between the ends; ``None`` if nothing is left out."""
+        if not (self.left_out or self.cut_characters):
+            return None
+        cut = f" (and {self.cut_characters:,} characters cut)" if self.cut_characters else ""
+        return f"… {self.left_out:,} lines not shown{cut} …"
+
+
+def shown_ends(output: str, limit: int) -> Ends:
+    """The first and last lines of ``output`` that are shown, ``limit`` in all (the end of an
+    output is where its errors and summaries are), or the ends kept where it was captured
+    (:func:`gap_in`); between them the true count of the lines left out."""
+    if (gap := gap_in(output)) is None:
+        first, left_out, last = capped_ends(output, limit)
+        return Ends(first, left_out, 0, last)
+    first, before = capped_lines(gap.before, limit // 2)
+    last, after = capped_last_lines(gap.after, limit - limit // 2)
+    cut_lines, cut_characters = (gap.cut, 0) if gap.unit == "lines" else (0, gap.cut)
+    return Ends(first, before + cut_lines + after, cut_characters, last)
 
 
 def _first_lines(text: str, room: int) -> str:

@@ -5,9 +5,10 @@ there before it started. So that a chat can still be read, searched and copied w
 terminal's own tools after quitting, each conversation the user wrote in during the run is
 printed as the app exits: from the first message sent in it this time (not what was read
 from its history), with the renderings of ``openletta replay``, a long tool result cut to
-its first :data:`RESULT_LINES` lines, as is a long message of the user's (``/export`` saves
-everything). A conversation opened more than once is printed once, under one title, with
-what was said on each visit in the order of the visits.
+its first and last lines, :data:`RESULT_LINES` in all, as its card cuts it, and a long
+message of the user's to its first lines (``/export`` saves everything). A conversation
+opened more than once is printed once, under one title, with what was said on each visit in
+the order of the visits.
 ``print_chat_on_exit = false`` in ``settings.toml`` turns it off.
 """
 
@@ -26,8 +27,8 @@ from openletta.ui.conversation_names import conversation_title
 from openletta.ui.renderers import renderer_for
 from openletta.ui.widgets.footer import footer_text
 
-#: Lines of a message of the user's, or a tool's result or errors, printed before the rest
-#: is left out.
+#: Lines of a message of the user's, or of a tool's result or errors (its first and last),
+#: printed: the rest is left out.
 RESULT_LINES = 20
 
 

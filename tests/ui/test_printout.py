@@ -19,6 +19,8 @@ from openletta.chat.session import ChatSession
 from openletta.config import ResumeHint, Server
 from openletta.replay import render_item
 from openletta.settings import Settings
+from openletta.tools.budget import ReturnBudget
+from openletta.tools.output import Capture, seen_by_agent
 from openletta.transcript import EventItem, ReasoningItem, ToolCallItem, ToolStatus, UserItem
 from openletta.transcript.items import COMPACTION_SUMMARY
 from openletta.transcript.packed import SUMMARY_FOLLOWS
@@ -156,7 +158,7 @@ def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:
     shown = printed(chats)
     assert f"pasted line {RESULT_LINES}" in shown
     assert f"pasted line {RESULT_LINES + 1}\n" not in shown
-    assert f"… {2000 - RESULT_LINES} more lines not shown" in shown
+    assert f"… {2000 - RESULT_LINES:,} more lines not shown" in shown
 
 
 def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -> None:
@@ -170,9 +172,29 @@ def test_a_long_tool_result_is_cut_and_server_text_cannot_reach_the_terminal() -
         "tool_returns": [{"tool_call_id": call, "status": "success", "tool_return": output}]}))
     chat.transcript.feed(AssistantMessage(id="message-a", content="\x1b]0;pwned\x07done \x1b[2J"))
     shown = printed(chats)
-    assert f"line {RESULT_LINES}" in shown and f"line {RESULT_LINES + 1}" not in shown
-    assert f"… {50 - RESULT_LINES} more lines not shown" in shown
+    half = RESULT_LINES // 2
+    assert f"line {half}" in shown and f"line {half + 1}\n" not in shown  # its first lines,
+    assert f"… {50 - RESULT_LINES} lines not shown …" in shown  # how many between,
+    assert f"line {50 - half}\n" not in shown and f"line {50 - half + 1}" in shown  # its last
     assert "done" in shown and "\x1b]0;" not in shown and "\x1b[2J" not in shown
+
+
+def test_a_huge_command_output_is_printed_by_its_ends_with_the_true_count_between() -> None:
+    """``seq 1 300000; echo done; exit 3``, of which the agent saw the ends: printed as its
+    card shows it, the last lines (where errors are) too."""
+    capture = Capture()
+    capture.add("".join(f"{n}\n" for n in range(1, 300_001)) + "done\n")
+    call = ToolCallItem(key="call:1", name="Bash", status=ToolStatus.ERROR,
+                        result=capture.told("Exit code: 3", ReturnBudget(20_000)),
+                        arguments_text=json.dumps({"command": "seq 1 300000; exit 3"}))
+    out = io.StringIO()
+    Console(file=out, width=140).print(printout.printed(call))
+    lines = [line.strip("│ ") for line in out.getvalue().splitlines()[1:-1]]
+    seen = seen_by_agent(call.result or "")
+    assert lines[:4] == ["seq 1 300000; exit 3", f"⚠ the agent saw only the {seen} (its "
+                         "context window holds no more)", "→", "Exit code: 3"]
+    assert lines[4:] == [*map(str, range(1, 10)), "… 299,982 lines not shown …",
+                         *map(str, range(299_992, 300_001)), "done"]
 
 
 def test_printed_lines_end_with_their_text_not_with_padding() -> None:

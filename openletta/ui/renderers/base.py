@@ -23,14 +23,12 @@ from textual.highlight import highlight
 from openletta.api import json_text
 from openletta.display import (
     DisplayText,
-    capped_ends,
-    capped_last_lines,
     capped_lines,
     has_hidden_characters,
     literal_text,
     terminal_text,
 )
-from openletta.tools.output import gap_in
+from openletta.tools.output import shown_ends
 from openletta.transcript import ToolCallItem, ToolStatus
 
 #: Lines of one text block beyond which the rest is left out (keeps rendering cheap).
@@ -182,13 +180,6 @@ def more_note(count: int, what: str = "lines") -> Content:
     return _left_out(note, count) if what == "lines" else note
 
 
-def gap_note(lines: int, characters: int = 0) -> LeftOut:
-    """A dim "… N lines not shown …" line between the ends of an output."""
-    cut = f" (and {characters:,} characters cut)" if characters else ""
-    return _left_out(Content.styled(f"… {lines:,} lines not shown{cut} …", f"italic {MUTED}"),
-                     lines)
-
-
 def _left_out(note: Content, lines: int) -> LeftOut:
     marked = LeftOut(note.plain, list(note.spans))
     marked.lines = lines
@@ -220,10 +211,11 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
                  both_ends: bool = True, literal: bool = False) -> list[Content]:
     """Tool output with its SGR colours kept and every other escape removed: its first and
-    last lines when long, or cut where it was captured (:func:`gap_in`), with a note between
-    them of how many lines that leaves out. ``both_ends=False``: an excerpt, its first lines
-    only. ``literal``: not a terminal's output (paths, lines of files): every control
-    character shown (``␛``), none applied, so that a name cannot pass for another."""
+    last lines when long, or cut where it was captured, with a note between them of how many
+    lines that leaves out (:func:`~openletta.tools.output.shown_ends`, as on exit).
+    ``both_ends=False``: an excerpt, its first lines only. ``literal``: not a terminal's
+    output (paths, lines of files): every control character shown (``␛``), none applied, so
+    that a name cannot pass for another."""
     def shown(lines: list[str]) -> Content:
         if literal:
             return Content.styled(literal_text("\n".join(lines)), style)
@@ -232,23 +224,12 @@ def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
     if not both_ends:
         lines, left_out = capped_lines(text, limit)
         return [shown(lines), *([more_note(left_out)] if left_out else [])]
-    first, left_out, characters, last = _ends(text, limit)
-    blocks = [shown(first)]
-    if left_out or characters:
-        blocks.extend([gap_note(left_out, characters), shown(last)])
+    ends = shown_ends(text, limit)
+    blocks = [shown(ends.first)]
+    if (gap := ends.gap()) is not None:
+        note = _left_out(Content.styled(gap, f"italic {MUTED}"), ends.left_out)
+        blocks.extend([note, shown(ends.last)])
     return blocks
-
-
-def _ends(text: str, limit: int) -> tuple[list[str], int, int, list[str]]:
-    """The first and last lines of an output shown (``limit`` in all, unless the output was
-    cut where it was captured), and the lines and characters left out between them."""
-    if (gap := gap_in(text)) is None:
-        first, left_out, last = capped_ends(text, limit)
-        return first, left_out, 0, last
-    first, before = capped_lines(gap.before, limit // 2)
-    last, after = capped_last_lines(gap.after, limit - limit // 2)
-    cut_lines, cut_characters = (gap.cut, 0) if gap.unit == "lines" else (0, gap.cut)
-    return first, before + cut_lines + after, cut_characters, last
 
 
 def labelled(label: str, value: str, style: str = "") -> Content:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
-from openletta.tools.output import seen_by_agent
+from openletta.tools.output import seen_note
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
@@ -87,9 +87,8 @@ class BashRenderer(ToolRenderer):
             blocks.append(Content.styled(
                 EDITED_DESCRIPTION.format(description) if item.edited else description, MUTED))
         blocks.append(Content.assemble(("$ ", MUTED), *code_block(command, "bash")))
-        if seen := seen_by_agent(item.result or ""):
-            blocks.append(Content.styled(f"⚠ the agent saw only the {seen} (its context "
-                                         "window holds no more)", WARN))
+        if seen := seen_note(item.result or ""):
+            blocks.append(Content.styled(seen, WARN))
         output = finished_output(item)
         if output is None:
             if item.status is ToolStatus.RUNNING and item.stdout:
