@@ -77,20 +77,18 @@ class SteadyInput(Input):
             self.replace(typed, *selection)
 
 
-#: Keys that delete, and their actions.
-_DELETING_KEYS = {"backspace": "delete_left", "delete": "delete_right"}
-
-
 class SteadyTextArea(OrderedUndoTextArea):
     """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
     draws blank lines while it has no width (Textual's text area fails wrapping its
     placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),
-    that deletes as the keys come, and that shows no character acting on the terminal.
+    that edits as the keys come, and that shows no character acting on the terminal.
 
-    Textual deletes on Backspace and Delete by key bindings, which the app runs once the key
-    went up through the widget's parents: in a burst of keys read together (a paste without
-    bracketed paste, fast typing over a slow link) the characters behind a Backspace were
-    typed before it deleted. Here they are deleted when the key is read, in order.
+    Textual types a character when the field reads its key, but runs the field's key
+    bindings (Backspace, F7 that selects all, Ctrl+Z, the arrows) only once the key went up
+    through the widget's parents: in a burst of keys read together (a paste without
+    bracketed paste, fast typing over a slow link) the keys behind one were read before it
+    acted (F7 then Backspace deleted one character, then selected the rest). Here each of
+    the field's own keys acts when it is read, in order, as a character is typed.
 
     Its document never holds a control character but newline and tab, nor a line break but
     newline, whatever way text comes in: the text it is made with and :meth:`load_text` (or
@@ -152,17 +150,27 @@ class SteadyTextArea(OrderedUndoTextArea):
         if self.read_only:
             await super()._on_key(event)
             return
-        action = _DELETING_KEYS.get(event.key)
-        typed = typed_text(event.character) if action is None else None
-        if action is None and typed is None:
-            await super()._on_key(event)
+        typed = typed_text(event.character)
+        if typed is None:
+            if not await self._ran_own_binding(event):
+                await super()._on_key(event)
             return
         event.stop()
         event.prevent_default()
-        if action is not None:
-            await self.run_action(action)
-        elif typed is not None:
-            self.replace(typed, *self.selection, maintain_selection_offset=False)
+        self.replace(typed, *self.selection, maintain_selection_offset=False)
+
+    async def _ran_own_binding(self, event: events.Key) -> bool:
+        """Run the field's own binding of ``event``'s key now, if the key runs one of its
+        (it would, once the key went up through the parents); whether it did. One that skips
+        (Ctrl+C's copy with nothing selected) leaves the key to the parents' bindings."""
+        active = self.screen.active_bindings.get(event.key)
+        if active is None or active.node is not self or not active.enabled:
+            return False
+        if not await self.app.run_action(active.binding.action, self):
+            return False
+        event.stop()
+        event.prevent_default()
+        return True
 
     def action_delete_to_start_of_line(self) -> None:
         """Delete from the cursor to the start of its line: the line of the text, up to the

@@ -15,6 +15,7 @@ from rich.console import Console
 from textual import events
 from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.pilot import Pilot
 from waiting import wait_until
 
 import openletta.ui
@@ -473,3 +474,34 @@ async def test_keys_read_together_delete_and_type_in_order(wait_until) -> None:
         for key, character in [("backspace", None)] * 3 + [(c, c) for c in "XYZ"]:
             prompt.post_message(events.Key(key, character))  # queued at once, as read
         await wait_until(pilot, lambda: prompt.text == "abcXYZ", what="in order")
+
+
+async def read_together(pilot: Pilot[None], *keys: tuple[str, str | None]) -> None:
+    """Post ``keys`` to the app as its driver does keys read from the terminal at once, and
+    let them all be handled."""
+    for key, character in keys:
+        pilot.app.post_message(events.Key(key, character))
+    await pilot.pause()
+
+
+async def test_f7_then_backspace_read_together_clear_the_prompt_and_undo_brings_it_back(
+        ) -> None:
+    """F7 selects all as soon as it is read: Backspace right behind it (``tmux send-keys F7
+    BSpace``) deletes everything, not the last character before the selection."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.insert("abc def ghi")
+        await read_together(pilot, ("f7", None), ("backspace", "\x7f"))
+        assert prompt.text == ""
+        await read_together(pilot, ("ctrl+z", "\x1a"))
+        assert prompt.text == "abc def ghi"
+
+
+async def test_every_key_of_the_prompt_acts_in_the_order_the_keys_were_read() -> None:
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.insert("ab")
+        await read_together(pilot, ("left", None), ("X", "X"), ("home", None), ("Y", "Y"))
+        assert prompt.text == "YaXb"
