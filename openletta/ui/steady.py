@@ -43,6 +43,27 @@ def layout_needed(widget: Widget) -> bool:
     return widget.get_content_height(widget.container_size, widget.app.size, width) != height
 
 
+async def ran_own_binding(field: Widget, event: events.Key) -> bool:
+    """Run ``field``'s own binding of ``event``'s key now, if the key runs one of its (it
+    would, once the key went up through the field's parents); whether it did. One that
+    skips (Ctrl+C's copy with nothing selected) leaves the key to the parents' bindings.
+
+    Textual types a character when a field reads its key, but runs the field's bindings
+    (Backspace, F7 that selects all, Ctrl+Z, the arrows) only once the key went up through
+    its parents: in a burst of keys read together (a paste without bracketed paste, fast
+    typing over a slow link) the keys behind one were read before it acted (F7 then
+    Backspace deleted one character, then selected the rest). Run here, each acts in order.
+    """
+    active = field.screen.active_bindings.get(event.key)
+    if active is None or active.node is not field or not active.enabled:
+        return False
+    if not await field.app.run_action(active.binding.action, field):
+        return False
+    event.stop()
+    event.prevent_default()
+    return True
+
+
 class SteadyInput(Input):
     """A text field whose cursor does not blink: a blinking cursor repaints the screen twice
     a second, which would be all the CPU an idle screen uses (the prompt does the same).
@@ -50,7 +71,8 @@ class SteadyInput(Input):
     Its value never holds a character that could act on the terminal: each is shown as one
     visible character (:func:`~openletta.display.control_pictures`) and is that
     character from then on (what it filters or searches by, a reason sent). It types what a
-    key types (:func:`~openletta.ui.editor_text.typed_text`), not only printable characters.
+    key types (:func:`~openletta.ui.editor_text.typed_text`), not only printable characters,
+    and its own keys act as they are read (:func:`ran_own_binding`).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -65,6 +87,8 @@ class SteadyInput(Input):
 
     async def _on_key(self, event: events.Key) -> None:
         typed = typed_text(event.character)
+        if typed is None and await ran_own_binding(self, event):
+            return
         if typed is None or event.is_printable:
             await super()._on_key(event)
             return
@@ -81,14 +105,8 @@ class SteadyTextArea(OrderedUndoTextArea):
     """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
     draws blank lines while it has no width (Textual's text area fails wrapping its
     placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),
-    that edits as the keys come, and that shows no character acting on the terminal.
-
-    Textual types a character when the field reads its key, but runs the field's key
-    bindings (Backspace, F7 that selects all, Ctrl+Z, the arrows) only once the key went up
-    through the widget's parents: in a burst of keys read together (a paste without
-    bracketed paste, fast typing over a slow link) the keys behind one were read before it
-    acted (F7 then Backspace deleted one character, then selected the rest). Here each of
-    the field's own keys acts when it is read, in order, as a character is typed.
+    that edits as the keys come (:func:`ran_own_binding`: F7 then Backspace read together
+    clear it), and that shows no character acting on the terminal.
 
     Its document never holds a control character but newline and tab, nor a line break but
     newline, whatever way text comes in: the text it is made with and :meth:`load_text` (or
@@ -152,25 +170,12 @@ class SteadyTextArea(OrderedUndoTextArea):
             return
         typed = typed_text(event.character)
         if typed is None:
-            if not await self._ran_own_binding(event):
+            if not await ran_own_binding(self, event):
                 await super()._on_key(event)
             return
         event.stop()
         event.prevent_default()
         self.replace(typed, *self.selection, maintain_selection_offset=False)
-
-    async def _ran_own_binding(self, event: events.Key) -> bool:
-        """Run the field's own binding of ``event``'s key now, if the key runs one of its
-        (it would, once the key went up through the parents); whether it did. One that skips
-        (Ctrl+C's copy with nothing selected) leaves the key to the parents' bindings."""
-        active = self.screen.active_bindings.get(event.key)
-        if active is None or active.node is not self or not active.enabled:
-            return False
-        if not await self.app.run_action(active.binding.action, self):
-            return False
-        event.stop()
-        event.prevent_default()
-        return True
 
     def action_delete_to_start_of_line(self) -> None:
         """Delete from the cursor to the start of its line: the line of the text, up to the

@@ -48,6 +48,7 @@ from openletta.ui.status_bar import (
     status_text,
     tone_class,
 )
+from openletta.ui.steady import SteadyInput
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.turn_status import status_state
 
@@ -505,3 +506,17 @@ async def test_every_key_of_the_prompt_acts_in_the_order_the_keys_were_read() ->
         prompt.insert("ab")
         await read_together(pilot, ("left", None), ("X", "X"), ("home", None), ("Y", "Y"))
         assert prompt.text == "YaXb"
+
+
+class FieldApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield SteadyInput()
+
+
+async def test_a_one_line_field_too_acts_on_keys_in_the_order_they_were_read() -> None:
+    """``abc``, Backspace, ``d`` typed fast in a filter or Ctrl+F: ``abd``."""
+    app = FieldApp()
+    async with app.run_test() as pilot:
+        await read_together(pilot, *[(c, c) for c in "abc"], ("backspace", "\x7f"), ("d", "d"),
+                            ("home", None), ("X", "X"))
+        assert app.query_one(SteadyInput).value == "Xabd"
