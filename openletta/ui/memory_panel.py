@@ -1,4 +1,5 @@
-"""The memory panel: the agent's core memory blocks beside the chat, refreshed after turns.
+"""The memory panel: the agent's core memory blocks beside (or above) the chat, refreshed
+after turns.
 
 A block that changed since the panel last read it is marked; Enter on it shows the change as
 a word diff; ↑↓ go from block to block. Editing is deliberate: ``e`` opens the value (the
@@ -25,8 +26,10 @@ from openletta.display import plain_text
 from openletta.ui.memory_block import BlockView
 from openletta.ui.stray_keys import StrayKeys
 
-#: Below this width the panel takes the whole screen.
+#: Below this width the panel goes above the chat (the top half), not beside it.
 NARROW_WIDTH = 100
+#: Said when the panel above the chat closes for a request that waits for an answer.
+MADE_ROOM = "Closed to show the request that waits for your answer. F2 opens it again."
 #: Under an editor whose block changed on the server: what Ctrl+S and Esc do now.
 CONFLICT = ("{} (above, as it is now, what is new marked). Ctrl+S saves yours over it; "
             "Esc discards yours.")
@@ -89,16 +92,24 @@ class MemoryPanel(Vertical):
             self._place_toasts()
 
     def fit(self, width: int) -> None:
-        """Take the whole screen on a narrow terminal, a column beside the chat otherwise."""
-        self.set_class(width < NARROW_WIDTH, "-full")
+        """On a narrow terminal the top half, above the chat (whose prompt, status bar and
+        newest lines stay in sight below it); a column beside the chat otherwise."""
+        self.set_class(width < NARROW_WIDTH, "-above")
         self._place_toasts()
 
+    def make_room(self) -> None:
+        """A request waits for an answer: the panel above the chat closes (saying so), for
+        the request to show whole where it is answered; the panel beside it stays."""
+        if self.display and self.has_class("-above"):
+            self.toggle()
+            self.notify(MADE_ROOM, title="Memory")
+
     def _place_toasts(self) -> None:
-        """Toasts (at the top right) show left of the panel beside the chat, and at the bottom
-        over the panel that takes the whole screen: not over its heading and first block."""
-        full = self.has_class("-full")
-        self.screen.set_class(self.display and not full, "-memory-beside")
-        self.screen.set_class(self.display and full, "-memory-full")
+        """Toasts (at the top right) show left of the panel beside the chat, and under the
+        panel above the chat (over the oldest lines in view): not over its heading."""
+        above = self.has_class("-above")
+        self.screen.set_class(self.display and not above, "-memory-beside")
+        self.screen.set_class(self.display and above, "-memory-above")
 
     def turn_ended(self) -> None:
         """A turn may have changed blocks: read them now when shown (else on opening), and

@@ -10,18 +10,22 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from chat_helpers import open_chat, send
+from chat_helpers import demo_chat, open_chat, send
 from test_app import SIZE
+from test_approvals import prompt_focused
 from textual import events
 from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import OptionList
 
 from openletta.api import http
 from openletta.api.resources import Block
+from openletta.chat.local_calls import LocalCalls
 from openletta.demo import DemoServer
 from openletta.transcript import UserItem
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
-from openletta.ui.memory_panel import MemoryPanel
+from openletta.ui.memory_panel import MADE_ROOM, MemoryPanel
 from openletta.ui.renderers.base import ADDED, REMOVED
 from openletta.ui.screens.chat import ChatScreen
 
@@ -218,14 +222,56 @@ async def test_a_block_edited_when_the_narrow_panel_closed_has_the_focus_when_it
         assert editor.text.endswith("draft!") and screen.prompt.text == ""
 
 
-async def test_on_a_narrow_terminal_the_panel_takes_the_screen_and_esc_closes_it(
-        demo_server, make_app, wait_until) -> None:
-    async with panel_focused(demo_server, make_app, wait_until, (80, 24)) as (pilot, screen):
-        assert screen.memory.has_class("-full") and screen.prompt.text == ""
-        await pilot.pause()  # drawn with the empty prompt squeezed to no width
+def shown_whole(screen: ChatScreen, widget: Widget) -> bool:
+    """Whether ``widget`` is on screen, whole, with the memory panel over none of it."""
+    region = widget.region
+    return (region.height > 0 and screen.region.contains_region(region)
+            and not (screen.memory.display and screen.memory.region.overlaps(region)))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_on_a_narrow_terminal_the_panel_is_above_the_prompt_and_the_bars(
+        demo_server, make_app, wait_until, size: tuple[int, int]) -> None:
+    """What is typed shows where it goes: the prompt, the status bar and the chat's newest
+    lines stay in sight under the panel, and Esc goes to the prompt, the panel staying."""
+    async with panel_focused(demo_server, make_app, wait_until, size) as (pilot, screen):
+        await pilot.press(*"hello there")
+        await wait_until(pilot, lambda: screen.prompt.text == "hello there", what="typed")
+        for kept in (screen.prompt, screen.status, screen.query_one(KeyBar)):
+            assert shown_whole(screen, kept), kept
+        assert screen.view.region.height >= 3
+        assert screen.memory.region.y == 0 and screen.memory.region.width == size[0]
+        assert screen.memory.region.contains_region(blocks(screen.memory)["human"].region)
+        screen.memory.query_one(BlockView).focus()
         await pilot.press("escape")
-        assert not screen.memory.display and pilot.app.focused is screen.prompt
-        assert pilot.app.is_running
+        assert pilot.app.focused is screen.prompt and screen.memory.display
+
+
+async def test_a_request_closes_the_panel_above_the_chat_saying_so(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    """A request that waits for an answer is never answered unseen: the panel above the
+    chat closes for it (saying so), and its choices show whole."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(80, 24),
+                         local=local) as (app, pilot, screen):
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.focused, BlockView), what="a block")
+        await pilot.press(*"disk", "enter")
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert not screen.memory.display
+        await wait_until(pilot, lambda: shown_whole(screen, prompt.query_one(OptionList)),
+                         what="the choices in sight")
+        assert any(note.message == MADE_ROOM for note in app._notifications)
+
+
+async def test_a_request_leaves_the_panel_beside_the_chat_open(
+        demo_server, make_app, wait_until, local: LocalCalls) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40),
+                         local=local) as (app, pilot, screen):
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.focused, BlockView), what="a block")
+        await pilot.press(*"disk", "enter")
+        await prompt_focused(pilot, screen, wait_until)
+        assert screen.memory.display and not screen.memory.has_class("-above")
 
 
 async def test_page_and_end_keys_stay_with_a_block_being_edited(
@@ -463,9 +509,10 @@ async def test_toasts_show_beside_the_panel_not_over_it(demo_server, make_app, w
                          what="the toast at the screen's right")
 
 
-async def test_toasts_over_a_full_width_panel_leave_its_heading_and_first_block_in_sight(
+async def test_toasts_under_the_panel_above_the_chat_leave_it_and_the_prompt_in_sight(
         demo_server, make_app, wait_until) -> None:
-    """At 90 columns the panel takes the whole screen: a toast shows at its bottom right."""
+    """At 90 columns the panel is above the chat: a toast shows under it, at the chat's top
+    right, over neither the panel nor the prompt."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=(90, 35), notifications=True) as pilot:
         screen = await open_chat(pilot, wait_until)
@@ -476,11 +523,8 @@ async def test_toasts_over_a_full_width_panel_leave_its_heading_and_first_block_
         await wait_until(pilot, lambda: screen.query("Toast"), what="the toast")
         toast = screen.query_one("Toast")
         await wait_until(pilot, lambda: toast.region.width > 0, what="the toast placed")
-        heading = screen.memory.query_one(".memory-heading")
-        status = screen.memory.query_one(".memory-status")
-        for kept in (heading, blocks(screen.memory)["human"], status):
+        for kept in (screen.memory, screen.prompt, screen.status):
             assert not toast.region.overlaps(kept.region), kept
-        assert toast.region.bottom <= screen.query_one(KeyBar).region.y
 
 
 @pytest.mark.parametrize("size", [(90, 35), (120, 40)])

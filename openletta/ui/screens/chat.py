@@ -267,15 +267,20 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     async def _focus_prompt(self, mounted: AwaitMount, prompt: ApprovalPrompt) -> None:
         await mounted  # (its card may still be mounting)
         if prompt.is_attached:
-            prompt.summon()
+            self._summon(prompt)
 
     def action_back_to_approval(self) -> None:
         """Enter or Esc on the message while a call waits for an answer: back to it (asked
         again if it was left pending)."""
         if self._asking is not None:
-            self._asking.summon()
+            self._summon(self._asking)
         else:
             self.controller.ask_again()
+
+    def _summon(self, prompt: ApprovalPrompt) -> None:
+        """Focus the request, the memory panel above the chat closed for it to show."""
+        self.memory.make_room()
+        prompt.summon()
 
     @on(ApprovalPrompt.Answered)
     def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
@@ -330,12 +335,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     @on(SearchBar.Closed)
     def _back_to_prompt(self, event: BlockView.Left | SearchBar.Closed) -> None:
         event.stop()
-        if self.memory.has_class("-full"):  # the panel hides the prompt
-            self.memory.display = False
         self.prompt.focus()
 
     def action_toggle_memory(self) -> None:
-        """Show or hide the agent's memory blocks beside the chat."""
+        """Show or hide the agent's memory blocks beside (or above) the chat."""
         self.memory.toggle()
         if not self.memory.display:
             self.prompt.focus()
