@@ -147,18 +147,27 @@ def fully_shown(widget: Widget) -> bool:
     return bool(visible) and visible == widget.region
 
 
-@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
-async def test_approvals_fits_the_screen_and_its_lists_scroll_inside(
-        demo_server, make_app, wait_until, local: LocalCalls, size: tuple[int, int]) -> None:
-    for tool in ("Bash", "Read", "LS"):  # a few rules, so the local list says something
-        local.permissions.allow_always(tool)
+@contextlib.asynccontextmanager
+async def approvals_dialog(demo_server, make_app, wait_until, local: LocalCalls,
+                           size: tuple[int, int]
+                           ) -> AsyncIterator[tuple[Pilot[None], ApprovalRulesScreen]]:
+    """``/approvals`` open on the demo agent, its server's tools listed."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent", local=local)
     async with app.run_test(size=size) as pilot:
         await open_chat(pilot, wait_until)
         await pilot.press(*"/approvals", "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen)
                          and app.screen._required, what="rules listed")
-        rules = app.screen
+        yield pilot, app.screen
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_approvals_fits_the_screen_and_its_lists_scroll_inside(
+        demo_server, make_app, wait_until, local: LocalCalls, size: tuple[int, int]) -> None:
+    for tool in ("Bash", "Read", "LS"):  # a few rules, so the local list says something
+        local.permissions.allow_always(tool)
+    async with approvals_dialog(demo_server, make_app, wait_until, local, size) as (
+            pilot, rules):
         box = rules.query_one("#rules-box")
         title = rules.query_one("#rules-title", Static)
         keys = next(part for part in box.query(Static) if "Esc closes" in str(part.content))
@@ -173,6 +182,38 @@ async def test_approvals_fits_the_screen_and_its_lists_scroll_inside(
             listing.highlighted = listing.option_count - 1
             await wait_until(pilot, lambda: listing.scroll_y > 0, what="the list scrolled")
             assert all(fully_shown(part) for part in parts)
+
+
+def rows_shown(listing: SelectionList[str]) -> int:
+    """How many of the list's rows are on screen (its border aside)."""
+    try:
+        visible = listing.screen.find_widget(listing).visible_region
+    except NoWidget:
+        return 0
+    return max(0, visible.height - listing.styles.gutter.height)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+async def test_each_list_of_approvals_shows_rows_and_its_own_toggle_said_under_it(
+        demo_server, make_app, wait_until, local: LocalCalls, size: tuple[int, int]) -> None:
+    """On a small screen both lists show a few tools (the hints above them go), Tab and
+    Space toggle a tool in sight, and what it did is said under that list, not the other."""
+    async with approvals_dialog(demo_server, make_app, wait_until, local, size) as (
+            pilot, rules):
+        app = pilot.app
+        server, mine = rules._tools, rules._local_tools
+        await wait_until(pilot, lambda: rows_shown(server) >= 2 and rows_shown(mine) >= 2,
+                         what="a few rows of each list")
+        await pilot.press("tab")
+        assert app.focused is mine and mine.highlighted == 0
+        await pilot.press("space")
+        await wait_until(pilot, lambda: "Bash" in local.permissions.project_rules.allowed(
+            local.workspace.root), what="Bash allowed")
+        said = rules.query_one("#local-rules-status", Static)
+        assert "Bash now runs here without asking" in str(said.render())
+        assert said.region.y == mine.region.bottom and rows_shown(mine) >= 2
+        assert "7 tools" in str(rules._status.render())
+        assert rules._status.region.y == server.region.bottom
 
 
 def test_lists_share_the_room_the_dialog_has() -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from textwrap import wrap
 from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import SelectionList, Static
@@ -31,6 +32,9 @@ KEYS = "Space toggles · Tab goes to the other list · Esc closes"
 KEYS_ONE_LIST = "Space toggles · Esc closes"
 #: Rows a list keeps however little room there is (its border and one tool).
 LEAST_LIST_ROWS = 3
+#: Rows a list is given before the hints above the lists are (its border and three tools):
+#: on a short screen the hints go, for the lists to show more than a row.
+ROOMY_LIST_ROWS = 5
 
 
 def list_heights(needs: Sequence[int], room: int, least: int = LEAST_LIST_ROWS) -> list[int]:
@@ -62,14 +66,15 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self.session = session if session is not None else set()
         self._local_tools = PickSelectionList[str](id="local-rules-list")
         self._tools = PickSelectionList[str](id="rules-list")
-        self._status = Static("Loading tools…", id="rules-status")
+        self._status = Static("Loading tools…", id="rules-status", classes="rules-status")
+        self._local_status = Static("", id="local-rules-status", classes="rules-status")
         #: The rule as the server holds it, per tool (to undo a toggle that failed).
         self._required: dict[str, bool] = {}
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="rules-box"):
+        with VerticalScroll(id="rules-box"):
             yield Static(plain_text(f"Approval rules of {self.agent_name}"), id="rules-title")
-            yield Static(HINT, id="rules-hint")
+            yield Static(HINT, id="rules-hint", classes="rules-hint")
             yield self._tools
             yield self._status
             if self.local is not None:
@@ -77,8 +82,9 @@ class ApprovalRulesScreen(ModalScreen[None]):
                 yield Static(plain_text(f"Local tools, run here in {where} "
                                         f"(mode: {self.local.mode.label})"),
                              id="local-rules-title")
-                yield Static(LOCAL_HINT, id="local-rules-hint")
+                yield Static(LOCAL_HINT, id="local-rules-hint", classes="rules-hint")
                 yield self._local_tools
+                yield self._local_status
             yield Static(KEYS if self.local is not None else KEYS_ONE_LIST, id="rules-keys")
         yield KeyBar()
 
@@ -86,19 +92,34 @@ class ApprovalRulesScreen(ModalScreen[None]):
         self.load()
         if self.local is not None:
             self._show_local_rules(self.local)
+            asking = len(self._local_tools.selected)
+            self._local_status.update(f"{len(self.local.tools)} tools · {asking} "
+                                      f"{'asks' if asking == 1 else 'ask'} before running")
 
     def on_resize(self) -> None:
         self.call_after_refresh(self.fit_lists)
 
     def fit_lists(self) -> None:
-        """Cap the lists' heights so the whole dialog fits on the screen (the lists scroll)."""
+        """Cap the lists' heights so the whole dialog fits on the screen (the lists scroll);
+        on a short screen without the hints, for each list to show a few rows."""
         box = self.query_one("#rules-box")
         lists = [listing for listing in (self._tools, self._local_tools) if listing.is_mounted]
+        hints = list(box.query(".rules-hint").results(Static))
         room = self.size.height - self.query_one(KeyBar).outer_size.height
         room -= box.styles.gutter.height + sum(
-            _rows(child) for child in box.children if child not in lists and child.display)
+            _rows(child) for child in box.children
+            if child not in lists and child not in hints and child.display)
         needs = [listing.option_count + listing.styles.gutter.height for listing in lists]
-        for listing, height in zip(lists, list_heights(needs, room), strict=True):
+        width = max(box.size.width - box.styles.scrollbar_size_vertical, 1)  # were it to scroll
+        hint_rows = sum(len(wrap(str(hint.content), width)) for hint in hints)
+        heights = list_heights(needs, room - hint_rows)
+        roomy = all(height >= min(need, ROOMY_LIST_ROWS)
+                    for height, need in zip(heights, needs, strict=True))
+        for hint in hints:
+            hint.display = roomy
+        if not roomy:
+            heights = list_heights(needs, room)
+        for listing, height in zip(lists, heights, strict=True):
             listing.styles.max_height = height
 
     @staticmethod
@@ -121,20 +142,21 @@ class ApprovalRulesScreen(ModalScreen[None]):
         if tool in self._local_tools.selected:  # asks again
             permissions.session.discard(tool)
             permissions.project_rules.revoke(self.local.workspace.root, tool)
-            self._status.update(f"{tool} asks again before it runs here.")
+            self._local_status.update(f"{tool} asks again before it runs here.")
         else:
             permissions.allow_always(tool)
-            self._status.update(f"{tool} now runs here without asking, in this project.")
+            self._local_status.update(f"{tool} now runs here without asking, in this project.")
         self._show_local_rules(self.local)
 
     def _show_local_rules(self, local: LocalCalls) -> None:
-        """(Re)fill the list of local tools with their rules, keeping the highlight."""
+        """(Re)fill the list of local tools with their rules, keeping the highlight (on the
+        first tool at first: Space toggles the tool in sight)."""
         listing = self._local_tools
         highlighted = listing.highlighted
         with listing.prevent(SelectionList.SelectionToggled):
             listing.clear_options()
             listing.add_options(self._local_rows(local))
-        listing.highlighted = highlighted
+        listing.highlighted = 0 if highlighted is None and local.tools else highlighted
         self.call_after_refresh(self.fit_lists)
 
     @work(exclusive=True, group="rules", exit_on_error=False)
