@@ -24,9 +24,10 @@ def scroll_target(top: int, height: int, item: Rows, part: Rows) -> int:
     return part[0]
 
 
-def bring_into_view(item: Widget, part: Widget) -> None:
+def bring_into_view(item: Widget, part: Widget, *, row: int | None = None) -> None:
     """Scroll the view ``item`` is in (its parent) to show ``part``, a widget inside it, as
-    :func:`scroll_target` says; nothing before both are laid out."""
+    :func:`scroll_target` says, and its ``row`` (the cursor's, in a part taller than the
+    view); nothing before both are laid out."""
     view = item.parent
     if not isinstance(view, Widget) or not item.region or not part.region:
         return
@@ -35,6 +36,8 @@ def bring_into_view(item: Widget, part: Widget) -> None:
     rows = (first, first + item.region.height), (part_first, part_first + part.region.height)
     height = view.scrollable_content_region.height
     target = scroll_target(round(view.scroll_y), height, *rows)
+    if row is not None:
+        target = min(max(target, part_first + row + 1 - height), part_first + row)
     if target != round(view.scroll_y):
         view.scroll_to(y=target, animate=False, immediate=True)
 

@@ -1,5 +1,6 @@
 """An approval prompt stays in view on a small terminal: its choices when it appears and
-after a resize, the reason field or the command editor once opened."""
+after a resize, the reason field or the command editor once opened (as it wraps and grows,
+or its cursor's line)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
 from openletta.chat.local_calls import LocalCalls
+from openletta.demo import script
 from openletta.ui.in_view import scroll_target
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor
@@ -131,3 +133,54 @@ def test_what_shows_of_an_item_and_its_part_in_order_of_preference() -> None:
     assert scroll_target(0, 10, item, part) == 16  # the part, ending on the last row
     assert scroll_target(18, 10, item, part) == 18  # (already there: nothing moves)
     assert scroll_target(0, 4, item, part) == 20  # taller than the view: from its top
+
+
+LONG_COMMAND = "for i in 1 2 3; do echo line $i; sleep 0.5; done; echo the loop has ended"
+
+
+@pytest.fixture
+def long_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's Bash call (``disk``) asks to run a command that wraps at 60 columns."""
+    scripted = script.ScriptedCall
+
+    def call(name: str, arguments: dict[str, object], *rest: object,
+             **options: object) -> script.ScriptedCall:
+        if name == "Bash":
+            arguments = {"command": LONG_COMMAND}
+        return scripted(name, arguments, *rest, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(script, "ScriptedCall", call)
+
+
+async def test_the_command_editor_opens_whole_in_view_on_a_command_that_wraps(
+        demo_server, make_app, wait_until, local: LocalCalls, long_command: None) -> None:
+    """At 60x20 the editor of a command that wraps shows whole when it opens, and its
+    cursor's line as it grows with what is typed."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(60, 20),
+                         local=local) as (app, pilot, screen):
+        prompt, _ = await ask(pilot, screen, "disk", wait_until)
+        await choose(pilot, "e", wait_until)
+        editor = prompt.query_one(CommandEditor)
+        assert app.focused is editor and editor.text == LONG_COMMAND
+        await wait_until(pilot, lambda: editor.wrapped_document.height > 1, what="wrapped")
+        await wait_in_view(pilot, screen, editor, wait_until, "the whole editor")
+        await pilot.press("end", *" && echo one more line of typing")
+        await wait_until(pilot, lambda: editor.wrapped_document.height > 2, what="grown")
+        await wait_in_view(pilot, screen, editor, wait_until, "the grown editor")
+
+
+async def test_the_cursor_line_of_an_editor_taller_than_the_chat_stays_in_view(
+        demo_server, make_app, wait_until, local: LocalCalls, long_command: None) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(40, 14),
+                         local=local) as (_, pilot, screen):
+        prompt, _ = await ask(pilot, screen, "disk", wait_until)
+        await choose(pilot, "e", wait_until)
+        editor = prompt.query_one(CommandEditor)
+        await pilot.press("end", *(" && echo more" * 6))
+        chat = screen.view.scroll.scrollable_content_region
+
+        def cursor_in_view() -> bool:
+            return (editor.region.height > chat.height // 2
+                    and chat.y <= editor.cursor_screen_offset.y < chat.bottom)
+
+        await wait_until(pilot, cursor_in_view, what="the cursor's line in view")

@@ -33,7 +33,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from openletta.chat.approvals import Choice
@@ -43,10 +43,11 @@ from openletta.transcript import ToolCallItem
 from openletta.ui.editor_text import typed_text
 from openletta.ui.formatting import home_relative
 from openletta.ui.in_view import bring_into_view, fits_through
-from openletta.ui.prompt import NEWLINE_KEYS, TypedElsewhere
+from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.renderers import renderer_for
 from openletta.ui.renderers.base import has_hidden_characters_in_call
-from openletta.ui.steady import SteadyInput, SteadyTextArea
+from openletta.ui.steady import SteadyInput
+from openletta.ui.widgets.command_editor import CommandEditor
 from openletta.ui.widgets.pick_list import PickList
 
 #: ``(choice, key, label)``; ``{tool}`` and ``{count}`` are filled in. Each choice also
@@ -93,42 +94,6 @@ class ChoiceRow:
         grid.add_column(ratio=1)
         grid.add_row(Text(self.keys, style="bold"), Text(self.label))
         yield grid
-
-
-class CommandEditor(SteadyTextArea):
-    """A command to edit before it runs: Enter posts :class:`Submitted`, Shift+Enter or
-    Ctrl+J start a new line (as in the prompt), Esc is left to the approval prompt."""
-
-    class Submitted(Message):
-        """The user pressed Enter: ``text`` is the command to run."""
-
-        def __init__(self, editor: CommandEditor, text: str) -> None:
-            super().__init__()
-            self.editor = editor
-            self.text = text
-
-        @property
-        def control(self) -> CommandEditor:
-            return self.editor
-
-    def __init__(self, command: str, *, classes: str = "") -> None:
-        super().__init__(command, soft_wrap=True, tab_behavior="focus", compact=True,
-                         classes=classes, placeholder="The command to run")
-        self.border_title = "Enter runs it · Ctrl+J adds a line · Esc goes back"
-
-    def on_focus(self) -> None:
-        self.move_cursor(self.document.end)
-
-    async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            self.post_message(self.Submitted(self, self.raw_text))
-        elif event.key in NEWLINE_KEYS:
-            self.insert("\n")
-        else:
-            await super()._on_key(event)
-            return
-        event.stop()
-        event.prevent_default()
 
 
 class ApprovalPrompt(Vertical):
@@ -251,6 +216,14 @@ class ApprovalPrompt(Vertical):
         self._options.focus(scroll_visible=False)
         self.call_after_refresh(self.keep_in_view)  # once laid out
 
+    @on(CommandEditor.Resized)
+    @on(TextArea.SelectionChanged, ".approval-edit")
+    def _editor_moved(self, event: CommandEditor.Resized | TextArea.SelectionChanged) -> None:
+        """The command wrapped anew as it was laid out, or the cursor moved: the editor
+        (or its cursor's line, when it is taller than the chat) stays in sight."""
+        event.stop()
+        self.call_after_refresh(self.keep_in_view)
+
     def keep_in_view(self) -> None:
         """Show the choices, or the field open below them, in the chat: with the call's card
         whole if it fits, else from the card's top (what is approved is read first) when
@@ -266,7 +239,8 @@ class ApprovalPrompt(Vertical):
             self.set_class(cut, "-card-cut")
             self.call_after_refresh(self.keep_in_view)  # once laid out again
         else:
-            bring_into_view(self.parent, part)
+            bring_into_view(self.parent, part, row=self._edit.cursor_row
+                            if part is self._edit else None)
 
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
