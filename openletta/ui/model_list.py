@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -106,7 +106,14 @@ class ModelList(PickList):
 
 
 class StatusLine(Static):
-    """A line under a form that says what goes on, or what went wrong (class ``-error``)."""
+    """A line under a form that says what goes on, or what went wrong (class ``-error``);
+    posts :class:`Resized` when what it says takes more or fewer rows."""
+
+    class Resized(Message):
+        """The line's rows changed: a form fitted to the screen fits itself again."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
     def say(self, message: str, *, error: bool = False) -> None:
         """Show ``message`` (literally)."""

@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from chat_helpers import open_chat
+from test_local_tools_ui import fully_shown
 from textual.app import App
-from textual.widgets import Input
+from textual.widgets import Input, OptionList
 
+from openletta import ui
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent, Model
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.new_agent import HINT, STARTING_MEMORY, NewAgentScreen
+from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets.base import ItemWidget
 
 SIZE = (100, 30)
+STYLES = Path(ui.__file__).parent / "styles"
 
 
 async def open_form(pilot, wait_until, *typed: str) -> NewAgentScreen:
@@ -235,3 +240,46 @@ async def test_a_new_agent_named_in_the_search_starts_on_the_usual_model(wait_un
         await wait_until(pilot, lambda: isinstance(app.screen, NewAgentScreen)
                          and app.screen.model_list.models, what="the form's models")
         assert app.screen.model_list.highlighted == 1  # fake-model, not the first listed
+
+
+class StyledApp(ThemeVariables, App[None]):
+    """Styled as the real app is."""
+
+    CSS_PATH: ClassVar[list[str | Path]] = [STYLES / "app.tcss", STYLES / "widgets.tcss"]
+
+
+class ManyModels(AcceptingClient):
+    async def list_models(self) -> list[Model]:
+        return [Model(handle=f"provider/model-{index}", context_window=30_000)
+                for index in range(8)]
+
+
+def highlight_shown(listing: OptionList) -> bool:
+    """Whether the row highlighted is among the rows the list shows, the list on screen."""
+    index = listing.highlighted
+    first = round(listing.scroll_y)
+    return (index is not None and fully_shown(listing)
+            and first <= index < first + listing.scrollable_content_region.height)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24), (120, 40)])
+async def test_the_model_chosen_and_the_keys_stay_in_sight_on_a_small_screen(
+        wait_until, size: tuple[int, int]) -> None:
+    """Enter makes the agent on the model highlighted: it shows, as the hint does, at any
+    size, when the form opens and as ↑↓ move."""
+    client = ManyModels(Agent(id="agent-3", name="seen"))
+    results: list[Agent | None] = []
+    form = NewAgentScreen(client, name="seen", model="provider/model-6")  # type: ignore[arg-type]
+    async with StyledApp().run_test(size=size) as pilot:
+        pilot.app.push_screen(form, results.append)
+        await wait_until(pilot, lambda: form.model_list.models, what="models")
+        listing = form.model_list
+        await wait_until(pilot, lambda: highlight_shown(listing) and HINT in status(form)
+                         and fully_shown(form.status), what="the model and the hint")
+        await pilot.press("down")
+        await wait_until(pilot, lambda: highlight_shown(listing), what="moved, in sight")
+        assert listing.highlighted == 7 and fully_shown(form.status)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: results, what="the agent")
+    assert [(name, model) for name, model, _ in client.attempts] == [
+        ("seen", "provider/model-7")]

@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widget import Widget
 from textual.widgets import SelectionList, Static
 from textual.widgets.selection_list import Selection
 
@@ -19,6 +18,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.display import plain_text
+from openletta.ui.fitting import outer_rows
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.widgets.pick_list import PickSelectionList
@@ -107,7 +107,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
         hints = list(box.query(".rules-hint").results(Static))
         room = self.size.height - self.query_one(KeyBar).outer_size.height
         room -= box.styles.gutter.height + sum(
-            _rows(child) for child in box.children
+            outer_rows(child) for child in box.children
             if child not in lists and child not in hints and child.display)
         needs = [listing.option_count + listing.styles.gutter.height for listing in lists]
         width = max(box.size.width - box.styles.scrollbar_size_vertical, 1)  # were it to scroll
@@ -232,8 +232,3 @@ class ApprovalRulesScreen(ModalScreen[None]):
             else:
                 self._tools.deselect(tool)
 
-
-def _rows(widget: Widget) -> int:
-    """The rows ``widget`` takes, its margins included."""
-    margin = widget.styles.margin
-    return widget.outer_size.height + margin.top + margin.bottom

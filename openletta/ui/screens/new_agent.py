@@ -17,9 +17,10 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent
 from openletta.ui.dates import Clock, time_ago, utc_now
+from openletta.ui.fitting import outer_rows
 from openletta.ui.formatting import short_id
 from openletta.ui.key_bar import KeyBar
-from openletta.ui.model_list import ModelPicker
+from openletta.ui.model_list import ModelList, ModelPicker, StatusLine
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.steady import SteadyInput
 
@@ -34,6 +35,11 @@ NAME_NEEDED = "The agent needs a name."
 #: the list readable), and above them, the memory the agent starts with.
 HINT = "Enter makes it · ↑↓ picks a model · Tab filters the models · Esc cancels"
 TITLE = "New agent · starts with persona and human memory blocks (F2 edits them)"
+#: Under this height the form is compact (its title one line, its fields without a border
+#: or the space around them), for the models to show more than a row or two.
+SHORT_HEIGHT = 30
+#: The most rows the list of models takes (its border included), and the fewest.
+MOST_LIST_ROWS, LEAST_LIST_ROWS = 12, 3
 #: The characters Letta takes in an agent name (0.16.8 checks ``^[\w '\-]+$`` when it makes
 #: one, and answers any other with an internal error, HTTP 500).
 NAME_CHARACTER = re.compile(r"[\w '\-]")
@@ -103,6 +109,28 @@ class NewAgentScreen(ModalScreen[Agent | None], ReportsWorkerErrors):
 
     def on_mount(self) -> None:
         self.query_one("#new-agent-name", Input).focus()
+
+    def on_resize(self) -> None:
+        self.query_one("#new-agent-box").set_class(self.size.height < SHORT_HEIGHT, "-short")
+        self._refit()
+
+    @on(ModelList.Loaded)
+    @on(StatusLine.Resized)
+    def _refit(self) -> None:
+        self.call_after_refresh(self.fit_models)
+
+    def fit_models(self) -> None:
+        """Cap the list of models to the rows the rest of the form leaves on the screen: it
+        scrolls to the model highlighted, and the hint under it stays in sight."""
+        box, listing = self.query_one("#new-agent-box"), self.model_list
+        parts = [*box.children, *self.picker.children]
+        others = box.styles.gutter.height + sum(
+            outer_rows(part) for part in parts
+            if part.display and part not in (self.picker, listing))
+        room = self.size.height - self.query_one(KeyBar).outer_size.height - others
+        listing.styles.max_height = max(LEAST_LIST_ROWS, min(MOST_LIST_ROWS, room))
+        if listing.highlighted is not None:
+            self.call_after_refresh(listing.scroll_to_highlight)
 
     @property
     def models_listed(self) -> bool:
