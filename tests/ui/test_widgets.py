@@ -571,6 +571,22 @@ async def test_a_narrow_card_keeps_its_tool_and_path_and_drops_badges_first(
         assert "0s" not in narrow
 
 
+@pytest.mark.parametrize(("runs_here", "place"), [(True, "⌂ runs here"),
+                                                  (False, "runs on server")])
+async def test_a_narrow_card_waiting_for_approval_keeps_where_it_runs(
+        runs_here: bool, place: str) -> None:
+    """At 60 columns an approval's card keeps where the call would run, its most important
+    badge (its prompt says that it waits), and the tool and the start of the command."""
+    item = call("Bash", {"command": "for i in 1 2 3; do echo line $i; sleep 0.5; done"},
+                status=ToolStatus.AWAITING_APPROVAL, needs_approval=True, runs_here=runs_here)
+    app = ItemsApp([item])
+    async with app.run_test(size=(60, 10)) as pilot:
+        card = app.widget_of(item)
+        await pilot.pause()
+        title = shown_text(card).split("\n")[0]
+        assert title.startswith("▌ Bash  for i in 1 2 3") and title.rstrip().endswith(place)
+
+
 async def test_edit_card_goes_side_by_side_when_wide() -> None:
     item = call("edit_file", {"path": "a.py", "old": "x = 1", "new": "x = 2"},
                 status=ToolStatus.SUCCESS, result="edited a.py")

@@ -109,6 +109,8 @@ class CardHeader(Widget):
     elapsed = reactive("")
     #: How the call was approved, when not as asked: ``auto-approved``, ``edited by you``.
     note = reactive("")
+    #: Whether the call waits for approval: then where it runs is the badge kept longest.
+    asking = reactive(False)
 
     def __init__(self) -> None:
         super().__init__(classes="card-header")
@@ -117,9 +119,12 @@ class CardHeader(Widget):
         width = self.content_region.width
         badges = self._badges()
         # On a narrow line the badges give way to the title (tool and path) first: the time,
-        # then where it runs, the note, and the status last.
+        # then where it runs, the note, and the status last; but for a call that waits for
+        # approval, where it would run is what the user must see (the prompt says it waits).
         wanted = min(self.title.cell_length, max(TITLE_ROOM, width // 2))
-        for least_needed in ("elapsed", "place", "note", "badge"):
+        order = (("elapsed", "note", "badge", "place") if self.asking
+                 else ("elapsed", "place", "note", "badge"))
+        for least_needed in order:
             if width - sum(badge.cell_length for badge in badges.values()) >= wanted:
                 break
             badges.pop(least_needed, None)
@@ -207,6 +212,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._header.note = ("edited by you" if self.item.edited
                              else "auto-approved" if self.item.auto_approved else "")
         self._header.place = _place(self.item)
+        self._header.asking = status is ToolStatus.AWAITING_APPROVAL
         self.set_class(self.item.runs_here, "-runs-here")
         if status is self._status:
             return
