@@ -327,9 +327,11 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands but its theme picker (``/theme`` picks among
         openletta's themes and keeps the choice), its keys panel (F1 is the help), its
-        screenshot and its maximize (which hides the chat, with no word of how to undo it)."""
+        screenshot, its maximize (which hides the chat, with no word of how to undo it) and
+        its quit (``/quit``, listed too, asks first about a request or command left open)."""
         return (command for command in super().get_system_commands(screen)
-                if command.title not in ("Theme", "Keys", "Screenshot", "Maximize", "Minimize"))
+                if command.title not in ("Theme", "Keys", "Screenshot", "Maximize", "Minimize",
+                                         "Quit"))
 
     def action_help_quit(self) -> None:
         """Ctrl+C: stop the running turn, as Esc does; else say how to quit, and quit when it

@@ -323,8 +323,9 @@ async def test_a_new_mention_lists_the_paths_again(
 
 
 async def test_the_palette_offers_none_of_textuals_commands_that_do_not_fit_a_chat() -> None:
+    """Nor its Quit beside ``/quit`` (the palette's one way to quit, asking first)."""
     app = OpenLettaApp(base_url="http://127.0.0.1:9")
     async with app.run_test(size=(100, 30)):
         titles = {command.title for command in app.get_system_commands(app.screen)}
-    assert "Quit" in titles
-    assert not titles & {"Theme", "Keys", "Screenshot", "Maximize", "Minimize"}
+    assert not titles & {"Theme", "Keys", "Screenshot", "Maximize", "Minimize", "Quit"}
+    assert SLASH_COMMANDS["quit"].action == "quit"
