@@ -11,7 +11,10 @@ from textual.widgets.option_list import Option
 
 from openletta.display import DisplayText
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommand
+from openletta.ui.hanging import Hanging
 
+#: The cells of a command's usage (``/theme [name]``), before its description.
+USAGE_WIDTH = 18
 #: An option id: a command's name, a path after this mark, or an argument after the other.
 _PATH = "@"
 _ARGUMENT = " "
@@ -24,11 +27,11 @@ class Argument:
     value: str
 
 
-def command_row(command: SlashCommand) -> Text:
-    """``/theme [name]   Switch theme …``"""
-    text = Text(command.usage.ljust(18), style="bold")
-    text.append(command.description, style="dim")
-    return text
+def command_row(command: SlashCommand) -> Hanging:
+    """``/theme [name]   Switch theme …``, a description too long for the line wrapping
+    under itself."""
+    return Hanging((Text(command.usage.ljust(USAGE_WIDTH - 1) + " ", style="bold"),
+                    Text(command.description, style="dim")))
 
 
 class CompletionMenu(OptionList, can_focus=False):
@@ -53,7 +56,7 @@ class CompletionMenu(OptionList, can_focus=False):
         self._show([(f"{mark}{value}", Text(DisplayText(value), style="bold"))
                     for value in values])
 
-    def _show(self, rows: list[tuple[str, Text]]) -> None:
+    def _show(self, rows: list[tuple[str, Text | Hanging]]) -> None:
         if [option.id for option in self.options] != [key for key, _ in rows]:
             self.clear_options()
             self.add_options([Option(label, id=key) for key, label in rows])

@@ -30,11 +30,14 @@ from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import status_bar
 from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
+from openletta.ui.commands import SLASH_COMMANDS
+from openletta.ui.completion_menu import USAGE_WIDTH, command_row
 from openletta.ui.dates import time_ago
 from openletta.ui.formatting import format_tokens, home_relative
 from openletta.ui.launch import local_calls
 from openletta.ui.prompt import Prompt, fitted_hints
 from openletta.ui.screens.agents import agent_row
+from openletta.ui.screens.connect import failure_text
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
@@ -129,6 +132,34 @@ def test_an_agent_row_says_when_it_last_ran_or_else_when_it_changed() -> None:
     assert "· ran 1 h ago" in agent_row(ran, NOW).plain
     assert "· changed 3 min ago" in agent_row(idle, NOW).plain
     assert "· never ran" in agent_row(Agent(id="agent-3"), NOW).plain
+
+
+def rendered_lines(renderable: object, width: int) -> list[str]:
+    console = Console(width=width, color_system=None, legacy_windows=False)
+    with console.capture() as captured:
+        console.print(renderable)
+    return [line.rstrip() for line in captured.get().splitlines()]
+
+
+def test_rows_that_wrap_go_on_under_their_text_not_under_the_row_start() -> None:
+    """A hanging indent: a slash command's description, an agent's details and
+    description, and the connect screen's fixes go on under themselves on a narrow screen."""
+    command = SLASH_COMMANDS["conversations"]
+    first, second = rendered_lines(command_row(command), 52)
+    assert first.startswith("/conversations") and second.strip() in command.description
+    start = first.index(command.description.split()[0])
+    assert start == USAGE_WIDTH and second.startswith(" " * start + second.strip())
+    agent = Agent(id="agent-1", name="demo-agent", model="demo/scripted-model",
+                  updated_at=NOW, description="Scripted agent of the demo server: type "
+                  "help to start, and to read what it does.")
+    lines = rendered_lines(agent_row(agent, NOW), 40)
+    assert lines[0].startswith("demo-agent  demo/scripted-model")
+    indent = len("demo-agent  ")  # "changed just now" under the model
+    assert lines[1].startswith(" " * indent) and lines[1][indent] != " "
+    assert lines[2].startswith("  Scripted") and lines[3].startswith("  ") and len(lines) >= 4
+    lines = rendered_lines(failure_text("http://127.0.0.1:9", "Nothing answered."), 70)
+    bullet = next(index for index, line in enumerate(lines) if "• start" in line)
+    assert lines[bullet + 1].startswith("    LETTA_BASE_URL")  # under "start", not the "•"
 
 
 def test_time_ago_is_relative_to_the_given_now() -> None:

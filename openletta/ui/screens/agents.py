@@ -21,6 +21,7 @@ from openletta.api.errors import APIConnectionError, LettaError
 from openletta.api.resources import Agent
 from openletta.display import plain_text
 from openletta.ui.dates import Clock, time_ago, utc_now
+from openletta.ui.hanging import Hanging
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -36,32 +37,34 @@ TRYING_AGAIN = "openletta tries again by itself."
 DESCRIPTION_CHARS = 100
 
 
-def agent_row(agent: Agent, now: datetime, *, same_name: bool = False) -> Text:
+def agent_row(agent: Agent, now: datetime, *, same_name: bool = False) -> Hanging:
     """One chooser entry, shown literally: name, model, last activity, approval, description;
-    ``same_name``: another listed agent has its name, so also what tells them apart."""
+    ``same_name``: another listed agent has its name, so also what tells them apart. What
+    follows the name wraps under itself, and the description under its first word."""
+    name = plain_text(agent.name or agent.id, style="bold")
+    name.append("  ")
     text = Text()
-    text.append_text(plain_text(agent.name or agent.id, style="bold"))
     if agent.model_name:
-        text.append("  ")
         text.append_text(plain_text(agent.model_name, style="dim"))
+        text.append("  ")
     if agent.last_run_completion is not None:
         when = f"ran {time_ago(agent.last_run_completion, now)}"
     elif agent.updated_at is not None:  # (listed after those that ran, by the server)
         when = f"changed {time_ago(agent.updated_at, now)}"
     else:
         when = "never ran"
-    text.append(f"  · {when}", style="dim")
+    text.append(f"· {when}", style="dim")
     if same_name:
         text.append(f" · {telling_apart(agent, now)}", style="dim")
     if agent.last_stop_reason == "requires_approval":
         text.append("  ⚠ approval pending", style="bold yellow")
+    lines = [(name, text)]
     if agent.description:
         summary = " ".join(agent.description.split())
         if len(summary) > DESCRIPTION_CHARS:
             summary = summary[:DESCRIPTION_CHARS - 1] + "…"
-        text.append("\n  ")
-        text.append_text(plain_text(summary, style="dim italic"))
-    return text
+        lines.append((Text("  "), plain_text(summary, style="dim italic")))
+    return Hanging(*lines)
 
 
 class AgentChooserScreen(Screen[None], ReportsWorkerErrors):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from rich.console import Group
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -24,22 +25,23 @@ from textual.widgets import Static
 from openletta.api.errors import APIConnectionError, LettaError
 from openletta.display import plain_text
 from openletta.ui.editor_text import pasted_text, typed_text
+from openletta.ui.hanging import Hanging
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
 
 FIXES = (
-    "How to fix it:\n"
-    "  • start your Letta server, or point to it with --base-url URL or LETTA_BASE_URL\n"
-    "  • for Letta Cloud or a protected server, set LETTA_API_KEY\n"
-    "  • or try openletta without a server: openletta --demo"
+    "start your Letta server, or point to it with --base-url URL or LETTA_BASE_URL",
+    "for Letta Cloud or a protected server, set LETTA_API_KEY",
+    "or try openletta without a server: openletta --demo",
 )
 TRYING_AGAIN = ("openletta tries again by itself every few seconds; Ctrl+R tries now, Ctrl+Q "
                 "quits. What you type meanwhile waits for the prompt.")
 
 
-def failure_text(url: str, reason: str, *, trying_again: bool = False) -> Text:
-    """What the connect screen says when ``url`` could not be reached, and why."""
+def failure_text(url: str, reason: str, *, trying_again: bool = False) -> Group:
+    """What the connect screen says when ``url`` could not be reached, and why (then the
+    fixes, each wrapping under itself, not under its bullet)."""
     text = Text()
     text.append("Could not connect to ", style="bold")
     text.append_text(plain_text(url, style="bold"))
@@ -47,9 +49,8 @@ def failure_text(url: str, reason: str, *, trying_again: bool = False) -> Text:
     text.append_text(plain_text(reason))
     if trying_again:
         text.append("\n\n" + TRYING_AGAIN, style="italic")
-    text.append("\n\n")
-    text.append(FIXES)
-    return text
+    text.append("\n\nHow to fix it:")
+    return Group(text, Hanging(*((Text("  • "), Text(fix)) for fix in FIXES)))
 
 
 class ConnectScreen(Screen[None], ReportsWorkerErrors):

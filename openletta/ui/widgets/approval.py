@@ -23,8 +23,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.table import Table
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -42,6 +40,7 @@ from openletta.display import literal_text, plain_text
 from openletta.transcript import ToolCallItem
 from openletta.ui.editor_text import typed_text
 from openletta.ui.formatting import home_relative
+from openletta.ui.hanging import Hanging
 from openletta.ui.in_view import bring_into_view, fits_through
 from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.renderers import renderer_for
@@ -74,26 +73,14 @@ RESEND = "Send its result to the agent again"
 TYPED_THROUGH_KEYS = frozenset({"backspace", "enter"})
 #: The keys the footer shows while a prompt has the focus.
 FOOTER_LABELS = {"y": "Approve", "n": "Deny"}
+#: The cells of a choice's keys (``y/1``), before its label.
+KEYS_WIDTH = 5
 
 
-class ChoiceRow:
+def choice_row(keys: str, label: str) -> Hanging:
     """``y/1   Approve`` with the keys highlighted; a label too long for the line wraps under
     itself, not under the keys. Its ``str`` is the row as plain text."""
-
-    KEYS_WIDTH = 5
-
-    def __init__(self, keys: str, label: str) -> None:
-        self.keys, self.label = keys, label
-
-    def __str__(self) -> str:
-        return f"{self.keys.ljust(self.KEYS_WIDTH)} {self.label}"
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(width=self.KEYS_WIDTH, no_wrap=True)
-        grid.add_column(ratio=1)
-        grid.add_row(Text(self.keys, style="bold"), Text(self.label))
-        yield grid
+    return Hanging((Text.assemble((keys.ljust(KEYS_WIDTH), "bold"), " "), Text(label)))
 
 
 class ApprovalPrompt(Vertical):
@@ -156,7 +143,7 @@ class ApprovalPrompt(Vertical):
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
             and (choice is not Choice.EDIT or editable is not None)
             and not (outside and choice in RULE_CHOICES)]  # no rule lets those through
-        self._options = PickList(*(Option(ChoiceRow(f"{key}/{NUMBERS[choice]}", label),
+        self._options = PickList(*(Option(choice_row(f"{key}/{NUMBERS[choice]}", label),
                                           id=choice.value)
                                    for choice, key, label in self._choices),
                                  classes="approval-options")
