@@ -1,11 +1,12 @@
-"""Rows with a hanging indent: a head (keys, a name, a bullet) then text that, too long for
-the line, wraps under itself rather than under the head."""
+"""Rows with a hanging indent: a head (keys, a name, a bullet, a step's number) then text
+that, too long for the line, wraps under itself rather than under the head."""
 
 from __future__ import annotations
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
+from textual.content import Content
 
 
 class Hanging:
@@ -33,3 +34,15 @@ class Hanging:
             grid.add_column(ratio=1)
             grid.add_row(head, body)
             yield grid
+
+
+def hanging_content(head: Content, body: Content, width: int) -> Content:
+    """``head`` then ``body`` wrapped under itself at ``width`` cells (as :class:`Hanging`
+    does, for Textual's content); unwrapped when ``width`` is 0 or the head takes more than
+    half of it."""
+    room = width - head.cell_length
+    if width <= 0 or room < width // 2:
+        return head + body
+    first, *rest = body.wrap(room) or [Content()]
+    indent = Content(" " * head.cell_length)
+    return Content("\n").join([head + first, *(indent + line for line in rest)])

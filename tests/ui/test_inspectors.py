@@ -64,6 +64,22 @@ def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
     assert "step 2  gpt  ↑17.4k · ↓40 · cached 16k" in text
 
 
+def test_a_steps_line_too_long_for_the_view_goes_on_under_its_text() -> None:
+    """At 60 columns a step's line wraps under the model, not under "step 1" (nor at the
+    view's edge); so does a long list of the tools it called."""
+    run = Run(id="run-1", status="completed", stop_reason="end_turn")
+    steps = [Step(id="s1", model_handle="openai-proxy/fake-model", prompt_tokens=750,
+                  completion_tokens=20, reasoning_tokens=9, stop_reason="end_turn")]
+    called = {"s1": ["memory_insert", "conversation_search", "memory_replace", "read_file"]}
+    lines = run_content(run, steps, called, width=44).plain.split("\n")
+    step = next(index for index, line in enumerate(lines) if "step 1" in line)
+    assert lines[step].startswith("  step 1  openai-proxy/fake-model")
+    assert lines[step + 1].startswith(" " * 10) and lines[step + 1][10] != " "
+    calls = next(index for index, line in enumerate(lines) if "called" in line)
+    assert lines[calls + 1].startswith(" " * len("          called ")), lines
+    assert all(len(line) <= 44 for line in lines)
+
+
 class LateTimingsClient:
     """A server that records the last step's timing only a moment after the run ended."""
 

@@ -24,6 +24,7 @@ from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
 from openletta.ui.conversation_names import DEFAULT_THREAD_NAME, conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
+from openletta.ui.hanging import hanging_content
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.status_bar import NEARLY_FULL
 
@@ -105,9 +106,10 @@ def calls_by_step(messages: Sequence[Message]) -> dict[str, list[str]]:
 
 def run_text(run: Run, steps: Sequence[Step],
              calls: Mapping[str, Sequence[str]] | None = None,
-             metrics: Mapping[str, StepMetrics] | None = None) -> Content:
+             metrics: Mapping[str, StepMetrics] | None = None, width: int = 0) -> Content:
     """One run: its status and timing, then a line per step with its tokens (and, when known,
-    how long it took and the tools it called)."""
+    how long it took and the tools it called); a step's line too long for ``width`` cells
+    goes on under its text, not under its number."""
     lines = [Content.assemble(("Run ", MUTED), (DisplayText(run.id), "bold"),
                               (f"  {run.status or 'unknown'}", ""),
                               (f" · {(run.stop_reason or '').replace('_', ' ')}"
@@ -124,16 +126,14 @@ def run_text(run: Run, steps: Sequence[Step],
             tokens.append(f"cached {format_tokens(step.cached_input_tokens)}")
         if step.reasoning_tokens:
             tokens.append(f"reasoning {format_tokens(step.reasoning_tokens)}")
-        lines.append(Content.assemble(
-            (f"  step {number}  ", "bold"), (DisplayText(step.model_handle or step.model or ""),
-                                             ""),
-            f"  {' · '.join(tokens)}",
-            (f"  {(step.stop_reason or step.status or '').replace('_', ' ')}", MUTED)))
+        lines.append(hanging_content(Content.styled(f"  step {number}  ", "bold"), Content.assemble(
+            DisplayText(step.model_handle or step.model or ""), f"  {' · '.join(tokens)}",
+            (f"  {(step.stop_reason or step.status or '').replace('_', ' ')}", MUTED)), width))
         if (took := _step_timing((metrics or {}).get(step.id))) is not None:
             lines.append(Content.styled(f"          {took}", MUTED))
         if called := (calls or {}).get(step.id):
-            lines.append(Content.assemble(("          called ", MUTED),
-                                          DisplayText(", ".join(called))))
+            lines.append(hanging_content(Content.styled("          called ", MUTED),
+                                         Content(DisplayText(", ".join(called))), width))
     return Content("\n").join(lines)
 
 
@@ -241,9 +241,23 @@ class RunScreen(InspectScreen):
         super().__init__("Runs of this turn" if len(run_ids) > 1 else "Run of this turn")
         self.client, self.run_ids = client, list(run_ids)
         self._model_seen = model_seen
+        #: Each run read (or why it could not be), and the steps' timings read so far.
+        self._runs: list[Content | tuple[Run, list[Step], dict[str, list[str]]]] = []
+        self._metrics: dict[str, StepMetrics] = {}
 
     def on_mount(self) -> None:
         self.load()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_runs)
+
+    def _show_runs(self) -> None:
+        """The runs read, their steps' lines wrapped at the view's width."""
+        if self._runs:
+            width = self._body.content_region.width
+            self.show(Content("\n\n").join(
+                entry if isinstance(entry, Content) else run_text(*entry, self._metrics, width)
+                for entry in self._runs))
 
     @work(exclusive=True, exit_on_error=False)
     async def load(self) -> None:
@@ -252,7 +266,7 @@ class RunScreen(InspectScreen):
         if not self.run_ids:
             self.show("No run is known for this turn.")
             return
-        runs: list[Content | tuple[Run, list[Step], dict[str, list[str]]]] = []
+        runs = self._runs
         for run_id in self.run_ids:
             try:
                 run = await self.client.get_run(run_id)
@@ -265,19 +279,17 @@ class RunScreen(InspectScreen):
         steps = [step for entry in runs if isinstance(entry, tuple) for step in entry[1]]
         if steps:
             self._model_seen(steps[-1].model_handle or steps[-1].model)
-        metrics: dict[str, StepMetrics] = {}
+        metrics = self._metrics
         for attempt in range(METRICS_TRIES):
             if attempt:
                 await asyncio.sleep(METRICS_RETRY_SECONDS)
-            metrics.update(await self._metrics(
+            metrics.update(await self._read_metrics(
                 [step for step in steps if _step_timing(metrics.get(step.id)) is None]))
-            self.show(Content("\n\n").join(
-                entry if isinstance(entry, Content) else run_text(*entry, metrics)
-                for entry in runs))
+            self._show_runs()
             if not metrics or all(_step_timing(metrics.get(step.id)) for step in steps):
                 return  # no timings from this server, or all of them
 
-    async def _metrics(self, steps: Sequence[Step]) -> dict[str, StepMetrics]:
+    async def _read_metrics(self, steps: Sequence[Step]) -> dict[str, StepMetrics]:
         """Each step's timing; none once the server cannot say (older servers, the demo)."""
         found: dict[str, StepMetrics] = {}
         for step in steps:
