@@ -5,9 +5,10 @@ typing a message there expects a message. So a character that none of its keys t
 the message in the prompt, with the focus (:class:`~openletta.ui.prompt.TypedElsewhere`),
 and Esc, when it does nothing there, goes back to the prompt. A character that is one of its
 keys acts once no other key followed it for :data:`BURST_SECONDS`; if one did, it was the
-first letter of a word, and goes to the prompt with what follows. Enter and Backspace that
-come in the same burst as the characters handed on go with them (the keys of a burst all
-reach the widget before the focus moves): Enter sends the message, as in the prompt.
+first letter of a word, and goes to the prompt with what follows. Enter, Backspace and the
+widget's own keys that come in the same burst as the characters handed on go with them (the
+keys of a burst all reach the widget before the focus moves): Enter sends the message, as in
+the prompt, and the "e" that ends "hello there" is a letter, not the widget's edit key.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class StrayKeys:
                 self._hand_on(event, character)
             return True
         active = self._owner.screen.active_bindings.get(event.key)
-        if active is not None and active.enabled:
+        if active is not None and active.enabled and not (character and self._in_burst()):
             if character is None:
                 return False
             self._stop(event)

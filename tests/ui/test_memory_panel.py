@@ -210,6 +210,19 @@ async def test_a_message_typed_on_a_block_in_one_burst_is_sent_by_its_enter(
         assert screen.prompt.text == ""
 
 
+async def test_a_blocks_key_at_the_end_of_a_burst_typed_on_it_is_typing(
+        demo_server, make_app, wait_until) -> None:
+    """"hello there" read together on a block: its last "e" follows letters handed on to
+    the prompt, so it is the message's too, and opens no editor."""
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        for character in "hello there":
+            pilot.app.post_message(events.Key(character, character))
+        await wait_until(pilot, lambda: screen.prompt.text == "hello there",
+                         what="the whole message typed")
+        await wait_until(pilot, lambda: not screen.memory._stray_keys.pending, what="settled")
+        assert not any(view.editing for view in screen.memory.query(BlockView))
+
+
 async def test_a_block_edited_when_the_narrow_panel_closed_has_the_focus_when_it_opens(
         demo_server, make_app, wait_until) -> None:
     async with panel_focused(demo_server, make_app, wait_until, (80, 24)) as (pilot, screen):
