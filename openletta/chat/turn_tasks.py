@@ -185,8 +185,8 @@ class TurnTasks:
     async def cancel_on_server(self, run_id: str | None) -> None:
         """Ask the server to cancel ``run_id``; a refusal is reported, not raised. When the
         server cannot be reached, the run is looked at again once it can
-        (:attr:`uncancelled`). A turn the server then dropped whose message nothing else
-        shows gives it back to the prompt."""
+        (:attr:`uncancelled`). A turn the server then dropped gives its message back to
+        the prompt: the agent will not see it."""
         try:
             if given := await self.session.cancel_run(run_id, self.listener.transcript_changed):
                 self.listener.restore_prompt(given)
@@ -334,7 +334,7 @@ class TurnTasks:
 
     async def _note_if_unkept(self, run_id: str) -> None:
         """Say under the turn of ``run_id`` if the server kept none of it; its message goes
-        back to the prompt when nothing else shows it."""
+        back to the prompt (ahead of anything typed since)."""
         if given := await self.session.note_if_unkept(run_id, self.on_change):
             self.listener.restore_prompt(given)
 
