@@ -12,9 +12,10 @@ it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.G
 since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
 is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the
 wait. Later, a character that is no choice's key starts a message the same way (and the
-wait again), with the focus. A choice's key takes effect once no other key followed it for
-:attr:`ApprovalPrompt.BURST_SECONDS`: a burst of keys (fast typing, a paste) that starts
-with one is the message's too. A sentence typed through it neither answers it nor is lost.
+wait again), with the focus; Esc from the message back to the prompt arms it at once. A
+choice's key takes effect once no other key followed it for :attr:`BURST_SECONDS`: a burst
+of keys (a paste, fast typing) that starts with one is the message's too. A sentence typed
+through it neither answers it nor is lost.
 """
 
 from __future__ import annotations
@@ -244,10 +245,10 @@ class ApprovalPrompt(Vertical):
         """Put the focus on the choices (where the single keys work)."""
         self._options.focus()
 
-    def summon(self) -> None:
-        """Bring the choices back into view with the focus, after the user typed elsewhere
-        (they answer once the keyboard is quiet again)."""
-        self._quiet_since = self._clock()
+    def summon(self, *, at_once: bool = False) -> None:
+        """Bring the choices back into view with the focus: they answer once the keyboard is
+        quiet again (the user typed elsewhere), or ``at_once`` (Esc brought the user here)."""
+        self._quiet_since = self._clock() - (self.GUARD_SECONDS if at_once else 0.0)
         self._options.focus(scroll_visible=False)
         self.call_after_refresh(self.keep_in_view)  # once laid out
 
@@ -354,12 +355,8 @@ class ApprovalPrompt(Vertical):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc goes back from the reason or command field, else leaves the prompt."""
         if action in ("back", "leave"):
-            return (action == "back") == self._field_open
+            return (action == "back") == bool(self._reason.display or self._edit.display)
         return True
-
-    @property
-    def _field_open(self) -> bool:
-        return bool(self._reason.display or self._edit.display)
 
     def action_back(self) -> None:
         """Esc: from the reason or command field back to the choices."""
