@@ -128,7 +128,7 @@ def render_item(item: Item, *, max_lines: int | None = None,
     rest is left out; ``call_summary``: a call's arguments in one line (``$ ls``), shown in
     place of their JSON when it says anything."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
+        return Text.assemble(("› ", "bold cyan"), user_text(item.text, max_lines))
     if isinstance(item, ReasoningItem):
         return Text.assemble(("Thought: ", "dim bold"), plain_text(
             item.text or f"(reasoning {item.state or 'hidden'})", "dim italic"))
@@ -170,7 +170,7 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 
 
-def _at_most(max_lines: int | None, text: str) -> Text:
+def user_text(text: str, max_lines: int | None) -> Text:
     """The user's ``text`` as the chat shows it, cut to its first ``max_lines`` lines (if
     given) with a note of how many were left out."""
     lines, left_out = ([text], 0) if max_lines is None else capped_lines(text, max_lines)

@@ -79,6 +79,8 @@ class ChatSession(ContextSize, ReplyStreams):
         self._unknown_runs: set[str] = set()
         #: Tools this client runs, declared in every request (``client_tools``).
         self.client_tools: list[dict[str, Any]] = []
+        #: The messages queued, never sent, when the chat was last left (kept as its draft).
+        self.left_unsent: tuple[str, ...] = ()
 
     @property
     def first_message(self) -> str | None:

@@ -145,12 +145,15 @@ class TurnTasks:
             self._offline_watch = asyncio.get_running_loop().create_task(
                 self._guard(self._watch_until_online))
 
-    def return_queue(self) -> None:
-        """Held messages go back to the prompt instead of being sent after a failed turn."""
-        if self.queue:
-            self.listener.restore_prompt("\n\n".join(self.queue))
+    def return_queue(self) -> tuple[str, ...]:
+        """Held messages go back to the prompt instead of being sent (after a failed turn);
+        returns them."""
+        returned = tuple(self.queue)
+        if returned:
+            self.listener.restore_prompt("\n\n".join(returned))
             self.queue.clear()
             self.update()
+        return returned
 
     def give_back(self, text: str, error: LettaError) -> None:
         """``text`` was not sent (``error``): it goes back to the prompt, with the queue."""
