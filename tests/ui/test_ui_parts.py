@@ -38,12 +38,15 @@ from openletta.ui.screens.agents import agent_row
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
+    NAME_IN_FULL,
+    SHORT_NAME_WIDTH,
     BarStyles,
     ContextFill,
     StatusBar,
     StatusInfo,
     context_fill,
     context_gauge,
+    conversation_part,
     status_parts,
     status_text,
     tone_class,
@@ -307,10 +310,11 @@ FULL_STATUS = StatusInfo(
 
 
 def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
-    line = status_text(FULL_STATUS, now=12.0, width=80).plain
-    assert line == ("◉ streaming 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
-                    "   ⚒ ask")
-    line = status_text(FULL_STATUS, now=12.0, width=100).plain  # the conversation before all
+    line = status_text(FULL_STATUS, now=12.0, width=80).plain  # a side conversation stays
+    assert line == "◉ streaming 12s  openletta-e2e / New conve…   stopped: max steps   ⚒ ask"
+    line = status_text(FULL_STATUS, now=12.0, width=60).plain
+    assert line == "◉ streaming 12s  openletta-e2e / New conve…   ⚒ ask"
+    line = status_text(FULL_STATUS, now=12.0, width=100).plain  # the conversation in full
     assert line == ("◉ streaming 12s  openletta-e2e / New conversation   stopped: max steps"
                     "   ▰▱▱▱▱ 3.4k/30k   ⚒ ask")
     whole = status_text(FULL_STATUS, now=12.0).plain
@@ -325,11 +329,18 @@ def test_the_status_line_fits_and_drops_the_least_important_parts_first(
     info = dataclasses.replace(FULL_STATUS, context_tokens=context)
     parts = status_parts(info, now=12.0)
     line = status_text(info, now=12.0, width=width).plain
-    kept = [name for name in parts if parts[name].plain in line]
-    assert line == "".join(parts[name].plain for name in kept)  # in place, whole
+    short = conversation_part(info, SHORT_NAME_WIDTH).plain
+    shown = {name: part.plain for name, part in parts.items()}
+    if short in line:
+        shown["conversation"] = short
+    kept = [name for name in shown if shown[name] in line]
+    assert line == "".join(shown[name] for name in kept)  # in place, whole
     assert len(line) <= width or kept == ["state"]
-    ranks = sorted(KEEP_ORDER.index(name) for name in kept)
-    assert ranks == list(range(len(kept)))  # what stays is the most important, in order
+    full = ["conversation", NAME_IN_FULL] if short not in line else ["conversation"]
+    ranked = [name for name in kept if name != "conversation"] + (  # (cut only after the
+        full if "conversation" in kept else [])                    # parts below it go)
+    ranks = sorted(KEEP_ORDER.index(name) for name in ranked)
+    assert ranks == list(range(len(ranked)))  # what stays is the most important, in order
     if width >= len("".join(part.plain for part in parts.values())):
         assert kept == list(parts)
 
