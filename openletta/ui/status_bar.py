@@ -99,8 +99,8 @@ def context_gauge(tokens: int, window: int, *, estimated: bool = False) -> str:
         filled = 1
     bar = "▰" * filled + "▱" * (GAUGE_CELLS - filled)
     over = " over" if context_fill(tokens, window) is ContextFill.OVER else ""
-    return (f"{bar} {'~' if estimated else ''}{format_tokens(tokens)}/{format_tokens(window)}"
-            f"{over}")
+    return (f"{bar} {'~' if estimated else ''}{format_tokens(tokens, window)}/"
+            f"{format_tokens(window)}{over}")
 
 
 class ContextFill(StrEnum):

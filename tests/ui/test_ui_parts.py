@@ -94,6 +94,14 @@ def test_a_context_past_the_window_says_so_and_one_near_it_is_told_apart() -> No
             [(style, context_gauge(tokens, 30_000))] if style else [])
 
 
+def test_a_context_just_over_or_under_the_window_shows_which_it_is() -> None:
+    """Not ``4k/4k over``: as many decimals as tell it from the window."""
+    assert context_gauge(4_030, 4_000) == "▰▰▰▰▰ 4.03k/4k over"
+    assert context_gauge(3_960, 4_000) == "▰▰▰▰▰ 3.96k/4k"
+    assert context_gauge(29_996, 30_000) == "▰▰▰▰▰ 29.996k/30k"
+    assert format_tokens(4_030) == "4k"  # (alone, as short as ever)
+
+
 def test_status_line_shows_usage_and_server_text_literally() -> None:
     usage = Usage(prompt_tokens=1234, completion_tokens=56, total_tokens=1290, step_count=2,
                   context_tokens=12_345)
