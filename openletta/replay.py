@@ -43,6 +43,7 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
+from openletta.transcript.items import NOT_RUN_NOTE
 
 
 class ReplayError(Exception):
@@ -154,6 +155,8 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
     arguments = summary or (json.dumps(item.arguments, indent=2, ensure_ascii=False)
                             if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
+    if item.status is ToolStatus.NOT_RUN:
+        parts.append(Text(NOT_RUN_NOTE, style="dim italic"))
     if item.result is not None:  # (a result of several lines starts on its own: its columns)
         if max_lines is not None and (seen := seen_note(item.result)):
             parts.append(Text(seen, style="yellow"))  # (the note the result starts with)

@@ -217,6 +217,16 @@ def test_a_call_is_printed_with_its_status_in_words() -> None:
     assert "awaiting approval" in shown and "awaiting_approval" not in shown
 
 
+def test_a_call_never_run_is_printed_with_why_as_its_card_says() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "read twice", "approval_request_tokens.sse")
+    (call,) = [item for item in chat.transcript.items if isinstance(item, ToolCallItem)]
+    call.status = ToolStatus.NOT_RUN  # the agent ran another call of its step
+    shown = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", printed(chats)).split())
+    assert "not run" in shown and "Not run: the agent runs one call at a time" in shown
+
+
 @pytest.mark.parametrize("wanted", [True, False])
 def test_the_chat_is_printed_on_exit_unless_turned_off(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
