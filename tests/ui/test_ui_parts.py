@@ -478,6 +478,16 @@ def test_help_wraps_a_long_meaning_under_itself_not_under_the_keys() -> None:
     assert lines[command + 1][:column].strip() == ""
 
 
+def test_help_says_what_the_status_bars_figures_mean() -> None:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(help_table([]))
+    lines = console.export_text().splitlines()
+    usage = next(line for line in lines if "↑3k ↓39 · 2 steps" in line)
+    assert "tokens sent to the model (↑) and written by it (↓)" in usage
+    gauge = next(line for line in lines if "▰▱▱▱▱ 1.6k/30k" in line)
+    assert "of the model's window" in gauge
+
+
 def test_help_names_every_switchable_permission_mode() -> None:
     console = Console(width=200, record=True, color_system=None)
     console.print(help_table([]))
