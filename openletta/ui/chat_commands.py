@@ -68,7 +68,7 @@ class ChatCommands(App[None]):
     def action_context(self) -> None:
         """Show how the open chat's agent spends its context window."""
         if isinstance(self.screen, ChatScreen):
-            self.push_screen(ContextScreen.of(self.screen.session))
+            self.push_screen(ContextScreen.of(self.screen.session, self.screen.window_seen))
 
     def action_inspect_run(self) -> None:
         """Show the runs and steps of the open chat's newest turn that names them."""
