@@ -169,9 +169,8 @@ class ChatCommands(App[None]):
         self.notify("Summarising the older messages…", title="Compact")
         try:
             done = await screen.controller.compact()
-        except LettaError as error:
-            self.notify(f"Could not compact: {error.message}", title="Compact",
-                        severity="error")
+        except LettaError as error:  # (said in the chat: the user may need it after the toast)
+            screen.report(f"Could not compact: {error.message}", title="Compact", notice=True)
             return
         if done.num_messages_before is not None and done.num_messages_after is not None:
             self.notify(f"Messages in context: {done.num_messages_before} → "
