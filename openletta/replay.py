@@ -43,6 +43,7 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
+from openletta.transcript.items import NOT_RUN_NOTE
 
 
 class ReplayError(Exception):
@@ -128,7 +129,7 @@ def render_item(item: Item, *, max_lines: int | None = None,
     rest is left out; ``call_summary``: a call's arguments in one line (``$ ls``), shown in
     place of their JSON when it says anything."""
     if isinstance(item, UserItem):
-        return Text.assemble(("› ", "bold cyan"), _at_most(max_lines, item.text))
+        return Text.assemble(("› ", "bold cyan"), user_text(item.text, max_lines))
     if isinstance(item, ReasoningItem):
         return Text.assemble(("Thought: ", "dim bold"), plain_text(
             item.text or f"(reasoning {item.state or 'hidden'})", "dim italic"))
@@ -154,6 +155,8 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
     arguments = summary or (json.dumps(item.arguments, indent=2, ensure_ascii=False)
                             if item.arguments is not None else item.arguments_text)
     parts: list[RenderableType] = [Text(literal_text(arguments))]
+    if item.status is ToolStatus.NOT_RUN:
+        parts.append(Text(NOT_RUN_NOTE, style="dim italic"))
     if item.result is not None:  # (a result of several lines starts on its own: its columns)
         if max_lines is not None and (seen := seen_note(item.result)):
             parts.append(Text(seen, style="yellow"))  # (the note the result starts with)
@@ -170,7 +173,7 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 
 
-def _at_most(max_lines: int | None, text: str) -> Text:
+def user_text(text: str, max_lines: int | None) -> Text:
     """The user's ``text`` as the chat shows it, cut to its first ``max_lines`` lines (if
     given) with a note of how many were left out."""
     lines, left_out = ([text], 0) if max_lines is None else capped_lines(text, max_lines)

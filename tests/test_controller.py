@@ -237,6 +237,23 @@ async def test_a_turn_interrupted_before_any_token_gets_a_footer_said_not_kept(
     assert footer(chat).run_ids == (run_id,) and footer(chat).duration is not None
     await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
     assert chat.client.cancelled == [[run_id]]
+    await chat.until(lambda: chat.listener.restored == ["stall"], "the message given back")
+
+
+async def test_a_live_turn_the_server_kept_is_not_given_back(
+        chat: Chat, quick_rechecks: None) -> None:
+    hold = asyncio.Event()
+    chat.client.turns.append(FakeStream(recorded(HELLO), hold=hold, hold_at=1))
+    chat.controller.submit("stall")
+    await chat.until(lambda: chat.session.run_id is not None, "the run named")
+    run_id = chat.session.run_id
+    assert run_id is not None
+    chat.client.run_messages[run_id] = [
+        m for m in recorded(HELLO) if isinstance(m, AssistantMessage)][:1]
+    chat.controller.interrupt()
+    await chat.until(lambda: chat.client.cancelled, "cancel")
+    await chat.until(lambda: not chat.controller._tasks._side_tasks, "the checks done")
+    assert not footer(chat).unkept and not chat.listener.restored
 
 
 async def test_a_turn_interrupted_before_its_run_was_named_is_said_not_kept(
@@ -250,6 +267,7 @@ async def test_a_turn_interrupted_before_its_run_was_named_is_said_not_kept(
     assert footer(chat).run_ids == ()
     await chat.until(lambda: footer(chat).unkept, "the turn said dropped")
     assert chat.client.cancelled == [None] and footer(chat).run_ids == ("run-1",)
+    await chat.until(lambda: chat.listener.restored == ["stall"], "the message given back")
 
 
 async def test_a_message_stopped_before_the_server_took_it_names_no_earlier_turn(

@@ -60,7 +60,7 @@ CAPTURED = {
     "llm_error_nonstream.json": (
         500, ServerError,
         "The model provider failed: An error occurred with the LLM request. "
-        "Try again in a moment.",
+        "If it fails again, see the server's log, or try another model (/model).",
         "An error occurred with the LLM request."),
     "conv_busy_second_request.json": (
         409, ConversationBusyError,
@@ -132,7 +132,8 @@ def test_pending_approval_409_with_a_detail_object() -> None:
     (429, {"error": {"type": "llm_rate_limit", "message": "Rate limit exceeded."}}, ServerError,
      "The model provider failed: Rate limit exceeded. Try again in a moment."),
     (401, {"error": {"type": "llm_authentication", "message": "Bad provider key."}},
-     ServerError, "The model provider failed: Bad provider key. Try again in a moment."),
+     ServerError, "The model provider failed: Bad provider key. Check the provider's key on "
+     "the Letta server."),
     (503, {"errorCode": "cloud_api_shutting_down", "retryable": True}, ServerError,
      "The Letta server failed (HTTP 503): Service Unavailable. Try again; if it persists, "
      "check the server logs."),
@@ -170,8 +171,8 @@ def test_a_very_long_message_is_capped_to_one_line() -> None:
      "currently awaiting approval. Please send a regular message to interact with the agent. "
      "Try again; if it persists, check the server logs."),
     ("llm_error_tokens.sse", ServerError,
-     "The model provider failed: An error occurred with the LLM request. Try again in a "
-     "moment."),
+     "The model provider failed: An error occurred with the LLM request. If it fails "
+     "again, see the server's log, or try another model (/model)."),
 ])
 def test_in_stream_errors(name: str, kind: type, message: str, load_fixture) -> None:
     error = parse_sse_text(load_fixture(name)).error

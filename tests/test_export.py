@@ -136,6 +136,14 @@ def test_waiting_call_and_odd_tool_name() -> None:
     assert "*Waiting for approval.*" in markdown
 
 
+def test_a_call_never_run_says_why_as_its_card_does() -> None:
+    call = ToolCallItem(key="c", name="read_file", arguments_text='{"path": "todo.txt"}',
+                        status=ToolStatus.NOT_RUN)
+    markdown = to_markdown([call], "agent")
+    assert "(not run)" in markdown
+    assert "*Not run: the agent runs one call at a time (or its step ended first)" in markdown
+
+
 def test_errors_events_and_hidden_reasoning_are_notes() -> None:
     items = [
         ReasoningItem(key="r", hidden=True, state="redacted"),

@@ -161,6 +161,21 @@ class ServerError(LettaError):
         self.error_type = error_type
 
 
+#: Model provider errors that pass (a retry a little later may work), by the server's type.
+TRANSIENT_LLM_ERRORS = frozenset({"llm_rate_limit", "llm_timeout", "llm_server_error",
+                                  "llm_connection_error", "llm_overloaded"})
+
+
+def llm_advice(error_type: str) -> str:
+    """What to do about a model provider's error of ``error_type``: wait for one that passes;
+    else no guess that it will (a generic one often fails the same way each time)."""
+    if error_type in TRANSIENT_LLM_ERRORS:
+        return "Try again in a moment."
+    if error_type in ("llm_authentication", "llm_permission_denied"):
+        return "Check the provider's key on the Letta server."
+    return "If it fails again, see the server's log, or try another model (/model)."
+
+
 def error_from_response(status: int, body: bytes | str | Any) -> LettaError:
     """The typed error for a non-2xx answer with status ``status`` and body ``body``."""
     raw = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
@@ -171,7 +186,7 @@ def error_from_response(status: int, body: bytes | str | Any) -> LettaError:
                                "server_message": server_message}
     shown = _readable(server_message or "") or _status_phrase(status)
     if error_type and error_type.startswith("llm_"):
-        return ServerError(f"The model provider failed: {shown}. Try again in a moment.",
+        return ServerError(f"The model provider failed: {shown}. {llm_advice(error_type)}",
                            error_type=error_type, **details)
     conflict = _conflict_error(server_message or "", data, details)
     if conflict is not None:
@@ -203,7 +218,8 @@ def error_from_stream(error: ErrorMessage) -> LettaError:
         return conflict
     if error.error_type.startswith("llm_"):
         return ServerError(f"The model provider failed: {_readable(error.message)}. "
-                           "Try again in a moment.", error_type=error.error_type, **details)
+                           f"{llm_advice(error.error_type)}", error_type=error.error_type,
+                           **details)
     # For internal errors ``message`` is often generic and ``detail`` holds the real text.
     shown = _readable(error.detail or error.message)
     return ServerError(f"The agent stopped with an error: {shown}. "

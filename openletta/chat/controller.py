@@ -124,8 +124,8 @@ class ChatController:
 
     def leaving(self) -> None:
         """The chat is being left (another opens, or the app quits): messages queued, which
-        would never be sent, go back to the prompt, to be kept as its draft."""
-        self._tasks.return_queue()
+        would never be sent, go back to the prompt, to be kept as its draft (and said so)."""
+        self.session.left_unsent = self._tasks.return_queue()
 
     def typing(self) -> None:
         """The user types: a server unheard for a while is looked at (offline shows early)."""

@@ -79,6 +79,8 @@ class ChatSession(ContextSize, ReplyStreams):
         self._unknown_runs: set[str] = set()
         #: Tools this client runs, declared in every request (``client_tools``).
         self.client_tools: list[dict[str, Any]] = []
+        #: The messages queued, never sent, when the chat was last left (kept as its draft).
+        self.left_unsent: tuple[str, ...] = ()
 
     @property
     def first_message(self) -> str | None:
@@ -344,8 +346,7 @@ class ChatSession(ContextSize, ReplyStreams):
         """Say under the turn that ``run_id`` began when the server kept none of it: Letta
         drops a cancelled or failed run whole, the user's message too, so the agent will
         not see it. ``checked``: the run was already found empty once. Returns the message
-        of such a turn when nothing else shows it (a followed reply's: not in a bubble), for
-        the prompt to get it back."""
+        of such a turn (live or followed), for the prompt to get it back: it was not sent."""
         for pause in ((UNKEPT_RECHECK_SECONDS,) if checked else (0.0, UNKEPT_RECHECK_SECONDS)):
             await asyncio.sleep(pause)
             try:
@@ -354,7 +355,7 @@ class ChatSession(ContextSize, ReplyStreams):
             except LettaError:
                 return None
         on_change(self.transcript.mark_unkept(run_id))
-        return self.transcript.unshown_prompt(run_id)
+        return self.transcript.prompt_of_run(run_id)
 
     def reply_in_flight(self) -> tuple[str, str] | None:
         """The run of the reply coming now and the message it answers, when both are known:

@@ -145,12 +145,15 @@ class TurnTasks:
             self._offline_watch = asyncio.get_running_loop().create_task(
                 self._guard(self._watch_until_online))
 
-    def return_queue(self) -> None:
-        """Held messages go back to the prompt instead of being sent after a failed turn."""
-        if self.queue:
-            self.listener.restore_prompt("\n\n".join(self.queue))
+    def return_queue(self) -> tuple[str, ...]:
+        """Held messages go back to the prompt instead of being sent (after a failed turn);
+        returns them."""
+        returned = tuple(self.queue)
+        if returned:
+            self.listener.restore_prompt("\n\n".join(returned))
             self.queue.clear()
             self.update()
+        return returned
 
     def give_back(self, text: str, error: LettaError) -> None:
         """``text`` was not sent (``error``): it goes back to the prompt, with the queue."""
@@ -185,8 +188,8 @@ class TurnTasks:
     async def cancel_on_server(self, run_id: str | None) -> None:
         """Ask the server to cancel ``run_id``; a refusal is reported, not raised. When the
         server cannot be reached, the run is looked at again once it can
-        (:attr:`uncancelled`). A turn the server then dropped whose message nothing else
-        shows gives it back to the prompt."""
+        (:attr:`uncancelled`). A turn the server then dropped gives its message back to
+        the prompt: the agent will not see it."""
         try:
             if given := await self.session.cancel_run(run_id, self.listener.transcript_changed):
                 self.listener.restore_prompt(given)
@@ -334,7 +337,7 @@ class TurnTasks:
 
     async def _note_if_unkept(self, run_id: str) -> None:
         """Say under the turn of ``run_id`` if the server kept none of it; its message goes
-        back to the prompt when nothing else shows it."""
+        back to the prompt (ahead of anything typed since)."""
         if given := await self.session.note_if_unkept(run_id, self.on_change):
             self.listener.restore_prompt(given)
 

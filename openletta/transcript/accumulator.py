@@ -47,7 +47,7 @@ from openletta.transcript.items import (
     UserItem,
 )
 from openletta.transcript.shown import StoredParts
-from openletta.transcript.turns import TurnStats
+from openletta.transcript.turns import TurnStats, opening_prompt
 
 #: Characters of a followed run's prompt named on its divider.
 PROMPT_SHOWN = 80
@@ -75,8 +75,7 @@ class Transcript(HistoryPages):
     #: from this client, or the one a followed reply answers, as this client remembers it
     #: (:meth:`follow_run`); not once the turn goes on after approvals (stored by then).
     turn_prompt: str | None = None
-    #: The followed run whose message this client remembers, shown only on its divider
-    #: (the server had not stored it: no bubble), and that message.
+    #: The followed run whose message this client remembers (on its divider: no bubble).
     _unshown: tuple[str, str] | None = None
 
     # --- live turn ------------------------------------------------------------------------
@@ -124,10 +123,11 @@ class Transcript(HistoryPages):
             self._name_followed(prompt, change)
         return change
 
-    def unshown_prompt(self, run_id: str) -> str | None:
-        """The message that the followed run ``run_id`` answers, if this client named it on
-        the run's divider, the only place that shows it."""
-        return self._unshown[1] if self._unshown and self._unshown[0] == run_id else None
+    def prompt_of_run(self, run_id: str) -> str | None:
+        """The message the turn ``run_id`` began answers: a followed run's, as named on its
+        divider, or the bubble the turn starts with (``None``: not known here)."""
+        shown = self._unshown
+        return shown[1] if shown and shown[0] == run_id else opening_prompt(self.items, run_id)
 
     def name_followed_prompt(self, stored: Iterable[m.Message]) -> Change:
         """The stored messages of the run followed, once it ended: the user's message that

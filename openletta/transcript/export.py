@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from openletta.display import DisplayText
 from openletta.transcript.items import (
+    NOT_RUN_NOTE,
     AssistantItem,
     ErrorItem,
     EventItem,
@@ -102,6 +103,8 @@ def _tool_call(item: ToolCallItem) -> str:
             json.dumps(item.arguments, indent=2, ensure_ascii=False), "json"))
     elif item.arguments_text:
         parts.append("Arguments (incomplete):\n\n" + _fenced(item.arguments_text))
+    if item.status is ToolStatus.NOT_RUN:
+        parts.append(f"*{NOT_RUN_NOTE}*")
     if item.result is not None:
         parts.append("Result:\n\n" + _fenced(item.result))
     for label, lines in (("Output", item.stdout), ("Errors", item.stderr)):

@@ -52,6 +52,9 @@ _STATUS_LABELS = {
     ToolStatus.CANCELLED: "cancelled",
     ToolStatus.NOT_RUN: "not run",
 }
+#: Why a call did not run, said with it wherever it shows (its card, the printout, an export).
+NOT_RUN_NOTE = ("Not run: the agent runs one call at a time (or its step ended first); it "
+                "may ask for it again.")
 #: A call with one of these has not run, nor will it run unless the run goes on.
 UNSETTLED_STATUSES = (ToolStatus.STREAMING, ToolStatus.RUNNING, ToolStatus.WAITING)
 _FINAL_STATUSES = {ToolStatus.SUCCESS, ToolStatus.ERROR, ToolStatus.DENIED, ToolStatus.CANCELLED,

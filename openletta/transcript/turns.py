@@ -11,13 +11,13 @@ counts once, by its usage if it streamed here, else by its steps and its run's t
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeGuard
 
 from openletta.api import messages as m
-from openletta.transcript.items import TurnFooterItem
+from openletta.transcript.items import Item, TurnFooterItem, UserItem
 
 _NOT_THE_AGENTS = (m.UserMessage, m.SystemMessage, m.Ping)
 
@@ -189,3 +189,14 @@ class TurnStats:
         footer.steps = self.steps
         footer.run_ids = tuple(self.run_ids)
         footer.unread_runs = tuple(self.unread_runs)
+
+
+def opening_prompt(items: Sequence[Item], run_id: str) -> str | None:
+    """The message in the bubble that starts the turn whose footer names ``run_id`` first."""
+    footer = next((index for index in range(len(items) - 1, -1, -1)
+                   if isinstance(item := items[index], TurnFooterItem)
+                   and item.run_ids[:1] == (run_id,)), None)
+    for item in reversed(items[:footer] if footer is not None else ()):
+        if isinstance(item, (TurnFooterItem, UserItem)):
+            return item.text if isinstance(item, UserItem) else None
+    return None

@@ -68,7 +68,7 @@ class ChatCommands(App[None]):
     def action_context(self) -> None:
         """Show how the open chat's agent spends its context window."""
         if isinstance(self.screen, ChatScreen):
-            self.push_screen(ContextScreen.of(self.screen.session))
+            self.push_screen(ContextScreen.of(self.screen.session, self.screen.window_seen))
 
     def action_inspect_run(self) -> None:
         """Show the runs and steps of the open chat's newest turn that names them."""
@@ -169,9 +169,8 @@ class ChatCommands(App[None]):
         self.notify("Summarising the older messages…", title="Compact")
         try:
             done = await screen.controller.compact()
-        except LettaError as error:
-            self.notify(f"Could not compact: {error.message}", title="Compact",
-                        severity="error")
+        except LettaError as error:  # (said in the chat: the user may need it after the toast)
+            screen.report(f"Could not compact: {error.message}", title="Compact", notice=True)
             return
         if done.num_messages_before is not None and done.num_messages_after is not None:
             self.notify(f"Messages in context: {done.num_messages_before} → "

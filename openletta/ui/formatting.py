@@ -11,13 +11,20 @@ def format_elapsed(seconds: float) -> str:
     return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
 
 
-def format_tokens(count: int) -> str:
-    """A token count in a few characters: ``999``, ``12.3k``, ``1.2M``."""
+def format_tokens(count: int, against: int | None = None) -> str:
+    """A token count in a few characters: ``999``, ``12.3k``, ``1.2M``; with a decimal or
+    two more where that shows whether it is under, at or over ``against`` (a window:
+    ``3.96k`` and ``4.03k`` of ``4k``, not ``4k``)."""
     if count < 1000:
         return str(count)
-    if count < 1_000_000:
-        return f"{count / 1000:.1f}k".replace(".0k", "k")
-    return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+    scale, unit = (1000, "k") if count < 1_000_000 else (1_000_000, "M")
+    for decimals in (1, 2, 3):
+        shown = f"{count / scale:.{decimals}f}"
+        rounded = round(float(shown) * scale)
+        if against is None or (rounded > against, rounded < against) == (
+                count > against, count < against):
+            break
+    return shown.rstrip("0").rstrip(".") + unit
 
 
 def home_relative(path: Path) -> str:

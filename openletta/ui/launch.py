@@ -28,7 +28,8 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
                        settings=settings, tune_gc=True, local=local_calls(args), early=early)
     app.run()
     if app.settings.print_chat_on_exit:
-        print_chats(app.chats.said(), Console())
+        print_chats(app.chats.said(), Console(),
+                    drafts_kept=not server.demo and app.unkept_drafts is None)
     if app.resume_hint:
         print(DisplayText(str(app.resume_hint)))
     if app.unkept_drafts is not None and app.unkept_drafts[1]:

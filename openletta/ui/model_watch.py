@@ -1,6 +1,7 @@
-"""The agent's model in a chat's status bar, kept as the server has it (another client
-may change it): the part of :class:`~openletta.ui.screens.chat.ChatScreen` that reads it
-again when it matters (see :mod:`openletta.chat.agent_model`)."""
+"""The agent's model (and its context window) in a chat's status bar, kept as the server
+has it (another client may change it): the part of
+:class:`~openletta.ui.screens.chat.ChatScreen` that reads it again when it matters (see
+:mod:`openletta.chat.agent_model`)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,12 @@ class WatchesModel(DOMNode):
     def agent_changed(self, agent: Agent) -> None:
         self.status.info = dataclasses.replace(self.status.info, model=agent.model_name,
                                                context_window=agent.context_window)
+
+    def window_seen(self, window: int) -> None:
+        """The server says the agent's context window is ``window`` tokens (``/context``):
+        when the gauge has another, the agent is read again (changed elsewhere)."""
+        if window != self.session.agent.context_window:
+            self.recheck_model()
 
     def model_seen(self, model: str | None) -> None:
         """A run's steps, read for something else, ran on ``model``: when that is not the

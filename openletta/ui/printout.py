@@ -8,7 +8,7 @@ from its history), with the renderings of ``openletta replay``, a long tool resu
 its first and last lines, :data:`RESULT_LINES` in all, as its card cuts it, and a long
 message of the user's to its first lines (``/export`` saves everything). A conversation
 opened more than once is printed once, under one title, with what was said on each visit in
-the order of the visits.
+the order of the visits; then the messages queued there and never sent, kept as its draft.
 ``print_chat_on_exit = false`` in ``settings.toml`` turns it off.
 """
 
@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from rich.console import Console, RenderableType
 from rich.segment import Segment, Segments
+from rich.text import Text
 
 from openletta.chat.session import ChatSession
 from openletta.display import plain_text
@@ -30,6 +31,8 @@ from openletta.ui.widgets.footer import footer_text
 #: Lines of a message of the user's, or of a tool's result or errors (its first and last),
 #: printed: the rest is left out.
 RESULT_LINES = 20
+#: Said before a message queued and never sent (kept as the chat's draft, where drafts last).
+NOT_SENT, KEPT = "✎ not sent", " (kept as a draft)"
 
 
 class ChatSaid(NamedTuple):
@@ -38,6 +41,8 @@ class ChatSaid(NamedTuple):
     title: str
     #: The items said on each visit to the conversation, in order (a visit per opening).
     visits: list[list[Item]]
+    #: The messages queued when it was last left, never sent (kept as its draft).
+    unsent: tuple[str, ...] = ()
 
 
 class ChatsOfThisRun:
@@ -65,7 +70,7 @@ class ChatsOfThisRun:
                 continue
             key = _conversation(session)
             visits = chats[key].visits if key in chats else []
-            chats[key] = ChatSaid(self._titles[key], [*visits, items])
+            chats[key] = ChatSaid(self._titles[key], [*visits, items], session.left_unsent)
         return list(chats.values())
 
     def first_messages(self) -> dict[str, str]:
@@ -93,10 +98,14 @@ def chat_title(session: ChatSession) -> str:
     return f"{session.agent.name or session.agent.id} · {conversation}"
 
 
-def print_chats(chats: Sequence[ChatSaid], console: Console) -> None:
+def print_chats(chats: Sequence[ChatSaid], console: Console, *, drafts_kept: bool = True
+                ) -> None:
     """Print each chat under a rule with its title, and say where a visit was left before
-    its last turn ended."""
-    for title, visits in chats:
+    its last turn ended, and which messages were never sent (``drafts_kept``: the next run
+    has them as drafts)."""
+    from openletta.replay import user_text  # at exit only: no Rich Markdown at launch
+
+    for title, visits, unsent in chats:
         console.rule(plain_text(title), style="dim")
         for items in visits:
             for item in items:
@@ -104,6 +113,9 @@ def print_chats(chats: Sequence[ChatSaid], console: Console) -> None:
                     console.print(Segments(_without_trailing_blanks(line)), end="")
             if (note := unfinished(items)) is not None:
                 console.print(plain_text(note, "dim italic"))
+        for text in unsent:
+            console.print(Text.assemble((NOT_SENT + (KEPT if drafts_kept else "") + ": ",
+                                         "bold yellow"), user_text(text, RESULT_LINES)))
         console.print()
 
 

@@ -24,8 +24,8 @@ GAUGE_CELLS = 5
 #: The share of the context window from which the gauge says it is nearly full (the server
 #: summarises older messages when it must; ``/compact`` does it at once).
 NEARLY_FULL = 0.9
-#: The most of a conversation's name shown.
-NAME_WIDTH = 24
+#: The most of a conversation's name shown; on a bar too narrow for it, at first.
+NAME_WIDTH, SHORT_NAME_WIDTH = 24, 10
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
 clock: Callable[[], float] = time.monotonic
 #: Seconds without anything arriving for the request in flight before its seconds show.
@@ -99,8 +99,8 @@ def context_gauge(tokens: int, window: int, *, estimated: bool = False) -> str:
         filled = 1
     bar = "▰" * filled + "▱" * (GAUGE_CELLS - filled)
     over = " over" if context_fill(tokens, window) is ContextFill.OVER else ""
-    return (f"{bar} {'~' if estimated else ''}{format_tokens(tokens)}/{format_tokens(window)}"
-            f"{over}")
+    return (f"{bar} {'~' if estimated else ''}{format_tokens(tokens, window)}/"
+            f"{format_tokens(window)}{over}")
 
 
 class ContextFill(StrEnum):
@@ -134,11 +134,14 @@ class BarStyles:
     fill: Mapping[ContextFill, Style | str] = field(default_factory=dict)
 
 
+#: Not a part: where in :data:`KEEP_ORDER` the conversation's name is shortened.
+NAME_IN_FULL = "name in full"
 #: The parts of the status line, most important first. A bar too narrow for them all drops
-#: parts from the end of this list; those it keeps stay in their places. The conversation
-#: goes after the model: in a side conversation, which one is open matters more.
-KEEP_ORDER = ("state", "agent", "mode", "stop", "gauge", "conversation", "usage", "model",
-              "workspace")
+#: parts from the end of this list (at :data:`NAME_IN_FULL` it shortens the conversation's
+#: name instead); those it keeps stay in their places. In a side conversation, which one is
+#: open matters more than all but the agent and the mode: it tells it from the default thread.
+KEEP_ORDER = ("state", "agent", "mode", "conversation", "stop", "gauge", NAME_IN_FULL,
+              "usage", "model", "workspace")
 
 
 def status_text(info: StatusInfo, styles: BarStyles | None = None, *,
@@ -150,8 +153,18 @@ def status_text(info: StatusInfo, styles: BarStyles | None = None, *,
     for name in reversed(KEEP_ORDER[1:]):
         if width is None or sum(part.cell_len for part in parts.values()) <= width:
             break
-        parts.pop(name, None)
+        if name != NAME_IN_FULL:
+            parts.pop(name, None)
+        elif "conversation" in parts:
+            parts["conversation"] = conversation_part(info, SHORT_NAME_WIDTH)
     return Text("").join(parts.values())
+
+
+def conversation_part(info: StatusInfo, width: int = NAME_WIDTH) -> Text:
+    """`` / name``: the open conversation's name (or what stands for it), cut to ``width``."""
+    label = conversation_label(one_line(info.conversation_name, width), info.first_message,
+                               width)
+    return Text(f" / {one_line(label, width)}")
 
 
 def status_parts(info: StatusInfo, styles: BarStyles | None = None,
@@ -166,9 +179,7 @@ def status_parts(info: StatusInfo, styles: BarStyles | None = None,
     if info.agent_name:
         parts["agent"] = Text.assemble("  ", (info.agent_name, "bold"))
     if info.conversation:
-        label = conversation_label(one_line(info.conversation_name, NAME_WIDTH),
-                                   info.first_message, NAME_WIDTH)
-        parts["conversation"] = Text(f" / {label}")
+        parts["conversation"] = conversation_part(info)
     if info.model:
         parts["model"] = Text(f" · {info.model}")
     usage = info.usage

@@ -74,7 +74,8 @@ async def test_a_turn_interrupted_before_any_token_is_said_not_kept(
 async def test_a_message_esc_stopped_while_it_was_sent_leaves_no_run_going(
         proxy: FaultProxy, fresh_agent_id: str) -> None:
     """Esc once the message reached the server, before it answered: the server takes it
-    all the same, so it is not given back as not sent; its run is stopped."""
+    all the same, so it is not given back as not sent; its run is stopped. The server then
+    drops the turn whole: the message goes back to the prompt as the agent will not see it."""
     reached = asyncio.Event()
     proxy.on_forward = lambda data: b"stall please" in data and reached.set()
     async with LettaClient(proxy.base_url) as client:
@@ -87,13 +88,13 @@ async def test_a_message_esc_stopped_while_it_was_sent_leaves_no_run_going(
             controller.interrupt()
             await until(lambda: controller.state.phase is Phase.IDLE
                         and not controller.turn_running and not controller._tasks._side_tasks)
-            assert listener.restored == []  # not "not sent": the server has it
             items = controller.session.transcript.items
             assert [item.text for item in items if isinstance(item, UserItem)] == ["stall please"]
             footer = last_footer(controller)
             assert footer is not None
             assert footer.run_ids and controller.state.stop_reason == "interrupted"
             await until(lambda: footer.unkept)
+            assert listener.restored == ["stall please"]  # once, when it was dropped
             assert await client.active_runs(fresh_agent_id) == []
         finally:
             await controller.close()

@@ -92,13 +92,18 @@ async def test_a_call_that_ran_can_only_be_sent_again(wait_until) -> None:
 
 @pytest.mark.parametrize(("outside", "key", "answer"), [
     ((), "2", Choice.APPROVE_FOR_SESSION), ((), "4", Choice.DENY),
-    (("/etc/hosts",), "4", Choice.DENY), (("/etc/hosts",), "1", Choice.APPROVE)])
-async def test_a_digit_means_the_same_answer_on_every_prompt(
+    (("/etc/hosts",), "2", Choice.DENY), (("/etc/hosts",), "1", Choice.APPROVE)])
+async def test_the_choices_shown_are_numbered_one_after_another(
         wait_until, outside: tuple[str, ...], key: str, answer: Choice) -> None:
-    """A call that reaches outside the directory is offered Approve and Deny only: they
-    keep their numbers (Deny was 2 there, and 2 approves for the session elsewhere)."""
+    """A call that reaches outside the directory is offered Approve and Deny only: 1 and 2
+    (no number is skipped for a choice not shown; 1 approves on every prompt)."""
     app = KeysApp(outside)
     async with app.run_test() as pilot:
+        options = app.prompt.query_one("OptionList")
+        await wait_until(pilot, lambda: options.option_count > 0, what="the choices")
+        numbers = [str(options.get_option_at_index(index).prompt)[2]
+                   for index in range(options.option_count)]
+        assert numbers == [str(number) for number in range(1, len(numbers) + 1)]
         await pilot.press(key)
         if answer is Choice.DENY:  # (it asks why first: Enter sends no reason)
             await wait_until(pilot, lambda: app.prompt.query_one(".approval-reason").display,
@@ -111,7 +116,7 @@ async def test_a_digit_means_the_same_answer_on_every_prompt(
 async def test_a_digit_of_a_choice_not_offered_answers_nothing(wait_until) -> None:
     app = KeysApp(("/etc/hosts",))
     async with app.run_test() as pilot:
-        await pilot.press("2")
+        await pilot.press("3")
         app.now += 1  # (not a burst of typing)
         await pilot.press("y")
         await wait_until(pilot, lambda: bool(app.answers), what="the answer")

@@ -290,6 +290,19 @@ async def test_typing_guard_hands_a_message_typed_through_the_prompt_to_the_mess
         assert screen.prompt.text == "yes, a 1n e"
 
 
+async def test_typing_guard_holds_no_key_after_esc_went_back_to_the_request(
+        demo_server, make_app, wait_until):
+    async with demo_chat(make_app, demo_server.base_url, wait_until) as (_app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        prompt._quiet_since -= ApprovalPrompt.GUARD_SECONDS  # the keyboard went quiet
+        await pilot.press("x")  # a message begun: the focus goes to the prompt
+        await wait_until(pilot, lambda: screen.app.focused is screen.prompt, what="typing")
+        await pilot.press("escape", "n")  # on purpose to the request, and deny at once
+        await wait_until(pilot, lambda: prompt._reason.display and prompt._reason.has_focus,
+                         what="the reason asked for")
+        assert screen.prompt.text == "x" and calls(screen)[0].approved is None
+
+
 def esc_label(screen: ChatScreen) -> str:
     """What the key bar says Esc does."""
     active = screen.active_bindings["escape"]

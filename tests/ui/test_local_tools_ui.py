@@ -237,8 +237,8 @@ async def test_a_command_edited_on_its_card_is_what_runs(
         await pilot.press("escape")  # back to the choices, nothing ran
         assert not field.display and prompt.call.status is ToolStatus.AWAITING_APPROVAL
         rows = [str(option.prompt) for option in prompt.query_one(OptionList)._options]
-        assert [row[:3] for row in rows] == ["y/1", "s/2", "a/3", "n/4", "e/6"]  # 5 is "all"
-        await choose(pilot, "6", wait_until)
+        assert [row[:3] for row in rows] == ["y/1", "s/2", "a/3", "n/4", "e/5"]  # no "all"
+        await choose(pilot, "5", wait_until)
         await pilot.press(*" && echo edited", "enter")  # typed after the command
         await answered(pilot, screen, wait_until)
         (call,) = calls(screen)

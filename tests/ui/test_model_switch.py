@@ -11,6 +11,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import NotFoundError
 from openletta.api.resources import Agent, LLMConfig, Model
 from openletta.chat import turn_tasks
+from openletta.demo import catalog, resources
 from openletta.ui.screens.model import ModelScreen
 
 SIZE = (100, 30)
@@ -167,3 +168,19 @@ async def test_turns_another_client_ran_on_another_model_show_that_model_on_catc
         assert screen.status.info.context_window == 32_000
         await wait_until(pilot, lambda: any("changed elsewhere" in str(note.message)
                                             for note in app._notifications), what="the note")
+
+
+async def test_context_reads_a_window_changed_elsewhere_into_the_gauge(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=SIZE) as (
+            app, pilot, screen):
+        await send(pilot, screen, "hello", wait_until)
+        assert screen.status.info.context_window == 32_000
+        for module in (catalog, resources):  # the window set to 4,000 with the REST API
+            monkeypatch.setattr(module, "CONTEXT_WINDOW", 4_000)
+        await pilot.press(*"/context", "enter")
+        await wait_until(pilot, lambda: screen.status.info.context_window == 4_000,
+                         what="the gauge against the new window")
+        assert screen.session.agent.context_window == 4_000
+        assert not any("changed elsewhere" in str(note.message)  # (the model is the same)
+                       for note in app._notifications)

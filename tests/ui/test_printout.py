@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from chat_helpers import open_chat
 from rich.console import Console
 
 from openletta.api.client import LettaClient
@@ -61,7 +62,7 @@ def test_only_what_was_said_in_this_run_is_printed_under_the_chats_title() -> No
     assert history and chats.said() == []  # history alone is not printed
     say(chat, "first of this run")
     say(chat, "second of this run")
-    (title, (items,)), = chats.said()
+    (title, (items,), _), = chats.said()
     assert title == "helper · default thread"
     assert items[0] is chat.transcript.first_sent
     texts = [item.text for item in items if isinstance(item, UserItem)]
@@ -97,7 +98,7 @@ def test_chats_in_which_nothing_was_said_are_forgotten() -> None:
     say(talked, "hello")
     chats.opened(last)
     assert chats._sessions == [talked, last]  # what was only browsed is let go
-    assert [title for title, _ in chats.said()] == ["talked · “hello” · conv-9"]
+    assert [title for title, *_ in chats.said()] == ["talked · “hello” · conv-9"]
 
 
 def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() -> None:
@@ -110,7 +111,7 @@ def test_a_conversation_opened_again_is_printed_once_with_each_visit_in_order() 
     again = session("helper", "conv-1")  # the same conversation, opened anew
     chats.opened(again)
     say(again, "on the second visit")
-    assert [(title, len(visits)) for title, visits in chats.said()] == [
+    assert [(title, len(visits)) for title, visits, _ in chats.said()] == [
         ("helper · “hello” · conv-1", 2), ("helper · “hello” · conv-2", 1)]
     shown = printed(chats)
     assert shown.count("helper · “hello” · conv-1") == 1
@@ -129,9 +130,9 @@ def test_a_conversation_renamed_on_a_later_visit_is_printed_under_its_new_name()
     again.conversation_name = "mu"
     chats.opened(again)
     again.conversation_name = "nu"
-    assert [title for title, _ in chats.said()] == ["helper · nu"]
+    assert [title for title, *_ in chats.said()] == ["helper · nu"]
     chats.opened(session("helper", "conv-3"))  # and left again
-    assert [title for title, _ in chats.said()] == ["helper · nu"]
+    assert [title for title, *_ in chats.said()] == ["helper · nu"]
 
 
 UNNAMED = "conv-3d560979-bd3b-4c82-920f-8831a46de7ca"
@@ -142,13 +143,13 @@ def test_a_conversation_without_a_name_is_titled_by_its_first_message_not_its_id
     chats.opened(chat)
     say(chat, "please look at the flaky build on main before the release tomorrow")
     say(chat, "and then the docs")
-    (title, _), = chats.said()
+    (title, _, _), = chats.said()
     assert title == "helper · “please look at the flaky build on main before…” · conv-3d560979"
     assert UNNAMED not in printed(chats)
     assert chats.first_messages() == {
         UNNAMED: "please look at the flaky build on main before the release tomorrow"}
     chat.has_more_history = True  # its first message is older than what is loaded
-    assert [title for title, _ in chats.said()] == ["helper · New conversation · conv-3d560979"]
+    assert [title for title, *_ in chats.said()] == ["helper · New conversation · conv-3d560979"]
 
 
 def test_a_long_message_of_the_users_is_cut_like_a_tool_result() -> None:
@@ -214,6 +215,16 @@ def test_a_call_is_printed_with_its_status_in_words() -> None:
     say(chat, "run it", "approval_request_tokens.sse")
     shown = printed(chats)
     assert "awaiting approval" in shown and "awaiting_approval" not in shown
+
+
+def test_a_call_never_run_is_printed_with_why_as_its_card_says() -> None:
+    chats, chat = ChatsOfThisRun(), session(history=False)
+    chats.opened(chat)
+    say(chat, "read twice", "approval_request_tokens.sse")
+    (call,) = [item for item in chat.transcript.items if isinstance(item, ToolCallItem)]
+    call.status = ToolStatus.NOT_RUN  # the agent ran another call of its step
+    shown = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", printed(chats)).split())
+    assert "not run" in shown and "Not run: the agent runs one call at a time" in shown
 
 
 @pytest.mark.parametrize("wanted", [True, False])
@@ -331,3 +342,38 @@ def test_the_users_message_is_printed_with_its_controls_as_the_chat_shows_them()
     shown = printed(chats)
     assert "› hello ␛[31mRED␛[0m bell␇ nbsp\xa0x" in re.sub(r"\x1b\[[0-9;]*m", "", shown)
     assert "\x1b[31m" not in shown and "\x07" not in shown
+
+
+async def test_messages_queued_when_the_app_quits_are_printed_as_not_sent(
+        make_app, wait_until) -> None:
+    """Quitting returns them to the prompt, kept as its draft: the printout says so, after
+    what was said, each as the chat showed it."""
+    app = make_app(demo=True, demo_speed=1.0, agent="demo-agent")
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press(*"slow four", "enter")
+        await wait_until(pilot, lambda: screen.session.turn_open, what="the reply streaming")
+        screen.prompt.insert("my queued\x1b draft")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: screen.controller.state.queued == (
+            "my queued\x1b draft",), what="queued")
+        app.exit()
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", printed(app.chats))
+    assert "✎ not sent (kept as a draft): my queued␛ draft" in shown
+    assert shown.index("› slow four") < shown.index("✎ not sent")
+
+
+def test_a_message_never_sent_where_no_draft_lasts_is_not_said_kept(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def run(app: OpenLettaApp) -> None:  # the demo keeps no drafts for the next run
+        chat = session()
+        app.chats.opened(chat)
+        say(chat, "slow four")
+        chat.left_unsent = ("my queued draft",)
+
+    monkeypatch.setattr(OpenLettaApp, "run", run)
+    args = argparse.Namespace(agent="demo-agent", conversation=None, theme=None,
+                              no_local_tools=True)
+    launch.run(args, Settings(), Server(demo=True), None)
+    out = capsys.readouterr().out
+    assert "✎ not sent: my queued draft" in out and "kept as a draft" not in out

@@ -1,10 +1,12 @@
 """A chat left while its reply streams (the app quit) names, when it opens again on that
 reply, the message the reply answers: the server stores it only once the run ends. If Esc
-then stops the reply and the server drops the turn, the message goes back to the prompt."""
+then stops the reply and the server drops the turn, the message goes back to the prompt, as
+it does for a turn stopped live before its first word."""
 
 from __future__ import annotations
 
-from chat_helpers import open_chat
+from chat_helpers import demo_chat, open_chat
+from conftest import _running
 from test_app import SIZE, first_agent_name
 
 from openletta.chat.controller import FOLLOWING_OPENED
@@ -49,3 +51,17 @@ async def test_a_reply_left_streaming_names_its_message_and_gives_it_back_if_dro
                              what="the message back in the prompt")
     finally:
         await server.stop()
+
+
+
+async def test_esc_before_the_first_word_of_a_live_turn_gives_the_message_back(
+        make_app, wait_until) -> None:
+    async for demo in _running(DemoServer(speed=1.0)):
+        async with demo_chat(make_app, demo.base_url, wait_until, SIZE) as (_, pilot, screen):
+            await pilot.press(*"slow live test", "enter")
+            await wait_until(pilot, lambda: screen.session.run_id is not None,
+                             what="the run named", timeout=10)
+            await pilot.press("escape", *"new words")  # the server drops the whole turn
+            await wait_until(pilot, lambda: unkept(screen), what="not kept", timeout=10)
+            await wait_until(pilot, lambda: screen.prompt.text == "slow live test\n\nnew words",
+                             what="the message back in the prompt, ahead of the new words")

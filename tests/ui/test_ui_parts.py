@@ -41,12 +41,15 @@ from openletta.ui.screens.connect import failure_text
 from openletta.ui.screens.help import help_table
 from openletta.ui.status_bar import (
     KEEP_ORDER,
+    NAME_IN_FULL,
+    SHORT_NAME_WIDTH,
     BarStyles,
     ContextFill,
     StatusBar,
     StatusInfo,
     context_fill,
     context_gauge,
+    conversation_part,
     status_parts,
     status_text,
     tone_class,
@@ -92,6 +95,14 @@ def test_a_context_past_the_window_says_so_and_one_near_it_is_told_apart() -> No
         gauge = status_parts(info, styles)["gauge"]
         assert [(span.style, gauge.plain[span.start:span.end]) for span in gauge.spans] == (
             [(style, context_gauge(tokens, 30_000))] if style else [])
+
+
+def test_a_context_just_over_or_under_the_window_shows_which_it_is() -> None:
+    """Not ``4k/4k over``: as many decimals as tell it from the window."""
+    assert context_gauge(4_030, 4_000) == "▰▰▰▰▰ 4.03k/4k over"
+    assert context_gauge(3_960, 4_000) == "▰▰▰▰▰ 3.96k/4k"
+    assert context_gauge(29_996, 30_000) == "▰▰▰▰▰ 29.996k/30k"
+    assert format_tokens(4_030) == "4k"  # (alone, as short as ever)
 
 
 def test_status_line_shows_usage_and_server_text_literally() -> None:
@@ -338,10 +349,11 @@ FULL_STATUS = StatusInfo(
 
 
 def test_a_narrow_status_bar_keeps_what_matters_most() -> None:
-    line = status_text(FULL_STATUS, now=12.0, width=80).plain
-    assert line == ("◉ streaming 12s  openletta-e2e   stopped: max steps   ▰▱▱▱▱ 3.4k/30k"
-                    "   ⚒ ask")
-    line = status_text(FULL_STATUS, now=12.0, width=100).plain  # the conversation before all
+    line = status_text(FULL_STATUS, now=12.0, width=80).plain  # a side conversation stays
+    assert line == "◉ streaming 12s  openletta-e2e / New conve…   stopped: max steps   ⚒ ask"
+    line = status_text(FULL_STATUS, now=12.0, width=60).plain
+    assert line == "◉ streaming 12s  openletta-e2e / New conve…   ⚒ ask"
+    line = status_text(FULL_STATUS, now=12.0, width=100).plain  # the conversation in full
     assert line == ("◉ streaming 12s  openletta-e2e / New conversation   stopped: max steps"
                     "   ▰▱▱▱▱ 3.4k/30k   ⚒ ask")
     whole = status_text(FULL_STATUS, now=12.0).plain
@@ -356,11 +368,18 @@ def test_the_status_line_fits_and_drops_the_least_important_parts_first(
     info = dataclasses.replace(FULL_STATUS, context_tokens=context)
     parts = status_parts(info, now=12.0)
     line = status_text(info, now=12.0, width=width).plain
-    kept = [name for name in parts if parts[name].plain in line]
-    assert line == "".join(parts[name].plain for name in kept)  # in place, whole
+    short = conversation_part(info, SHORT_NAME_WIDTH).plain
+    shown = {name: part.plain for name, part in parts.items()}
+    if short in line:
+        shown["conversation"] = short
+    kept = [name for name in shown if shown[name] in line]
+    assert line == "".join(shown[name] for name in kept)  # in place, whole
     assert len(line) <= width or kept == ["state"]
-    ranks = sorted(KEEP_ORDER.index(name) for name in kept)
-    assert ranks == list(range(len(kept)))  # what stays is the most important, in order
+    full = ["conversation", NAME_IN_FULL] if short not in line else ["conversation"]
+    ranked = [name for name in kept if name != "conversation"] + (  # (cut only after the
+        full if "conversation" in kept else [])                    # parts below it go)
+    ranks = sorted(KEEP_ORDER.index(name) for name in ranked)
+    assert ranks == list(range(len(ranked)))  # what stays is the most important, in order
     if width >= len("".join(part.plain for part in parts.values())):
         assert kept == list(parts)
 
@@ -488,6 +507,16 @@ def test_help_wraps_a_long_meaning_under_itself_not_under_the_keys() -> None:
     command = next(i for i, line in enumerate(lines) if line.lstrip().startswith("/context"))
     assert lines[command].index("How the agent") == column
     assert lines[command + 1][:column].strip() == ""
+
+
+def test_help_says_what_the_status_bars_figures_mean() -> None:
+    console = Console(width=200, record=True, color_system=None)
+    console.print(help_table([]))
+    lines = console.export_text().splitlines()
+    usage = next(line for line in lines if "↑3k ↓39 · 2 steps" in line)
+    assert "tokens sent to the model (↑) and written by it (↓)" in usage
+    gauge = next(line for line in lines if "▰▱▱▱▱ 1.6k/30k" in line)
+    assert "of the model's window" in gauge
 
 
 def test_help_names_every_switchable_permission_mode() -> None:

@@ -752,3 +752,15 @@ async def test_tab_focuses_the_error_not_its_details_title(wait_until) -> None:
         await wait_until(pilot, lambda: app.focused is widget, what="the error focused")
         enter = app.screen.active_bindings["enter"]
         assert enter.binding.description == "Expand" and enter.node is widget
+
+
+async def test_a_long_call_never_run_says_why_above_its_fold(clock: FakeClock) -> None:
+    item = call("write_file", {"path": "notes.md", "content": "line\n" * 40},
+                status=ToolStatus.RUNNING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        item.status = ToolStatus.NOT_RUN  # the agent ran only the first call of its step
+        await synced(pilot, card)
+        assert card.can_fold() and not card.expanded
+        assert "Not run: the agent runs one call at a time" in squeezed(shown_text(card))[1]

@@ -90,6 +90,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.controller = ChatController(session, self, local)
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
+        #: Whether a request opened now takes keys at once (Esc went to it on purpose).
+        self._summon_at_once = False
         self._state_shown = self.controller.state
         #: The last history load error shown, until a load succeeds (not shown twice).
         self._history_error: str | None = None
@@ -188,7 +190,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         if self._slash is None or not self._slash(event.text):
             self.view.action_jump_to_bottom()  # to follow the message and its answer
             self.controller.submit(event.text)
-            self.action_back_to_approval()
+            self._back_to_approval(at_once=False)  # (the user may type on)
 
     @on(Prompt.Changed, "#prompt")
     def _typing(self) -> None:
@@ -260,27 +262,38 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
                 return
             prompt = self._asking = approval_prompt(asking, state.undecided,
                                                     self.controller.local)
-            self.call_later(self._focus_prompt, card.open_prompt(prompt), prompt)
+            self.call_later(self._focus_prompt, card.open_prompt(prompt), prompt,
+                            self._summon_at_once)
         if prompt is not None and state.answer_error and prompt.error != state.answer_error:
             prompt.show_error(state.answer_error)
 
-    async def _focus_prompt(self, mounted: AwaitMount, prompt: ApprovalPrompt) -> None:
+    async def _focus_prompt(self, mounted: AwaitMount, prompt: ApprovalPrompt,
+                            at_once: bool) -> None:
         await mounted  # (its card may still be mounting)
         if prompt.is_attached:
-            self._summon(prompt)
+            self._summon(prompt, at_once=at_once)
 
     def action_back_to_approval(self) -> None:
-        """Enter or Esc on the message while a call waits for an answer: back to it (asked
-        again if it was left pending)."""
-        if self._asking is not None:
-            self._summon(self._asking)
-        else:
-            self.controller.ask_again()
+        """Esc on the message while a call waits for an answer: back to it, which takes
+        keys at once (the user went there on purpose)."""
+        self._back_to_approval(at_once=True)
 
-    def _summon(self, prompt: ApprovalPrompt) -> None:
-        """Focus the request, the memory panel above the chat closed for it to show."""
+    def _back_to_approval(self, *, at_once: bool) -> None:
+        """Focus the request waiting for an answer (asked again if it was left pending)."""
+        if self._asking is not None:
+            self._summon(self._asking, at_once=at_once)
+            return
+        self._summon_at_once = at_once
+        try:
+            self.controller.ask_again()
+        finally:
+            self._summon_at_once = False
+
+    def _summon(self, prompt: ApprovalPrompt, *, at_once: bool) -> None:
+        """Focus the request, the memory panel above the chat closed for it to show
+        (``at_once``: it takes keys at once)."""
         self.memory.make_room()
-        prompt.summon()
+        prompt.summon(at_once=at_once)
 
     @on(ApprovalPrompt.Answered)
     def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:

@@ -1,4 +1,4 @@
-"""The help screen: keys and slash commands."""
+"""The help screen: keys, slash commands and what the status bar's figures mean."""
 
 from __future__ import annotations
 
@@ -44,11 +44,20 @@ KEYS = (
     ("F1", "this help"),
     ("Ctrl+Q", "quit"),
 )
+#: What the status bar's figures mean, with an example of each.
+STATUS_FIGURES = (
+    ("↑3k ↓39 · 2 steps", "the last turn: tokens sent to the model (↑) and written by it (↓), "
+                          "added up over its requests (one per step)"),
+    ("▰▱▱▱▱ 1.6k/30k", "the context: what the last request held, of the model's window; "
+                       "marked past 90 %, and \"over\" past it (~: an estimate). Click it, "
+                       "or /context, for what fills it"),
+    ("⚒ ask", "how local tool calls are approved (Shift+Tab changes it)"),
+)
 
 
 def help_table(commands: Iterable[tuple[str, str]]) -> Table:
-    """Keys and ``(name, description)`` slash commands in two columns: a long meaning wraps
-    under itself, not under the keys."""
+    """Keys, ``(name, description)`` slash commands and the status bar's figures in two
+    columns: a long meaning wraps under itself, not under the keys."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -59,6 +68,10 @@ def help_table(commands: Iterable[tuple[str, str]]) -> Table:
     table.add_row(Text("Commands", style="bold"))
     for name, description in commands:
         table.add_row(f"  /{name}", description)
+    table.add_row()
+    table.add_row(Text("Status bar", style="bold"))
+    for figure, meaning in STATUS_FIGURES:
+        table.add_row(f"  {figure}", meaning)
     return table
 
 

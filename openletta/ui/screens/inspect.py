@@ -192,24 +192,28 @@ class ContextScreen(InspectScreen):
     """``/context``: how the agent's context window is spent in the open conversation."""
 
     def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
-                 conversation_id: str | None = None, conversation_name: str | None = None
-                 ) -> None:
-        """``conversation_name``: how the conversation is called (else its id is shown)."""
+                 conversation_id: str | None = None, conversation_name: str | None = None,
+                 window_seen: Callable[[int], None] | None = None) -> None:
+        """``conversation_name``: how the conversation is called (else its id is shown);
+        ``window_seen``: told the size of the window the server says the agent has."""
         conversation = conversation_name or (short_id(conversation_id) if conversation_id
                                              else None)
         where = f" in {conversation}" if conversation else ""
         super().__init__(f"Context window of {agent_name}{where}")
         self.client, self.agent_id, self.conversation_id = client, agent_id, conversation_id
         self._window: ContextWindow | None = None
+        self._window_seen = window_seen
 
     @classmethod
-    def of(cls, session: ChatSession) -> ContextScreen:
+    def of(cls, session: ChatSession, window_seen: Callable[[int], None] | None = None
+           ) -> ContextScreen:
         """The context window of the conversation ``session`` has open."""
         agent, conversation = session.agent, session.conversation_id
         name = session.conversation_name
         where = (f"the {DEFAULT_THREAD_NAME}" if conversation is None else f"“{name}”" if name
                  else conversation_label(None, session.first_message))  # (that one is quoted)
-        return cls(session.client, agent.id, agent.name or agent.id, conversation, where)
+        return cls(session.client, agent.id, agent.name or agent.id, conversation, where,
+                   window_seen)
 
     def on_mount(self) -> None:
         self.load()
@@ -225,6 +229,8 @@ class ContextScreen(InspectScreen):
             self.show(Content(DisplayText(f"The server did not say: {error.message}")))
             return
         self._show_window()
+        if self._window_seen is not None and self._window.context_window_size_max:
+            self._window_seen(self._window.context_window_size_max)
 
     def _show_window(self) -> None:
         """The context window, its gauges as wide as the view."""

@@ -2,19 +2,21 @@
 
 Each choice has a key (``y`` approve, ``s`` for the session, ``a`` always, ``n`` deny, ``A``
 approve all when several calls wait, ``e`` to edit a command run here first), its number in
-the order shown, and can also be picked with the arrows and Enter. Denying opens a reason
-field: Enter sends (an empty reason is fine), Esc returns to the choices. Editing opens the
-command in an editor of as many lines as it has (:class:`CommandEditor`): Enter runs it as
-it stands, Ctrl+J starts a new line, Esc returns to the choices.
+the order shown (from 1, none skipped), and can also be picked with the arrows and Enter.
+Denying opens a reason field: Enter sends (an empty reason is fine), Esc returns to the
+choices. Editing opens the command in an editor of as many lines as it has
+(:class:`CommandEditor`): Enter runs it as it stands, Ctrl+J starts a new line, Esc returns
+to the choices.
 
 The prompt takes the focus when it appears, maybe while the user is typing a message. So
 it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.GUARD_SECONDS`
 since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
 is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the
 wait. Later, a character that is no choice's key starts a message the same way (and the
-wait again), with the focus. A choice's key takes effect once no other key followed it for
-:attr:`ApprovalPrompt.BURST_SECONDS`: a burst of keys (fast typing, a paste) that starts
-with one is the message's too. A sentence typed through it neither answers it nor is lost.
+wait again), with the focus; Esc from the message back to the prompt arms it at once. A
+choice's key takes effect once no other key followed it for :attr:`BURST_SECONDS`: a burst
+of keys (a paste, fast typing) that starts with one is the message's too. A sentence typed
+through it neither answers it nor is lost.
 """
 
 from __future__ import annotations
@@ -49,9 +51,8 @@ from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.command_editor import CommandEditor
 from openletta.ui.widgets.pick_list import PickList
 
-#: ``(choice, key, label)``; ``{tool}`` and ``{count}`` are filled in. Each choice also
-#: takes its number here, the same on every prompt that shows it (1 approves, 4 denies),
-#: so that a digit typed by habit never means another answer.
+#: ``(choice, key, label)``, in the order shown; ``{tool}`` and ``{count}`` are filled in.
+#: The choices a prompt shows are also numbered in that order, from 1 (Approve).
 CHOICES: tuple[tuple[Choice, str, str], ...] = (
     (Choice.APPROVE, "y", "Approve"),
     (Choice.APPROVE_FOR_SESSION, "s", "Approve, and don't ask again for {tool} this session"),
@@ -63,7 +64,6 @@ CHOICES: tuple[tuple[Choice, str, str], ...] = (
 #: The choices that make a rule: a call that touches paths outside the project is not offered
 #: them (no rule lets such a call through: it asks every time).
 RULE_CHOICES = (Choice.APPROVE_FOR_SESSION, Choice.ALWAYS_ALLOW)
-NUMBERS = {choice: number for number, (choice, _, _) in enumerate(CHOICES, start=1)}
 #: The "always" choice of a tool run here: the rule is kept on this machine.
 ALWAYS_HERE = "Always allow {tool} in this project (saved on this machine)"
 #: The one choice about a call that ran here, whose result did not reach the server.
@@ -143,9 +143,9 @@ class ApprovalPrompt(Vertical):
             if (choice is not Choice.APPROVE_ALL or waiting > 1)
             and (choice is not Choice.EDIT or editable is not None)
             and not (outside and choice in RULE_CHOICES)]  # no rule lets those through
-        self._options = PickList(*(Option(choice_row(f"{key}/{NUMBERS[choice]}", label),
-                                          id=choice.value)
-                                   for choice, key, label in self._choices),
+        self._options = PickList(*(Option(choice_row(f"{key}/{number}", label), id=choice.value)
+                                   for number, (choice, key, label)
+                                   in enumerate(self._choices, start=1)),
                                  classes="approval-options")
         self._reason = SteadyInput(placeholder="Why deny? (optional) · Enter sends · Esc goes back",
                              classes="approval-reason")
@@ -158,7 +158,7 @@ class ApprovalPrompt(Vertical):
         #: The choice of each key (its letter and its number), and a choice picked by a key
         #: that waits for :attr:`BURST_SECONDS` (with its timer).
         self._key_choices = {key: choice for choice, key, _ in self._choices} | {
-            str(NUMBERS[choice]): choice for choice, _, _ in self._choices}
+            str(number): choice for number, (choice, _, _) in enumerate(self._choices, start=1)}
         self._pending: tuple[Choice, str] | None = None
         self._pending_timer: Timer | None = None
 
@@ -196,10 +196,10 @@ class ApprovalPrompt(Vertical):
         """Put the focus on the choices (where the single keys work)."""
         self._options.focus()
 
-    def summon(self) -> None:
-        """Bring the choices back into view with the focus, after the user typed elsewhere
-        (they answer once the keyboard is quiet again)."""
-        self._quiet_since = self._clock()
+    def summon(self, *, at_once: bool = False) -> None:
+        """Bring the choices back into view with the focus: they answer once the keyboard is
+        quiet again (the user typed elsewhere), or ``at_once`` (Esc brought the user here)."""
+        self._quiet_since = self._clock() - (self.GUARD_SECONDS if at_once else 0.0)
         self._options.focus(scroll_visible=False)
         self.call_after_refresh(self.keep_in_view)  # once laid out
 
@@ -307,20 +307,15 @@ class ApprovalPrompt(Vertical):
             self.post_message(self.Answered(self, choice))
 
     def action_choose_number(self, number: int) -> None:
-        """Answer with the choice numbered ``number``, if it is shown."""
-        if choice := next((choice for choice, _, _ in self._choices
-                           if NUMBERS[choice] == number), None):
-            self.action_choose(choice.value)
+        """Answer with the choice shown ``number``-th, if there is one."""
+        if 1 <= number <= len(self._choices):
+            self.action_choose(self._choices[number - 1][0].value)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Esc goes back from the reason or command field, else leaves the prompt."""
         if action in ("back", "leave"):
-            return (action == "back") == self._field_open
+            return (action == "back") == bool(self._reason.display or self._edit.display)
         return True
-
-    @property
-    def _field_open(self) -> bool:
-        return bool(self._reason.display or self._edit.display)
 
     def action_back(self) -> None:
         """Esc: from the reason or command field back to the choices."""

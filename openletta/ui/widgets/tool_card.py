@@ -18,6 +18,7 @@ from textual.widgets import Static
 from openletta.chat.approvals import NO_REASON
 from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript.items import NOT_RUN_NOTE
 from openletta.ui.formatting import format_elapsed
 from openletta.ui.renderers import ToolRenderer, renderer_for
 from openletta.ui.renderers.base import (
@@ -58,9 +59,6 @@ def denial_reason(item: ToolCallItem) -> str | None:
 TITLE_ROOM = 16
 
 
-#: Under a call the agent asked for that never ran.
-NOT_RUN_NOTE = ("Not run: the agent runs one call at a time (or its step ended first); it "
-                "may ask for it again.")
 
 def card_title(item: ToolCallItem, renderer: ToolRenderer) -> Content:
     """The title of a card: the tool's name, and the summary of its arguments once they
@@ -71,7 +69,8 @@ def card_title(item: ToolCallItem, renderer: ToolRenderer) -> Content:
 
 def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[Content]:
     """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
-    (its raw arguments while they stream), then any warning, denial or note."""
+    (its raw arguments while they stream), then any denial; a warning, or why it did not
+    run, first (a folded body keeps it in view)."""
     if item.arguments is not None:
         blocks = renderer.body(item, width)
     else:  # still streaming (or never valid JSON): show the raw text
@@ -79,14 +78,14 @@ def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[
         blocks = [Content.styled(raw, MUTED)] if raw else []
         if (output := finished_output(item)) is not None:
             blocks.extend(output_block(output))
+    if item.status is ToolStatus.NOT_RUN:
+        blocks.insert(0, Content.styled(NOT_RUN_NOTE, MUTED))
     if has_hidden_characters_in_call(item):
         blocks.insert(0, Content.styled(HIDDEN_CHARACTERS_WARNING, f"bold {WARN}"))
     if item.status is ToolStatus.DENIED:
         reason = denial_reason(item)
         blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
                                        (f": {DisplayText(reason)}" if reason else "", BAD)))
-    elif item.status is ToolStatus.NOT_RUN:
-        blocks.append(Content.styled(NOT_RUN_NOTE, MUTED))
     return blocks
 
 
