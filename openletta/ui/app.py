@@ -1,7 +1,8 @@
 """The openletta Textual app: connects, lets the user pick an agent, opens the chat.
 
 The app wires screens together and owns what outlives a screen: the client, the embedded
-demo server, settings and themes, and the app-wide actions behind the slash commands.
+demo server, settings and themes, and the app-wide actions behind the slash commands. A screen
+that a launch does not show is imported where it opens, so that a launch does not wait for it.
 """
 
 from __future__ import annotations
@@ -39,13 +40,9 @@ from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_sl
 from openletta.ui.dates import Clock, utc_now
 from openletta.ui.left_behind import LeftBehind
 from openletta.ui.printout import ChatsOfThisRun
-from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.connect import ConnectScreen
-from openletta.ui.screens.conversations import ConversationsScreen
-from openletta.ui.screens.help import HelpScreen
-from openletta.ui.screens.leave_approval import QuitChoice, QuitWhileRunningScreen
 from openletta.ui.signals import quit_on_signals
 from openletta.ui.textual_internals import KeepsBeforeCrash, QuietLinuxDriver, write_to_terminal
 from openletta.ui.themes import ThemeVariables, install_themes, unknown_theme
@@ -53,6 +50,7 @@ from openletta.ui.toasts import Toasts
 
 if TYPE_CHECKING:
     from openletta.demo import DemoServer
+    from openletta.ui.screens.agents import AgentChooserScreen
 
 DEMO_LABEL = "the embedded demo server"
 #: Seconds within which a second Ctrl+C quits.
@@ -265,6 +263,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         self.notify("New conversation started.", title="Conversations")
 
     def _chooser(self, *, can_go_back: bool = False, search: str = "") -> AgentChooserScreen:
+        from openletta.ui.screens.agents import AgentChooserScreen
+
         assert self.client is not None
         return AgentChooserScreen(self.client, self.open_agent, clock=self._clock,
                                   server=DEMO_LABEL if self.demo else self.client.base_url,
@@ -349,6 +349,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
     async def action_quit(self) -> None:
         """Quit, first asking what to do with an approval request that is open, or with a
         local command that runs (where Ctrl+Q again says: stop it)."""
+        from openletta.ui.screens.leave_approval import QuitChoice, QuitWhileRunningScreen
+
         screen = self.screen
         if isinstance(screen, QuitWhileRunningScreen):
             screen.action_pick(QuitChoice.STOP)
@@ -357,6 +359,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
 
     def action_help(self) -> None:
         """Show keys and slash commands."""
+        from openletta.ui.screens.help import HelpScreen
+
         commands = [(command.name, command.description) for command in SLASH_COMMANDS.values()]
         self.push_screen(HelpScreen(commands))
 
@@ -367,6 +371,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
 
     def action_conversations(self) -> None:
         """List the agent's conversations to switch to, or start a new one."""
+        from openletta.ui.screens.conversations import ConversationsScreen
+
         if (screen := self.open_chat()) is None or self.client is None:
             return
         agent = screen.session.agent

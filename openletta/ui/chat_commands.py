@@ -1,7 +1,8 @@
 """The slash commands that act on the open chat (memory, context, runs, approval rules,
 the agent's model, compaction, clear, export): the base of :class:`~openletta.ui.app.OpenLettaApp`.
 Each says so when no chat is open, or does nothing where that is all there is to say. And the
-terminal's focus coming back, which the open chat hears (and a screen opened meanwhile)."""
+terminal's focus coming back, which the open chat hears (and a screen opened meanwhile). The
+screens they open are imported as they open (a launch shows none of them)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,7 @@ from openletta.chat.turn_state import Phase
 from openletta.display import counted
 from openletta.transcript.export import default_export_name
 from openletta.ui.dates import Clock
-from openletta.ui.screens.approval_rules import ApprovalRulesScreen
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.screens.inspect import ContextScreen, RunScreen
-from openletta.ui.screens.model import ModelScreen
 from openletta.ui.textual_internals import give_first_focus
 from openletta.ui.themes import themes_from_next
 
@@ -67,11 +65,15 @@ class ChatCommands(App[None]):
 
     def action_context(self) -> None:
         """Show how the open chat's agent spends its context window."""
+        from openletta.ui.screens.inspect import ContextScreen
+
         if isinstance(self.screen, ChatScreen):
             self.push_screen(ContextScreen.of(self.screen.session, self.screen.window_seen))
 
     def action_inspect_run(self) -> None:
         """Show the runs and steps of the open chat's newest turn that names them."""
+        from openletta.ui.screens.inspect import RunScreen
+
         if isinstance(screen := self.screen, ChatScreen):
             session = screen.session
             run_ids = session.transcript.newest_runs()
@@ -84,6 +86,8 @@ class ChatCommands(App[None]):
 
     def action_approval_rules(self) -> None:
         """Show which of the agent's tools need approval, and toggle them."""
+        from openletta.ui.screens.approval_rules import ApprovalRulesScreen
+
         if (screen := self.open_chat()) is None or self.client is None:
             return
         agent = screen.session.agent
@@ -120,6 +124,8 @@ class ChatCommands(App[None]):
     def action_model(self, handle: str = "") -> None:
         """Switch the open chat's agent to another model: ``handle``, or one chosen from the
         server's list."""
+        from openletta.ui.screens.model import ModelScreen
+
         if (screen := self.open_chat()) is None or self.client is None:
             return
         if not self._quiet(screen, "switch models", title="Model"):

@@ -1,4 +1,6 @@
-"""The chat screen: the transcript, the prompt and the status bar of one conversation."""
+"""The chat screen: the transcript, the prompt and the status bar of one conversation.
+
+The screens it opens (a run's steps, the questions on leaving) are imported as they open."""
 
 from __future__ import annotations
 
@@ -32,8 +34,6 @@ from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.model_watch import WatchesModel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
-from openletta.ui.screens.inspect import RunScreen
-from openletta.ui.screens.leave_approval import ask_to_leave
 from openletta.ui.search_bar import SearchBar
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
@@ -311,7 +311,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.ask_to_leave(quitting=False)
 
     def ask_to_leave(self, *, quitting: bool) -> bool:
-        """Ask what to do with the requests that wait, if any (see :func:`ask_to_leave`)."""
+        """Ask what to do with the requests that wait, if any (see
+        :func:`~openletta.ui.screens.leave_approval.ask_to_leave`)."""
+        from openletta.ui.screens.leave_approval import ask_to_leave
+
         return ask_to_leave(self, quitting=quitting)
 
     @property
@@ -341,6 +344,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     @on(TurnFooter.Inspect)
     def _inspect_turn(self, event: TurnFooter.Inspect) -> None:
+        from openletta.ui.screens.inspect import RunScreen
+
         event.stop()
         self.app.push_screen(RunScreen(self.session.client, event.run_ids, self.model_seen))
 
