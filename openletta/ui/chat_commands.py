@@ -58,10 +58,10 @@ class ChatCommands(App[None]):
         if isinstance(self.screen, ChatScreen):
             self.screen.controller.returned()
 
-    def action_memory(self) -> None:
+    async def action_memory(self) -> None:
         """Show or hide the memory panel of the open chat."""
         if isinstance(self.screen, ChatScreen):
-            self.screen.action_toggle_memory()
+            await self.screen.action_toggle_memory()
 
     def action_context(self) -> None:
         """Show how the open chat's agent spends its context window."""

@@ -23,7 +23,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.resources import Block
 from openletta.display import plain_text
-from openletta.ui.memory_block import BlockView
+from openletta.ui.memory_block import BlockEditor, BlockView
 from openletta.ui.stray_keys import StrayKeys
 
 #: Below this width the panel goes above the chat (the top half), not beside it.
@@ -90,6 +90,11 @@ class MemoryPanel(Vertical):
             self.reload(focus=True)
         else:
             self._place_toasts()
+
+    @property
+    def editor_focused(self) -> bool:
+        """Whether the focus is in the editor of a block."""
+        return isinstance(self.app.focused, BlockEditor)
 
     def fit(self, width: int) -> None:
         """On a narrow terminal the top half, above the chat (whose prompt, status bar and

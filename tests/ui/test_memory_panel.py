@@ -54,8 +54,8 @@ async def test_f2_shows_the_blocks_and_a_turn_that_changed_one_marks_it(
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
-        panel = screen.memory
         await pilot.press("f2")
+        panel = screen.memory
         await wait_until(pilot, lambda: set(blocks(panel)) == {"human", "persona"})
         assert panel.display and app.focused is blocks(panel)["human"]
         assert not any(view.has_class("-changed") for view in blocks(panel).values())
@@ -79,8 +79,8 @@ async def test_a_change_stays_marked_until_the_next_turn_ends(
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
-        panel = screen.memory
         await pilot.press("f2")
+        panel = screen.memory
         await wait_until(pilot, lambda: "human" in blocks(panel))
         screen.prompt.focus()
         await send(pilot, screen, "remember my name is Ana", wait_until)
@@ -109,8 +109,8 @@ async def test_an_edit_saves_only_that_block_and_refuses_a_newer_one(
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
-        panel = screen.memory
         await pilot.press("f2")
+        panel = screen.memory
         await wait_until(pilot, lambda: "persona" in blocks(panel))
         persona = blocks(panel)["persona"]
         persona.focus()
@@ -307,9 +307,9 @@ async def test_a_read_that_could_not_reach_the_server_is_made_again_once_it_can(
     app = make_app(base_url=base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
-        panel = screen.memory
         await server.stop()
         await pilot.press("f2")
+        panel = screen.memory
         await wait_until(pilot, lambda: "Could not read the memory" in str(
             panel.query_one(".memory-status").render()), what="the failed read")
         assert not blocks(panel) and screen.controller.state.offline
@@ -341,13 +341,13 @@ async def test_a_turn_that_ends_while_a_block_is_edited_keeps_the_edit(
         demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
         reads: list[str] = []
-        list_blocks = screen.memory.client.list_blocks
+        list_blocks = screen.session.client.list_blocks
 
         async def counted(agent_id: str) -> list[Block]:
             reads.append(agent_id)
             return await list_blocks(agent_id)
 
-        monkeypatch.setattr(screen.memory.client, "list_blocks", counted)
+        monkeypatch.setattr(screen.session.client, "list_blocks", counted)
         await edit(pilot, wait_until)
         await pilot.press(*"half typed")
         editor = pilot.app.focused
@@ -394,13 +394,13 @@ async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         release = asyncio.Event()
-        list_blocks = screen.memory.client.list_blocks
+        list_blocks = screen.session.client.list_blocks
 
         async def slow(agent_id: str) -> list[Block]:
             await release.wait()
             return await list_blocks(agent_id)
 
-        monkeypatch.setattr(screen.memory.client, "list_blocks", slow)
+        monkeypatch.setattr(screen.session.client, "list_blocks", slow)
         await pilot.press("f2")
         await pilot.press("tab")  # the user goes on before the blocks arrive
         moved_to = app.focused

@@ -1,6 +1,8 @@
 """The chat screen: the transcript, the prompt and the status bar of one conversation.
 
-The screens it opens (a run's steps, the questions on leaving) are imported as they open."""
+The screens it opens (a run's steps, the questions on leaving) are imported as they open, and
+its memory panel and find bar are made as they are first shown (:mod:`~openletta.ui.chat_panels`):
+a launch shows none of them."""
 
 from __future__ import annotations
 
@@ -25,16 +27,14 @@ from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
 from openletta.ui.attention import draw_attention
 from openletta.ui.chat_focus import FocusInChat
+from openletta.ui.chat_panels import ChatPanels
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.key_bar import KeyBar
-from openletta.ui.memory_block import BlockEditor, BlockView
-from openletta.ui.memory_panel import MemoryPanel
 from openletta.ui.model_watch import WatchesModel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
 from openletta.ui.screens.base import ReportsWorkerErrors
-from openletta.ui.search_bar import SearchBar
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.turn_status import YOLO_WARNING, mode_fields, status_state
@@ -45,7 +45,8 @@ from openletta.ui.widgets.tool_card import ToolCallCard
 SlashHandler = Callable[[str], bool]
 
 
-class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInChat):
+class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInChat,
+                 ChatPanels):
     """One conversation on screen: the chat view, the prompt and the status bar.
 
     The turn state lives in :attr:`controller`; the screen sends it the user's intents and
@@ -101,16 +102,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
                              menu=self.menu, mentions=local.workspace if local else None,
                              recall=recall, choices=choices)
         self.status = StatusBar(id="status")
-        agent = session.agent
-        self.memory = MemoryPanel(session.client, agent.id, agent.name or agent.id)
-        self.search = SearchBar(self.view, lambda: self.session.transcript.items,
-                                self._load_earlier_page, lambda: self.busy, id="search-bar")
+        self.add_panels(load_earlier=self._load_earlier_page, busy=lambda: self.busy)
 
     def compose(self) -> ComposeResult:
-        yield self.memory
         yield self.view
         yield self.menu
-        yield self.search
         yield self.prompt
         yield self.status
         yield KeyBar()
@@ -210,7 +206,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def turn_state_changed(self, state: TurnState) -> None:
         if self.busy and not state.phase.busy:
             self.view.flush()
-            self.memory.turn_ended()
+            if self.memory is not None:
+                self.memory.turn_ended()
             self.fill_from_runs()
         self.busy = state.phase.busy
         agent, before, self._state_shown = self.session.agent, self._state_shown, state
@@ -292,7 +289,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def _summon(self, prompt: ApprovalPrompt, *, at_once: bool) -> None:
         """Focus the request, the memory panel above the chat closed for it to show
         (``at_once``: it takes keys at once)."""
-        self.memory.make_room()
+        if self.memory is not None:
+            self.memory.make_room()
         prompt.summon(at_once=at_once)
 
     @on(ApprovalPrompt.Answered)
@@ -338,9 +336,10 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         if action == "previous_item":
             return self.in_chat(self.focused)
         if action == "copy_text":  # Ctrl+C: the find's match is not the user's selection
-            return not self.search.highlighting
+            return not (self.search is not None and self.search.highlighting)
         # In a memory block being edited, the page and end keys move in the block.
-        return not (action in ("page", "newest") and isinstance(self.focused, BlockEditor))
+        return not (action in ("page", "newest") and self.memory is not None
+                    and self.memory.editor_focused)
 
     @on(TurnFooter.Inspect)
     def _inspect_turn(self, event: TurnFooter.Inspect) -> None:
@@ -349,20 +348,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         event.stop()
         self.app.push_screen(RunScreen(self.session.client, event.run_ids, self.model_seen))
 
-    @on(BlockView.Left)
-    @on(SearchBar.Closed)
-    def _back_to_prompt(self, event: BlockView.Left | SearchBar.Closed) -> None:
-        event.stop()
-        self.prompt.focus()
-
-    def action_toggle_memory(self) -> None:
-        """Show or hide the agent's memory blocks beside (or above) the chat."""
-        self.memory.toggle()
-        if not self.memory.display:
-            self.prompt.focus()
-
     def on_resize(self) -> None:
-        self.memory.fit(self.size.width)
+        if self.memory is not None:
+            self.memory.fit(self.size.width)
         if self._asking is not None and self._asking.has_focus_within:  # what it shows moved
             self.call_after_refresh(self._asking.keep_in_view)
 
@@ -378,10 +366,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.view.flush()
 
     # --- other actions ----------------------------------------------------------------------
-
-    def action_find(self) -> None:
-        """Open the find bar."""
-        self.search.open()
 
     @work(exclusive=True, group="oldest", exit_on_error=False)
     async def action_oldest(self) -> None:
