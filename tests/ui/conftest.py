@@ -1,8 +1,9 @@
 """Fixtures for the UI tests: an embedded demo server, isolated settings, local tools, a
-wait helper."""
+health check held back, a wait helper."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import waiting
 
+from openletta.api.client import LettaClient
 from openletta.chat.local_calls import LocalCalls
 from openletta.demo import DemoServer
 from openletta.settings import Settings
@@ -93,6 +95,20 @@ def local(tmp_path: Path) -> LocalCalls:
     (root / "hello.txt").write_text("hi from the test folder\n")
     return LocalCalls(Permissions(Workspace(root),
                                   project_rules=ProjectRules(tmp_path / "rules.toml")))
+
+
+@pytest.fixture
+def held_health(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """The health check waits until the event returned is set."""
+    release = asyncio.Event()
+    health = LettaClient.health
+
+    async def held(client: LettaClient) -> object:
+        await release.wait()
+        return await health(client)
+
+    monkeypatch.setattr(LettaClient, "health", held)
+    return release
 
 
 @pytest.fixture

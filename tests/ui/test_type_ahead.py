@@ -13,7 +13,6 @@ from chat_helpers import demo_chat, open_chat, send
 from textual import events
 from textual.widgets import Collapsible, Input
 
-from openletta.api.client import LettaClient
 from openletta.cli import keys_not_echoed
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.connect import ConnectScreen
@@ -22,20 +21,6 @@ from openletta.ui.widgets.error import ErrorBlock
 from openletta.ui.widgets.footer import TurnFooter
 
 SIZE = (100, 30)
-
-
-@pytest.fixture
-def held_health(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
-    """The health check waits until the event returned is set."""
-    release = asyncio.Event()
-    health = LettaClient.health
-
-    async def held(client: LettaClient) -> object:
-        await release.wait()
-        return await health(client)
-
-    monkeypatch.setattr(LettaClient, "health", held)
-    return release
 
 
 async def test_what_is_typed_while_connecting_lands_in_the_prompt(

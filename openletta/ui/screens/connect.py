@@ -5,6 +5,11 @@ What the user types while it connects is kept for the screen that follows (the c
 prompt, or the agent chooser's search): a terminal user types ahead, and the keys of a
 message started as the app launches must not be lost, nor taken as commands (``q`` quits
 and ``r`` retries only once an attempt has failed).
+
+It draws nothing for the first :data:`QUIET_SECONDS`: a connection quicker than that (one
+whose answers came while the app was starting) goes straight to the screen that follows,
+without drawing "Connecting…" for a frame, and without the time it takes to lay out and
+paint a screen that is gone at once.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from openletta.ui.key_bar import KeyBar
 from openletta.ui.retry import TryAgain
 from openletta.ui.screens.base import ReportsWorkerErrors
 
+#: How long connecting goes on before the screen says so (a failure shows at once).
+QUIET_SECONDS = 0.2
 FIXES = (
     "start your Letta server, or point to it with --base-url URL or LETTA_BASE_URL",
     "for Letta Cloud or a protected server, set LETTA_API_KEY",
@@ -76,14 +83,25 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
         self._again = TryAgain(self)
         #: What was typed while it connects (and tries again): the prompt's, once it opens.
         self.typed_ahead = ""
+        self._message = Static(self._connecting_text(), id="connect-message")
+        self._drawn = False
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="connect-box"):
-            yield Static(self._connecting_text(), id="connect-message")
-        yield KeyBar()
+        yield from ()  # the message and the keys come once connecting takes a while
 
     def on_mount(self) -> None:
+        self.set_timer(QUIET_SECONDS, self._draw)
         self.attempt()
+
+    def _draw(self) -> None:
+        """Show the message and the keys (once)."""
+        if not self._drawn:
+            self._drawn = True
+            self.call_later(self._mount_drawn)
+
+    async def _mount_drawn(self) -> None:
+        await self.mount(Vertical(self._message, id="connect-box"), KeyBar())
+        self.refresh_bindings()  # a key bar lists the keys when told the bindings changed
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("retry", "quit"):
@@ -120,7 +138,7 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
             self._again.reset()
             self.failed = False
             self.set_class(False, "-failed")
-            self.query_one("#connect-message", Static).update(self._connecting_text())
+            self._message.update(self._connecting_text())
         try:
             await self._connect()
         except APIConnectionError as error:
@@ -137,7 +155,8 @@ class ConnectScreen(Screen[None], ReportsWorkerErrors):
     def _show_failure(self, reason: str, *, trying_again: bool = False) -> None:
         self.failed = True
         self.set_class(True, "-failed")
-        self.query_one("#connect-message", Static).update(
+        self._draw()
+        self._message.update(
             failure_text(self.url, reason, trying_again=trying_again))
 
     def _connecting_text(self) -> Text:
