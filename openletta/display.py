@@ -158,6 +158,13 @@ def pictured_text(text: str) -> DisplayText:
     return DisplayText(control_pictures(text))
 
 
+def pictured_line(text: str) -> str:
+    """The user's words on one line, for a title made from them (a conversation's label, what
+    a reply answers): each control character as its picture (:func:`control_pictures`, as
+    the prompt shows it), every run of spaces, tabs and newlines one space."""
+    return " ".join(control_pictures(text).split())
+
+
 def has_hidden_characters(text: str) -> bool:
     """Whether :func:`literal_text` has to show anything in ``text`` (a CRLF line ending
     aside): a reason to warn that the text is not what it may seem."""

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from openletta.api import messages as m
+from openletta.display import pictured_line
 from openletta.transcript.change import Change
 from openletta.transcript.history import HistoryPages
 from openletta.transcript.interruption import INTERRUPTED_EVENT, returned_status
@@ -143,8 +144,7 @@ class Transcript(HistoryPages):
 
     def _name_followed(self, prompt: str, change: Change) -> None:
         """Say on the divider of the run followed that it answers ``prompt``."""
-        prompt = " ".join(prompt.split())
-        if self._following is not None and prompt:
+        if self._following is not None and (prompt := pictured_line(prompt)):
             short = prompt if len(prompt) <= PROMPT_SHOWN else prompt[:PROMPT_SHOWN - 1] + "…"
             self._following.text += f" · answering “{short}”"
             change.touch(self._following)

@@ -7,6 +7,7 @@ names a conversation on the server by itself: only ``/rename`` and ``/new NAME``
 
 from __future__ import annotations
 
+from openletta.display import pictured_line
 from openletta.ui.formatting import short_id
 
 NEW_CONVERSATION = "New conversation"
@@ -17,9 +18,10 @@ LABEL_WIDTH = 48
 
 
 def quoted_start(text: str, width: int = LABEL_WIDTH) -> str:
-    """``“hello there”``: ``text`` on one line, cut with "…" (after a word, if one ends in
-    its second half) to fit ``width`` characters with its quotes."""
-    words, room = " ".join(text.split()), max(2, width - 2)
+    """``“hello there”``: ``text`` on one line (:func:`~openletta.display.pictured_line`:
+    control characters shown as the prompt shows them), cut with "…" (after a word, if one
+    ends in its second half) to fit ``width`` characters with its quotes."""
+    words, room = pictured_line(text), max(2, width - 2)
     if len(words) > room:
         cut = words[:room]
         space = cut.rfind(" ", room // 2)

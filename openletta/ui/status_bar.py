@@ -14,7 +14,7 @@ from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
-from openletta.display import single_line
+from openletta.display import pictured_line, single_line
 from openletta.transcript import Usage
 from openletta.ui.conversation_names import conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens
@@ -251,7 +251,7 @@ class StatusBar(Widget):
     def show_first_message(self, text: str | None) -> None:
         """Show ``text``, the user's first message, for a conversation without a name (the
         line is drawn again only when it changed)."""
-        line = single_line(text or "")
+        line = single_line(pictured_line(text or ""))
         if line != self.info.first_message:
             self.info = replace(self.info, first_message=line)
 
