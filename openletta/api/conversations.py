@@ -6,10 +6,21 @@ from __future__ import annotations
 from typing import Any
 
 from openletta.api.errors import LettaError, ValidationError
-from openletta.api.http import LettaHTTP, route_missing, validate, validate_list, without_none
+from openletta.api.http import (
+    LettaHTTP,
+    as_list,
+    route_missing,
+    validate,
+    validate_list,
+    without_none,
+)
+from openletta.api.messages import UserMessage, parse_message
 from openletta.api.resources import Compaction, Conversation
 from openletta.api.runs import DEFAULT_THREAD
 
+#: Rows of a conversation read for its first message of the user's: its first row is the
+#: system prompt; a system note (stored as a user message) may come before the user's.
+FIRST_ROWS = 4
 #: How the server refuses a compaction that would leave as many messages as before.
 NOTHING_TO_COMPACT = "failed to reduce the number of messages"
 
@@ -68,3 +79,14 @@ class ConversationCalls:
     async def get_conversation(self, conversation_id: str) -> Conversation:
         data = await self._http.request("GET", f"/v1/conversations/{conversation_id}")
         return validate(Conversation, data)
+
+    async def opening_user_messages(self, conversation_id: str) -> list[UserMessage]:
+        """The user messages among the first :data:`FIRST_ROWS` rows of a conversation,
+        oldest first (one small request: where a conversation without a name gets its
+        label)."""
+        data = await self._http.request(
+            "GET", f"/v1/conversations/{conversation_id}/messages",
+            params={"order": "asc", "limit": FIRST_ROWS,
+                    "include_return_message_types": "user_message"})
+        return [message for entry in as_list(data)
+                if isinstance(message := parse_message(entry), UserMessage)]

@@ -34,10 +34,11 @@ from openletta.config import ResumeHint, resume_hint, server_key
 from openletta.display import single_line
 from openletta.recall import SentMessages
 from openletta.settings import Settings, load_settings, save_settings
-from openletta.ui.chat_commands import ChatCommands
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
+from openletta.ui.conversation_actions import ConversationActions
 from openletta.ui.dates import Clock, utc_now
+from openletta.ui.first_messages import FirstMessages
 from openletta.ui.left_behind import LeftBehind
 from openletta.ui.printout import ChatsOfThisRun
 from openletta.ui.screens.base import ReportsWorkerErrors
@@ -57,7 +58,7 @@ DEMO_LABEL = "the embedded demo server"
 QUIT_AGAIN_SECONDS = 2.0
 
 
-class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorkerErrors):
+class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, ReportsWorkerErrors):
     """A terminal chat client for Letta agents."""
 
     CSS_PATH: ClassVar[list[str | PurePath]] = ["styles/app.tcss", "styles/widgets.tcss"]
@@ -97,6 +98,8 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         self.chats = ChatsOfThisRun()
         #: The conversation last open with each agent in this run (``None``: its default).
         self._open_with: dict[str, str | None] = {}
+        #: The user's first message in each conversation, as far as known in this run.
+        self.first_messages = FirstMessages()
         #: What was typed and not sent in each chat, and the messages of the replies left
         #: (kept across runs but for the demo's).
         self._left = LeftBehind(server_key(base_url, demo=demo), lasting=not demo)
@@ -244,24 +247,6 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         await self._save_settings(last_agent=full.id, last_conversation=conversation,
                                   last_server=server_key(self.base_url, demo=self.demo))
 
-    @work(exclusive=True, group="open", exit_on_error=False)
-    async def open_conversation(self, agent: Agent, conversation: str | None) -> None:
-        """Open ``conversation`` of ``agent`` (``None``: its default thread)."""
-        await self._open(agent, conversation)
-
-    @work(exclusive=True, group="open", exit_on_error=False)
-    async def new_conversation(self, agent: Agent, name: str | None = None) -> None:
-        """Create a conversation with ``agent`` (named ``name``) and open it."""
-        assert self.client is not None
-        try:
-            conversation = await self.client.create_conversation(agent.id, name)
-        except LettaError as error:
-            self.notify(f"Could not start a conversation: {error.message}",
-                        title="Conversations", severity="error")
-            return
-        await self._open(agent, conversation.id)
-        self.notify("New conversation started.", title="Conversations")
-
     def _chooser(self, *, can_go_back: bool = False, search: str = "") -> AgentChooserScreen:
         from openletta.ui.screens.agents import AgentChooserScreen
 
@@ -368,23 +353,6 @@ class OpenLettaApp(ThemeVariables, ChatCommands, KeepsBeforeCrash, ReportsWorker
         """Open the agent chooser over the chat (Esc comes back)."""
         if self.client is not None:
             self.push_screen(self._chooser(can_go_back=isinstance(self.screen, ChatScreen)))
-
-    def action_conversations(self) -> None:
-        """List the agent's conversations to switch to, or start a new one."""
-        from openletta.ui.screens.conversations import ConversationsScreen
-
-        if (screen := self.open_chat()) is None or self.client is None:
-            return
-        agent = screen.session.agent
-        self.push_screen(ConversationsScreen(
-            self.client, agent.id, screen.session.conversation_id, self.chats.first_messages(),
-            lambda conversation: self.open_conversation(agent, conversation),
-            lambda: self.new_conversation(agent), clock=self._clock))
-
-    def action_new_conversation(self, name: str = "") -> None:
-        """Start a new conversation (named ``name``) with the open agent and switch to it."""
-        if (screen := self.open_chat()) is not None:
-            self.new_conversation(screen.session.agent, name.strip() or None)
 
     async def action_theme(self, name: str = "") -> None:
         """Switch to theme ``name``, or to the next openletta theme; remember the choice."""

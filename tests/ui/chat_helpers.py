@@ -92,6 +92,15 @@ async def start_new_conversation(pilot: Pilot[None], screen: ChatScreen,
     return await open_chat(pilot, wait_until)
 
 
+async def side_conversation(pilot: Pilot[None], wait_until) -> tuple[ChatScreen, str]:
+    """Wait for the chat, then start a new conversation: its chat screen and its id."""
+    screen = await start_new_conversation(pilot, await open_chat(pilot, wait_until),
+                                          wait_until)
+    conversation = screen.session.conversation_id
+    assert conversation is not None
+    return screen, conversation
+
+
 async def choose(pilot: Pilot[None], key: str, wait_until) -> None:
     """Press a choice's key on the focused approval prompt and wait until it took effect
     (the key waits to see that no other key follows it)."""

@@ -8,7 +8,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from chat_helpers import laid_out, mounted_items, open_chat, send, start_new_conversation
+from chat_helpers import (
+    laid_out,
+    mounted_items,
+    open_chat,
+    send,
+    side_conversation,
+    start_new_conversation,
+)
 from fault_proxy import FaultProxy
 from textual.color import Color
 from textual.widgets import Input, Static
@@ -851,10 +858,8 @@ async def test_an_agent_opened_again_opens_the_conversation_last_open_with_it(
         demo_server, make_app, wait_until) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
-        screen = await start_new_conversation(pilot, await open_chat(pilot, wait_until),
-                                              wait_until)
-        demo_agent, side = screen.session.agent, screen.session.conversation_id
-        assert side is not None
+        screen, side = await side_conversation(pilot, wait_until)
+        demo_agent = screen.session.agent
         assert app.client is not None
         other = next(agent for agent in await app.client.list_agents()
                      if agent.id != demo_agent.id)

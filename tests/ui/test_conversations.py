@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from chat_helpers import open_chat, send, start_new_conversation
+from datetime import UTC, datetime
+
+from chat_helpers import open_chat, send, side_conversation, start_new_conversation
+from rich.console import Console
 from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
 from openletta.api.resources import Conversation
 from openletta.ui.formatting import short_id
 from openletta.ui.screens.chat import ChatScreen
-from openletta.ui.screens.conversations import PAGE_SIZE, ConversationsScreen, newest_first
+from openletta.ui.screens.conversations import (
+    PAGE_SIZE,
+    ConversationsScreen,
+    conversation_row,
+    newest_first,
+)
 from openletta.ui.status_bar import status_text
 
 SIZE = (100, 30)
@@ -129,3 +137,39 @@ async def test_a_conversation_without_a_name_is_shown_by_its_first_message_not_i
         assert status(listed).startswith(
             f"Delete the conversation made {rows[untouched.id].split('made ')[1].split(',')[0]}"
             f" ({short_id(untouched.id)}) and its messages")
+
+
+async def test_after_a_relaunch_a_conversation_without_a_name_reads_its_first_message(
+        demo_server, make_app, wait_until) -> None:
+    async with LettaClient(demo_server.base_url) as client:
+        agent = next(a for a in await client.list_agents() if a.name == "demo-agent")
+        untouched = await client.create_conversation(agent.id)
+    first_run = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with first_run.run_test(size=SIZE) as pilot:
+        screen, conversation = await side_conversation(pilot, wait_until)
+        await send(pilot, screen, "hello throwaway", wait_until)
+        await send(pilot, screen, "hello again", wait_until)
+    relaunched = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with relaunched.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        listed = await open_list(pilot, wait_until)
+        options = listed.query_one("#conversations-list", OptionList)
+
+        def row(conversation_id: str | None) -> str:
+            return str(options.get_option(conversation_id or "").prompt)
+
+        await wait_until(pilot, lambda: row(conversation).startswith("  “hello throwaway”"),
+                         what="the first message read")
+        assert row(untouched.id).startswith("  New conversation  · made ")
+
+
+def test_a_long_row_wraps_under_the_name_not_under_the_mark() -> None:
+    conversation = Conversation.model_validate({
+        "id": "conv-1a2b3c4d", "summary": "a name long enough to wrap " * 2,
+        "last_message_at": "2026-11-27T10:00:00Z"})
+    console = Console(width=40, record=True)
+    console.print(conversation_row(conversation, "conv-1a2b3c4d",
+                                   lambda: datetime(2026, 11, 27, 11, tzinfo=UTC)))
+    first, second, *_ = console.export_text().splitlines()
+    assert first.startswith("● a name long")
+    assert second.startswith("  ") and not second.startswith("   ")

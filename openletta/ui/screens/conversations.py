@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import ClassVar
 
@@ -25,7 +25,9 @@ from openletta.ui.conversation_names import (
     quoted_start,
 )
 from openletta.ui.dates import Clock, time_ago, utc_now
+from openletta.ui.first_messages import FirstMessages
 from openletta.ui.formatting import short_id
+from openletta.ui.hanging import Hanging
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.widgets.pick_list import PickList
 
@@ -47,17 +49,17 @@ def newest_first(page: list[Conversation]) -> list[Conversation]:
 
 
 def conversation_row(conversation: Conversation, current: str | None, clock: Clock,
-                     first_message: str | None = None) -> Text:
-    """Its name (else the start of the user's first message in it, else "New conversation",
-    and its short id), when it was last written in, and a mark on the open one."""
-    text = Text("● " if conversation.id == current else "  ", style="bold")
-    text.append_text(plain_text(conversation_label(conversation.summary, first_message),
-                                style="bold"))
+                     first_message: str | None = None) -> Hanging:
+    """A mark on the open one, then its name (else the start of the user's first message in
+    it, else "New conversation", and its short id) and when it was last written in, which
+    wrap under the name."""
+    mark = Text("● " if conversation.id == current else "  ", style="bold")
+    text = plain_text(conversation_label(conversation.summary, first_message), style="bold")
     text.append(f"  · {_when(conversation, clock(), told_apart=bool(first_message))}",
                 style="dim")
     if not conversation.summary:
         text.append(f"  · {short_id(conversation.id)}", style="dim")
-    return text
+    return Hanging((mark, text))
 
 
 def _when(conversation: Conversation, now: datetime, *, told_apart: bool) -> str:
@@ -95,10 +97,10 @@ class ConversationsScreen(ModalScreen[None]):
     ]
 
     def __init__(self, client: LettaClient, agent_id: str, current: str | None,
-                 first_messages: Mapping[str, str], on_choose: OnChoose,
+                 first_messages: FirstMessages, on_choose: OnChoose,
                  on_new: Callable[[], object], *, clock: Clock = utc_now) -> None:
-        """``first_messages``: the user's first message in the conversations whose one is
-        known (opened in this run), which stands for those without a name."""
+        """``first_messages``: the user's first message in each conversation, which stands
+        for one without a name (those not known yet are read once listed)."""
         super().__init__()
         self._first_messages = first_messages
         self.client = client
@@ -139,9 +141,9 @@ class ConversationsScreen(ModalScreen[None]):
             return
         self._more, self._cursor = len(page) == PAGE_SIZE, page[-1].id if page else None
         self.conversations = newest_first(page)
-        default = Text("● " if self.current is None else "  ", style="bold")
-        default.append(DEFAULT_THREAD_NAME.capitalize(), style="bold")
-        default.append("  · the agent's main conversation", style="dim")
+        default = Hanging((Text("● " if self.current is None else "  ", style="bold"),
+                           Text.assemble((DEFAULT_THREAD_NAME.capitalize(), "bold"),
+                                         ("  · the agent's main conversation", "dim"))))
         self._list.set_options([
             Option(default, id=DEFAULT_THREAD),
             *map(self._option, self.conversations),
@@ -151,6 +153,7 @@ class ConversationsScreen(ModalScreen[None]):
         self._list.highlighted = open_row  # the conversation open, if on the first page
         self._list.focus()
         self._count()
+        self.label_unnamed(self.conversations)
 
     @work(exclusive=True, group="conversations", exit_on_error=False)
     async def load_more(self) -> None:
@@ -167,6 +170,20 @@ class ConversationsScreen(ModalScreen[None]):
         self.conversations.extend(page)
         self._list.add_options(map(self._option, page))
         self._count()
+        self.label_unnamed(page)
+
+    @work(group="first-messages", exit_on_error=False)
+    async def label_unnamed(self, listed: Iterable[Conversation]) -> None:
+        """Read the first message of each conversation ``listed`` without a name whose one
+        is not known (top row first, one request at a time), and show it as its label."""
+        for conversation in listed:
+            if conversation.summary or self._first_messages.asked(conversation.id):
+                continue
+            if await self._first_messages.read(self.client, conversation.id) is None:
+                continue
+            if conversation in self.conversations:  # (not deleted meanwhile)
+                self._list.replace_option_prompt(conversation.id,
+                                                 self._option(conversation).prompt)
 
     def _option(self, conversation: Conversation) -> Option:
         row = conversation_row(conversation, self.current, self._clock,
