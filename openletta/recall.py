@@ -18,8 +18,11 @@ log = logging.getLogger(__name__)
 RECALL_FILE = "sent-messages.jsonl"
 DRAFTS_FILE = "drafts.json"
 PROMPTS_FILE = "replies-left.json"
+CONVERSATIONS_FILE = "last-conversations.json"
 #: How many messages are kept.
 KEPT = 500
+#: How many agents' last conversations are kept.
+AGENTS_KEPT = 200
 #: How many messages of replies left are kept (a reply ends soon: an old one is of no use).
 PROMPTS_KEPT = 20
 
@@ -96,18 +99,23 @@ class KeptTexts:
         #: The texts this run kept (text) or took (``None``).
         self._changes: dict[str, str | None] = {}
 
+    def _get(self, key: str) -> str:
+        """The text of ``key`` (``""``: none), left where it is."""
+        return (self._changes[key] if key in self._changes else self._stored.get(key)) or ""
+
     def _take(self, key: str) -> str:
         """The text of ``key`` (``""``: none), which leaves the file at once: a run that
         ends badly must not bring it back."""
-        text = self._changes[key] if key in self._changes else self._stored.get(key)
+        text = self._get(key)
         if not text:
             return ""
         self._changes[key] = None
         self.save()
         return text
 
-    def _keep(self, key: str, text: str) -> None:
-        """Keep ``text`` under ``key`` (written by :meth:`save`), as the newest."""
+    def _keep(self, key: str, text: str | None) -> None:
+        """Keep ``text`` under ``key`` (written by :meth:`save`), as the newest (``None``:
+        none)."""
         self._changes.pop(key, None)
         self._changes[key] = text
 
@@ -191,3 +199,24 @@ class PromptsLeft(KeptTexts):
     def keep(self, run_id: str, text: str) -> None:
         """Keep ``text`` as the message ``run_id`` answers (written by :meth:`save`)."""
         self._keep(run_id, text)
+
+
+class LastConversations(KeptTexts):
+    """The conversation last opened with each agent of one server, kept across runs when
+    ``path`` is given (the newest :data:`AGENTS_KEPT`): choosing the agent again opens it."""
+
+    def __init__(self, server: str, path: Path | None = None) -> None:
+        super().__init__(path, "last conversations", AGENTS_KEPT)
+        self.server = server
+
+    def of(self, agent_id: str) -> str | None:
+        """The conversation last opened with the agent (``None``: its default thread)."""
+        return self._get(self._key(agent_id)) or None
+
+    def opened(self, agent_id: str, conversation_id: str | None) -> None:
+        """Note that ``conversation_id`` (``None``: the default thread) opened with the agent
+        (written by :meth:`save`)."""
+        self._keep(self._key(agent_id), conversation_id)
+
+    def _key(self, agent_id: str) -> str:
+        return json.dumps([self.server, agent_id])

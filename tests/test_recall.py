@@ -8,7 +8,14 @@ import stat
 from pathlib import Path
 
 from openletta import recall
-from openletta.recall import KEPT, PROMPTS_KEPT, Drafts, PromptsLeft, SentMessages
+from openletta.recall import (
+    KEPT,
+    PROMPTS_KEPT,
+    Drafts,
+    LastConversations,
+    PromptsLeft,
+    SentMessages,
+)
 
 
 def test_messages_are_kept_across_runs_in_a_private_file(tmp_path: Path) -> None:
@@ -116,3 +123,16 @@ def test_the_messages_of_replies_left_are_kept_by_run_the_newest_few(tmp_path: P
     assert again.take(f"run-{PROMPTS_KEPT + 2}") == f"message {PROMPTS_KEPT + 2}"
     assert PromptsLeft(path).take(f"run-{PROMPTS_KEPT + 2}") == ""  # taken: off the disk
     assert len(json.loads(path.read_text())) == PROMPTS_KEPT - 2  # (both taken are gone)
+
+
+def test_the_last_conversation_of_each_agent_is_kept_for_the_next_run(tmp_path: Path) -> None:
+    path = tmp_path / "last-conversations.json"
+    here = LastConversations("http://here", path)
+    here.opened("agent-1", "conv-1")
+    here.opened("agent-2", "conv-2")
+    here.opened("agent-2", None)  # its default thread: nothing to remember
+    assert here.save() is None
+    again = LastConversations("http://here", path)
+    assert (again.of("agent-1"), again.of("agent-2")) == ("conv-1", None)
+    assert again.of("agent-1") == "conv-1"  # (read, not taken)
+    assert LastConversations("http://there", path).of("agent-1") is None  # another server's

@@ -36,7 +36,7 @@ from openletta.recall import SentMessages
 from openletta.settings import Settings, load_settings, save_settings
 from openletta.ui.collector import collect_while_waiting, settle_after_startup
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommandProvider, parse_slash
-from openletta.ui.conversation_actions import ConversationActions
+from openletta.ui.conversation_actions import ConversationActions, fallback_note
 from openletta.ui.dates import Clock, utc_now
 from openletta.ui.first_messages import FirstMessages
 from openletta.ui.left_behind import LeftBehind
@@ -96,8 +96,6 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         self.unkept_drafts: tuple[OSError | None, list[str]] | None = None
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
-        #: The conversation last open with each agent in this run (``None``: its default).
-        self._open_with: dict[str, str | None] = {}
         #: The user's first message in each conversation, as far as known in this run.
         self.first_messages = FirstMessages()
         #: What was typed and not sent in each chat, and the messages of the replies left
@@ -197,9 +195,9 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_agent(self, agent: Agent) -> None:
-        """Open the chat with ``agent``: the conversation last open with it in this run, else
-        its default thread."""
-        await self._open(agent, self._open_with.get(agent.id))
+        """Open the chat with ``agent``: the conversation last open with it (in this run or
+        before), else its default thread."""
+        await self._open(agent, self._left.conversations.of(agent.id))
 
     async def _open(self, agent: Agent, conversation: str | None, *, complete: bool = False,
                     requested_page: asyncio.Future[HistoryPage] | None = None) -> None:
@@ -218,24 +216,28 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
                     request.cancel()
             self.notify(error.message, title="Agent", severity="error")
             return
-        found = await read if read is not None else None
+        found, orphan = await read if read is not None else None, ""
         if isinstance(found, str):
             page.cancel()
-            self.notify(f"{found} Showing the agent's default thread; /conversations lists "
-                        "the others.", title="Conversation", severity="warning", timeout=10)
+            orphan = self._left.drafts.take(agent.id, conversation)
+            self.notify(fallback_note(found, draft_moved=bool(orphan)), title="Conversation",
+                        severity="warning", timeout=10)
             found, conversation = None, None
             page = start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page,
                               conversation_name=found.summary if found else None,
                               prompt_of_run=self._left.prompts.take)
-        self._open_with[full.id] = conversation
+        self._left.conversations.opened(full.id, conversation)
         self.chats.opened(session)
+        reply_left = self.note_reply_left(full.id, conversation)
         self._left.leave(self.screen_stack)
-        typed = "\n".join(filter(None, (self._left.drafts.take(full.id, conversation),
+        typed = "\n".join(filter(None, (orphan, self._left.drafts.take(full.id, conversation),
                                         self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
                                          recall=self.sent_messages, choices=self.argument_choices))
+        if reply_left is not None:
+            self.notify(reply_left, title="Reply")
         if self.demo:
             from openletta.demo.server import demo_chat_lasts
 
@@ -246,6 +248,7 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
                                        self.settings.base_url, full.id, full.name, conversation)
         await self._save_settings(last_agent=full.id, last_conversation=conversation,
                                   last_server=server_key(self.base_url, demo=self.demo))
+        await asyncio.to_thread(self._left.conversations.save)
 
     def _chooser(self, *, can_go_back: bool = False, search: str = "") -> AgentChooserScreen:
         from openletta.ui.screens.agents import AgentChooserScreen

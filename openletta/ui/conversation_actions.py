@@ -1,5 +1,7 @@
 """Moving between conversations (``/conversations``, ``/new``): the base of
-:class:`~openletta.ui.app.OpenLettaApp` that lists, starts and opens them."""
+:class:`~openletta.ui.app.OpenLettaApp` that lists, starts and opens them, and says what
+becomes of a reply left streaming in the chat being left (it goes on on the server: the
+chat opened on it again follows it, or shows it finished)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,31 @@ from textual import work
 from openletta.api.errors import LettaError
 from openletta.api.resources import Agent
 from openletta.ui.chat_commands import ChatCommands
+from openletta.ui.conversation_names import spoken_conversation
 from openletta.ui.first_messages import FirstMessages
 from openletta.ui.printout import ChatsOfThisRun
+from openletta.ui.screens.chat import ChatScreen
+
+
+def reply_left_note(leaving: ChatScreen, agent_id: str, conversation: str | None) -> str | None:
+    """What to say, as the chat ``leaving`` gives way to ``conversation`` of ``agent_id``,
+    about its reply still streaming (``None``: none streams, or the same chat opens again)."""
+    session = leaving.session
+    if not session.turn_open or (session.agent.id, session.conversation_id) == (
+            agent_id, conversation):
+        return None
+    where = spoken_conversation(session.conversation_id, session.conversation_name,
+                                session.first_message)
+    if session.agent.id != agent_id:
+        where = f"{where} of {session.agent.name or session.agent.id}"
+    return f"The reply in {where} goes on; it will be there when you come back."
+
+
+def fallback_note(why: str, *, draft_moved: bool) -> str:
+    """Why the conversation asked for does not open (``why``) and that the default thread
+    does instead; ``draft_moved``: with the draft left there in its prompt."""
+    draft = " (the draft you left in that conversation is in its prompt)" if draft_moved else ""
+    return f"{why} Showing the agent's default thread{draft}; /conversations lists the others."
 
 
 class ConversationActions(ChatCommands):
@@ -22,6 +47,13 @@ class ConversationActions(ChatCommands):
     async def _open(self, agent: Agent, conversation: str | None) -> None:
         """Open the chat with ``conversation`` of ``agent`` (the app's)."""
         raise NotImplementedError
+
+    def note_reply_left(self, agent_id: str, conversation: str | None) -> str | None:
+        """What to say about a reply left streaming by the chat on screen, which gives way to
+        ``conversation`` of ``agent_id`` (see :func:`reply_left_note`)."""
+        leaving = next((screen for screen in reversed(self.screen_stack)
+                        if isinstance(screen, ChatScreen)), None)
+        return reply_left_note(leaving, agent_id, conversation) if leaving else None
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_conversation(self, agent: Agent, conversation: str | None) -> None:

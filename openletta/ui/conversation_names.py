@@ -48,3 +48,16 @@ def conversation_title(conversation_id: str | None, name: str | None,
         return DEFAULT_THREAD_NAME
     label = conversation_label(name, first_message)
     return label if name else f"{label} · {short_id(conversation_id)}"
+
+
+def spoken_conversation(conversation_id: str | None, name: str | None,
+                        first_message: str | None) -> str:
+    """A conversation in a sentence: ``the default thread``, ``“its name”``, ``“its first
+    message”``, else ``the conversation conv-1a2b3c4d``."""
+    if conversation_id is None:
+        return f"the {DEFAULT_THREAD_NAME}"
+    if name:
+        return f"“{name}”"
+    if first_message and first_message.strip():
+        return quoted_start(first_message)
+    return f"the conversation {short_id(conversation_id)}"

@@ -1,6 +1,7 @@
 """What the chats left behind keep for when they open again, in this run or the next: the
-text typed in each prompt and not sent, and the message each reply still coming answers
-(:class:`~openletta.recall.Drafts`, :class:`~openletta.recall.PromptsLeft`)."""
+text typed in each prompt and not sent, the message each reply still coming answers, and
+the conversation last open with each agent (:class:`~openletta.recall.Drafts`,
+:class:`~openletta.recall.PromptsLeft`, :class:`~openletta.recall.LastConversations`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from collections.abc import Iterable
 
 from textual.screen import Screen
 
-from openletta.recall import DRAFTS_FILE, PROMPTS_FILE, Drafts, PromptsLeft
+from openletta.recall import (
+    CONVERSATIONS_FILE,
+    DRAFTS_FILE,
+    PROMPTS_FILE,
+    Drafts,
+    LastConversations,
+    PromptsLeft,
+)
 from openletta.settings import config_dir
 from openletta.ui.screens.chat import ChatScreen
 
@@ -20,6 +28,8 @@ class LeftBehind:
     def __init__(self, server: str, *, lasting: bool) -> None:
         self.drafts = Drafts(server, config_dir() / DRAFTS_FILE if lasting else None)
         self.prompts = PromptsLeft(config_dir() / PROMPTS_FILE if lasting else None)
+        self.conversations = LastConversations(
+            server, config_dir() / CONVERSATIONS_FILE if lasting else None)
 
     def leave(self, screens: Iterable[Screen[object]]) -> None:
         """Keep what the chats among ``screens`` leave behind now (the one being left: it
@@ -36,6 +46,7 @@ class LeftBehind:
 
     def save(self) -> OSError | None:
         """Write them; the error if the drafts could not be written (the messages of replies
-        left matter less: that is only logged)."""
+        left and the last conversations matter less: that is only logged)."""
         self.prompts.save()
+        self.conversations.save()
         return self.drafts.save()
