@@ -13,6 +13,7 @@ from openletta.chat import session as session_module
 from openletta.chat.opening import read_conversation
 from openletta.chat.session import ChatSession
 from openletta.transcript import Transcript, UserItem
+from openletta.ui.first_messages import FirstMessages
 
 
 @pytest.fixture
@@ -80,3 +81,15 @@ async def test_a_conversation_is_named_at_its_start_renamed_and_checked_against_
         f"There is no conversation {missing} on this server.")
     page = await client.list_messages(fresh_agent_id, conversation_id=missing)
     assert page.messages == []  # why the client asks: the server lists nothing, no error
+
+
+async def test_a_conversation_without_a_name_is_labelled_by_its_first_message_in_a_new_run(
+        client: LettaClient, fresh_agent_id: str) -> None:
+    conversation = await client.create_conversation(fresh_agent_id)
+    untouched = await client.create_conversation(fresh_agent_id)
+    for text in ("the first \x1b words", "then more"):
+        await send(client, fresh_agent_id, text, Transcript(), conversation_id=conversation.id)
+    known = FirstMessages()  # a new run: nothing known
+    assert await known.read(client, conversation.id) == "the first \x1b words"
+    assert await known.read(client, untouched.id) is None
+    assert known.asked(untouched.id)
