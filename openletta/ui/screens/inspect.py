@@ -11,7 +11,6 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -26,6 +25,7 @@ from openletta.ui.conversation_names import DEFAULT_THREAD_NAME, conversation_la
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.hanging import hanging_content
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.reading_scroll import ReadingScroll
 from openletta.ui.status_bar import NEARLY_FULL
 
 #: The gauges' length when the width is not known yet, and the least they keep.
@@ -178,7 +178,7 @@ class InspectScreen(ModalScreen[None]):
         self._body = Static("Loading…", classes="inspect-body")
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="inspect-box"):
+        with ReadingScroll(classes="inspect-box"):
             yield Static(plain_text(self._title), classes="inspect-title")
             yield self._body
             yield Static("Esc closes", classes="inspect-hint")
