@@ -60,7 +60,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         Binding("escape", "back_to_approval", "Answer", id="chat.approval"),
         Binding("escape", "back_to_prompt", "Back to the prompt", id="chat.prompt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
-        Binding("ctrl+f", "find", "Find", id="chat.find"),
+        # (priority: the find bar opens, focused, before the keys read with Ctrl+F are handed
+        # to the focused widget; they are searched for, not typed in the prompt)
+        Binding("ctrl+f", "find", "Find", priority=True, id="chat.find"),
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
         Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
         Binding("alt+down", "jump_prompt(1)", "Next prompt", show=False, id="chat.next"),
