@@ -248,7 +248,7 @@ class LettaClient(ConversationCalls, RunReads):
         """
         return self._stream_turn(agent_id, conversation_id, [_user_item(text, otid)],
                                  turn_options(background, stream_tokens,
-                                               self._declarable(client_tools)))
+                                               self.declarable(client_tools)))
 
     def send_approvals(self, agent_id: str, decisions: Sequence[Answer], *,
                        conversation_id: str | None = None, background: bool = False,
@@ -268,7 +268,7 @@ class LettaClient(ConversationCalls, RunReads):
             items.append(_user_item(then_text, otid))
         return self._stream_turn(agent_id, conversation_id, items,
                                  turn_options(background, stream_tokens,
-                                               self._declarable(client_tools)))
+                                               self.declarable(client_tools)))
 
     def resume_stream(self, run_id: str, starting_after: int) -> MessageStream:
         """Re-attach to a background run, after the chunk with ``seq_id`` ``starting_after``."""
@@ -349,9 +349,10 @@ class LettaClient(ConversationCalls, RunReads):
             return False
         return run.status in FINISHED_RUN_STATES
 
-    def _declarable(self, client_tools: Sequence[Mapping[str, Any]]
-                    ) -> Sequence[Mapping[str, Any]]:
-        """``client_tools``, unless the server is known to be too old to take them."""
+    def declarable(self, client_tools: Sequence[Mapping[str, Any]]
+                   ) -> Sequence[Mapping[str, Any]]:
+        """``client_tools`` as a request declares them: none when the server is known to be
+        too old to take them."""
         old = self.server_version is not None and self.server_version < CLIENT_TOOLS_VERSION
         return () if old else client_tools
 

@@ -126,9 +126,10 @@ class SearchBar(Horizontal):
 
     def open(self) -> None:
         """Show the bar and focus its field (with the last query selected); the items'
-        shown text is read meanwhile."""
+        shown text is read meanwhile. The field has the focus at once, not after the keys
+        already waiting (read with Ctrl+F: they are its)."""
         self.display = True
-        self._input.focus()
+        self.screen.set_focus(self._input)
         self._input.select_all()
         self._refresh_matches()
         self.run_worker(self._read_ahead(), group="find-read-ahead", exclusive=True)

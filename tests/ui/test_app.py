@@ -181,6 +181,26 @@ async def test_an_agent_named_has_its_history_asked_for_while_it_is_read(make_ap
         assert server.log.count(("begin", f"{agent_path}/messages")) == 1
 
 
+async def test_opening_a_chat_asks_for_the_newest_runs_steps_once(make_app,
+                                                                   wait_until) -> None:
+    """The context's size comes from the newest run's last step: read once on opening, not
+    again when the look for a running reply ends."""
+    async with logging_demo("/none") as (server, base_url, agent):
+        async with make_app(base_url=base_url, agent=agent.id).run_test(size=SIZE) as pilot:
+            await send(pilot, await open_chat(pilot, wait_until), "hello", wait_until)
+        server.log.clear()
+        app = make_app(base_url=base_url, agent=agent.id)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_chat(pilot, wait_until)
+            await wait_until(pilot, lambda: screen.session.transcript.context_tokens is not None
+                             and screen.controller.state.phase is Phase.IDLE
+                             and all(worker.is_finished for worker in screen.workers
+                                     if worker.group == "footers"), what="the runs read")
+        steps = [path for event, path in server.log
+                 if event == "begin" and path.endswith("/steps")]
+        assert len(steps) == 1, steps
+
+
 async def early_answers(server: SlowDemo, count: int) -> None:
     """Wait until the server has answered ``count`` requests."""
     for _ in range(500):

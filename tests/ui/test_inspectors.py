@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from chat_helpers import open_chat, send, start_new_conversation
 from test_app import SIZE
 from textual.app import App
+from textual.pilot import Pilot
+from textual.widget import Widget
 from waiting import wait_until
 
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
+from openletta.chat.declared_tools import DeclaredTools
+from openletta.tools import declarations
 from openletta.transcript import TurnFooterItem
 from openletta.ui.screens import inspect
 from openletta.ui.screens.inspect import (
     ESTIMATE_NOTE,
     FULL_NOTE,
+    LOCAL_TOOLS_LABEL,
     ContextScreen,
     RunScreen,
     context_rows,
@@ -41,6 +47,32 @@ def test_the_context_parts_add_up_and_empty_parts_are_left_out() -> None:
     full = ContextWindow(context_window_size_max=30000, context_window_size_current=46000,
                          num_tokens_messages=46000, num_messages=90)
     assert FULL_NOTE in context_text(full).plain  # over the window: how to make room
+
+
+def test_the_local_tools_are_an_estimated_part_of_the_context() -> None:
+    """The seven tools openletta declares in every request are a part the server does not
+    count: their JSON as sent, at 4 characters a token, is shown and added to what is in use,
+    both marked ~; the server's own total is compared with its own parts."""
+    local = DeclaredTools.of(declarations())
+    assert local is not None and DeclaredTools.of([]) is None
+    sent = json.dumps(declarations(), ensure_ascii=False, separators=(",", ":"))
+    assert local.characters == len(sent) and local.tokens == round(len(sent) / 4)
+    assert local.names == ("Bash", "Read", "Write", "Edit", "Glob", "Grep", "LS")
+    assert 1400 < local.tokens < 1800  # (~6.4k characters)
+    window = ContextWindow(context_window_size_max=30000, context_window_size_current=2641,
+                           num_tokens_system=400, num_tokens_functions_definitions=1541,
+                           num_tokens_core_memory=200, num_tokens_messages=500, num_messages=7)
+    lines = context_text(window, local=local).plain.split("\n")
+    row = next(line for line in lines if line.startswith(LOCAL_TOOLS_LABEL))
+    assert row.split()[-2:] == [f"~{local.tokens:,}", f"{local.tokens / 30000:.1%}"]
+    total = 2641 + local.tokens
+    assert f"~{total:,} of 30,000 tokens" in next(line for line in lines
+                                                   if line.startswith("In use"))
+    assert not any("The server counts" in line for line in lines)  # its parts: 2,641
+    note = next(line for line in lines if line.startswith(f"~ {LOCAL_TOOLS_LABEL}"))
+    assert "Bash, Read, Write, Edit, Glob, Grep, LS" in note and "estimate" in note
+    assert f"{local.characters:,} characters" in note
+    assert LOCAL_TOOLS_LABEL not in context_text(window).plain  # no local tools: no row
 
 
 def test_a_run_shows_its_timing_and_each_steps_tokens() -> None:
@@ -143,6 +175,30 @@ async def test_context_and_run_open_from_the_chat(demo_server, make_app, wait_un
         assert title == "Context window of demo-agent in the default thread"  # not “bash”
 
 
+async def opened_context(pilot: Pilot[None], wait_until) -> Widget:
+    """Open ``/context`` from the chat; its body, once the window is shown."""
+    app = pilot.app
+    await pilot.press(*"/context", "enter")
+    await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
+    body = app.screen.query_one(".inspect-body")
+    await wait_until(pilot, lambda: "In use" in str(body.render()))
+    return body
+
+
+@pytest.mark.parametrize("with_local_tools", [True, False])
+async def test_context_shows_the_local_tools_only_when_the_chat_declares_them(
+        demo_server, make_app, wait_until, local, with_local_tools: bool) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent",
+                   local=local if with_local_tools else None)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_chat(pilot, wait_until)
+        shown = str((await opened_context(pilot, wait_until)).render())
+        estimate = DeclaredTools.of(declarations())
+        assert estimate is not None
+        assert (f"~{estimate.tokens:,}" in shown) is with_local_tools
+        assert (LOCAL_TOOLS_LABEL in shown) is with_local_tools
+
+
 async def test_run_before_any_turn_says_there_is_none_yet(demo_server, make_app,
                                                           wait_until) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
@@ -191,10 +247,7 @@ async def test_context_gauges_use_the_width_of_the_view(demo_server, make_app, w
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=size) as pilot:
         await open_chat(pilot, wait_until)
-        await pilot.press(*"/context", "enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ContextScreen))
-        body = app.screen.query_one(".inspect-body")
-        await wait_until(pilot, lambda: "In use" in str(body.render()))
+        body = await opened_context(pilot, wait_until)
         lines = str(body.render()).split("\n")
         in_use = next(line for line in lines if line.startswith("In use"))
         assert len(in_use) == body.content_region.width  # the gauges stretch to the edge

@@ -184,6 +184,27 @@ async def test_approvals_fits_the_screen_and_its_lists_scroll_inside(
             assert all(fully_shown(part) for part in parts)
 
 
+@pytest.mark.parametrize("with_local_tools", [True, False])
+async def test_approvals_says_where_server_tools_are_attached(
+        demo_server, make_app, wait_until, local: LocalCalls, with_local_tools: bool) -> None:
+    """openletta attaches no tool: under the server's tools, /approvals says where that is
+    done (the ADE, the API), and that the local tools, named, need no attaching."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent",
+                   local=local if with_local_tools else None)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press(*"/approvals", "enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ApprovalRulesScreen)
+                         and app.screen._required, what="rules listed")
+        hint = app.screen.query_one("#attach-hint", Static)
+        await wait_until(pilot, lambda: fully_shown(hint), what="the hint on screen")
+        said = " ".join(str(hint.render()).split())
+        assert "attached to the agent in the ADE or through Letta's API" in said
+        assert "(Bash, Read, Write, Edit, Glob, Grep, LS) need no attaching" in said
+        assert ("--no-local-tools" in said) is not with_local_tools
+        assert hint.region.y == app.screen._status.region.bottom  # under the server's tools
+
+
 def rows_shown(listing: SelectionList[str]) -> int:
     """How many of the list's rows are on screen (its border aside)."""
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from chat_helpers import demo_chat
+from test_ui_parts import read_together
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
@@ -34,6 +35,24 @@ async def test_ctrl_f_makes_the_find_bar_once_and_its_field_takes_the_keys(
         assert not bar.display and app.focused is screen.prompt
         await pilot.press("ctrl+f")
         assert screen.search is bar and bar.display and len(screen.query("#search-bar")) == 1
+
+
+async def test_keys_read_together_with_ctrl_f_go_to_the_find_bar(
+        demo_server, make_app, wait_until) -> None:
+    """``\x06abc`` in one read (a paste, fast typing): Ctrl+F opens the find bar and
+    ``abc`` is searched for, not typed in the prompt; so too once the bar was made."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (
+            app, pilot, screen):
+        await read_together(pilot, ("ctrl+f", "\x06"), *[(c, c) for c in "abc"])
+        bar = screen.search
+        await wait_until(pilot, lambda: bar is not None and bar.search_text == "abc",
+                         what="abc in the find field")
+        assert screen.prompt.text == ""
+        await pilot.press("escape")
+        await read_together(pilot, ("ctrl+f", "\x06"), *[(c, c) for c in "xy"])
+        await wait_until(pilot, lambda: bar is not None and bar.search_text == "xy",
+                         what="xy in the find field")
+        assert screen.prompt.text == "" and app.focused is not screen.prompt
 
 
 async def test_f2_twice_at_once_makes_one_panel_shown_then_hidden(

@@ -18,6 +18,7 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.chat.local_calls import LocalCalls
 from openletta.display import plain_text
+from openletta.tools import LOCAL_TOOLS
 from openletta.ui.fitting import outer_rows
 from openletta.ui.formatting import home_relative
 from openletta.ui.key_bar import KeyBar
@@ -28,6 +29,10 @@ HINT = ("Checked tools wait for your approval; the rule is stored on the server,
 LOCAL_HINT = ("Checked tools ask before they run here; unchecked ones run unasked in this "
               "project (saved on this machine). Checking one also ends a \"don't ask again this "
               "session\". Paths outside the directory always ask.")
+#: Where tools are added to the agent: openletta lists and rules them, it does not attach them.
+ATTACH_HINT = ("More server tools (read_file, bash, …) are attached to the agent in the ADE or "
+               "through Letta's API, not here. openletta's local tools ({names}) need no "
+               "attaching: {where}.")
 KEYS = "Space toggles · Tab goes to the other list · Esc closes"
 KEYS_ONE_LIST = "Space toggles · Esc closes"
 #: Rows a list keeps however little room there is (its border and one tool).
@@ -47,6 +52,16 @@ def list_heights(needs: Sequence[int], room: int, least: int = LEAST_LIST_ROWS) 
         heights[index] = max(least, min(needs[index], left // waiting))
         left, waiting = left - heights[index], waiting - 1
     return heights
+
+
+def attach_hint(local: LocalCalls | None) -> str:
+    """Where server tools are attached, and that the local tools need not be (``local``: the
+    chat's, ``None`` when it runs without them)."""
+    tools = local.tools if local is not None else LOCAL_TOOLS
+    return ATTACH_HINT.format(
+        names=", ".join(tool.name for tool in tools),
+        where="they are listed below" if local is not None else "this chat runs without them "
+                                                       "(--no-local-tools)")
 
 
 class ApprovalRulesScreen(ModalScreen[None]):
@@ -77,6 +92,7 @@ class ApprovalRulesScreen(ModalScreen[None]):
             yield Static(HINT, id="rules-hint", classes="rules-hint")
             yield self._tools
             yield self._status
+            yield Static(attach_hint(self.local), id="attach-hint", classes="rules-hint")
             if self.local is not None:
                 where = home_relative(self.local.workspace.root)
                 yield Static(plain_text(f"Local tools, run here in {where} "

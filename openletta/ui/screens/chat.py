@@ -6,6 +6,7 @@ a launch shows none of them."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
@@ -59,7 +60,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         Binding("escape", "back_to_approval", "Answer", id="chat.approval"),
         Binding("escape", "back_to_prompt", "Back to the prompt", id="chat.prompt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
-        Binding("ctrl+f", "find", "Find", id="chat.find"),
+        # (priority: the find bar opens, focused, before the keys read with Ctrl+F are handed
+        # to the focused widget; they are searched for, not typed in the prompt)
+        Binding("ctrl+f", "find", "Find", priority=True, id="chat.find"),
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
         Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
         Binding("alt+down", "jump_prompt(1)", "Next prompt", show=False, id="chat.next"),
@@ -96,6 +99,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self._state_shown = self.controller.state
         #: The last history load error shown, until a load succeeds (not shown twice).
         self._history_error: str | None = None
+        #: Held while the runs of turns are read (one read at a time, none cut short).
+        self._reading_runs = asyncio.Lock()
         self.view = ChatView(id="chat")
         self.menu = CompletionMenu(id="completion-menu")
         self.prompt = Prompt(id="prompt", placeholder=DEMO_PLACEHOLDER if demo else PLACEHOLDER,
@@ -136,13 +141,16 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
             self.controller.opened()
             self.fill_from_runs()
 
-    @work(group="footers", exclusive=True, exit_on_error=False)
+    @work(group="footers", exit_on_error=False)
     async def fill_from_runs(self) -> None:
         """Show what only the runs of turns read from history tell: the context's size, each
-        turn's tokens, and whether the newest run ran on another model than the one shown."""
-        self.model_seen(await self.session.read_context_size(self.transcript_changed))
-        await self.session.fill_footer_tokens(
-            lambda change: self.transcript_changed(change, arrived=False))
+        turn's tokens, and whether the newest run ran on another model than the one shown.
+        A read asked for while one goes on waits for it, and asks only for what is still
+        unknown (the first is not cut short to be made again)."""
+        async with self._reading_runs:
+            self.model_seen(await self.session.read_context_size(self.transcript_changed))
+            await self.session.fill_footer_tokens(
+                lambda change: self.transcript_changed(change, arrived=False))
 
     @work(group="history", exclusive=True, exit_on_error=False)
     async def load_earlier(self) -> None:

@@ -9,12 +9,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openletta.tools.permissions import SWITCHABLE
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.reading_scroll import ReadingScroll
 
 KEYS = (
     ("Enter", "send (queued while the agent answers)"),
@@ -87,6 +87,6 @@ class HelpScreen(ModalScreen[None]):
         self._table = help_table(commands)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-box"):
+        with ReadingScroll(id="help-box"):
             yield Static(self._table)
         yield KeyBar()

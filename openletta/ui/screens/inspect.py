@@ -11,7 +11,6 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -20,12 +19,14 @@ from openletta.api.client import LettaClient
 from openletta.api.errors import LettaError
 from openletta.api.messages import ApprovalRequestMessage, Message, ToolCallMessage
 from openletta.api.resources import ContextWindow, Run, Step, StepMetrics
+from openletta.chat.declared_tools import CHARS_PER_TOKEN, DeclaredTools
 from openletta.chat.session import ChatSession
 from openletta.display import DisplayText, plain_text
 from openletta.ui.conversation_names import DEFAULT_THREAD_NAME, conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens, short_id
 from openletta.ui.hanging import hanging_content
 from openletta.ui.key_bar import KeyBar
+from openletta.ui.reading_scroll import ReadingScroll
 from openletta.ui.status_bar import NEARLY_FULL
 
 #: The gauges' length when the width is not known yet, and the least they keep.
@@ -69,27 +70,48 @@ FULL_NOTE = ("The context is nearly full or over: the server summarises older me
              "must, and /compact does it now.")
 
 
-def context_text(window: ContextWindow, width: int = 0) -> Content:
+#: The row of openletta's own tools, which the server's count leaves out.
+LOCAL_TOOLS_LABEL = "Local tools (openletta)"
+
+
+def local_tools_note(local: DeclaredTools) -> str:
+    """What the local tools' row is, and that its figure is an estimate."""
+    return (f"~ {LOCAL_TOOLS_LABEL}: {', '.join(local.names)}, declared with every request "
+            "beside the agent's tools; the server does not count them. An estimate: "
+            f"{local.characters:,} characters of definitions at {CHARS_PER_TOKEN} a token.")
+
+
+def context_text(window: ContextWindow, width: int = 0,
+                 local: DeclaredTools | None = None) -> Content:
     """The context window as a gauge per part, their sum, and the server's own total; the
-    gauges as long as ``width`` cells allow (when given)."""
+    gauges as long as ``width`` cells allow (when given). ``local``: the tools this client
+    declares in its requests, a part (an estimate, marked ~) the server does not count."""
     whole = window.context_window_size_max or window.context_window_size_current
-    rows = context_rows(window)
-    total = sum(tokens for _, tokens in rows)
-    label_width = max((len(label) for label, _ in rows), default=10)
-    in_use = (f"{total:>8,} of {whole:,} tokens ({total / whole:.0%})" if whole else "")
+    rows = [(label, tokens, "") for label, tokens in context_rows(window)]
+    counted = sum(tokens for _, tokens, _ in rows)
+    if local is not None:
+        rows.append((LOCAL_TOOLS_LABEL, local.tokens, "~"))
+    total = counted + (local.tokens if local is not None else 0)
+    mark = "~" if local is not None else ""
+    label_width = max((len(label) for label, _, _ in rows), default=10)
+    in_use = (f"{f'{mark}{total:,}':>8} of {whole:,} tokens ({total / whole:.0%})" if whole
+              else "")
     cells = max(LEAST_BAR_CELLS, width - label_width - 4 - len(in_use)) if width else BAR_CELLS
     lines = [Content.assemble((f"{label:<{label_width}}  ", "bold"), bar(tokens, whole, cells),
-                              (f"  {tokens:>8,}", ""), (f"  {tokens / whole:5.1%}" if whole
-                                                         else "", MUTED))
-             for label, tokens in rows]
+                              (f"  {f'{estimated}{tokens:,}':>8}", ""),
+                              (f"  {tokens / whole:5.1%}" if whole else "", MUTED))
+             for label, tokens, estimated in rows]
     lines.append(Content.styled(
         f"{'In use':<{label_width}}  {bar(total, whole, cells)}  {in_use}" if whole
-        else f"In use: {total:,} tokens", "bold"))
-    if window.context_window_size_current != total:
+        else f"In use: {mark}{total:,} tokens", "bold"))
+    if window.context_window_size_current != counted:
+        without = " (without the local tools)" if local is not None else ""
         lines.append(Content.styled(f"The server counts {window.context_window_size_current:,} "
-                                    "in all.", MUTED))
+                                    f"in all{without}.", MUTED))
     if whole and total > whole * FULL_SHARE:
         lines.append(Content.styled(FULL_NOTE, "bold"))
+    if local is not None:
+        lines.append(Content.styled(local_tools_note(local), MUTED))
     lines.append(Content.styled(ESTIMATE_NOTE, MUTED))
     return Content("\n").join(lines)
 
@@ -178,7 +200,7 @@ class InspectScreen(ModalScreen[None]):
         self._body = Static("Loading…", classes="inspect-body")
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="inspect-box"):
+        with ReadingScroll(classes="inspect-box"):
             yield Static(plain_text(self._title), classes="inspect-title")
             yield self._body
             yield Static("Esc closes", classes="inspect-hint")
@@ -193,9 +215,11 @@ class ContextScreen(InspectScreen):
 
     def __init__(self, client: LettaClient, agent_id: str, agent_name: str,
                  conversation_id: str | None = None, conversation_name: str | None = None,
-                 window_seen: Callable[[int], None] | None = None) -> None:
+                 window_seen: Callable[[int], None] | None = None,
+                 local: DeclaredTools | None = None) -> None:
         """``conversation_name``: how the conversation is called (else its id is shown);
-        ``window_seen``: told the size of the window the server says the agent has."""
+        ``window_seen``: told the size of the window the server says the agent has;
+        ``local``: the tools the chat's requests declare (shown as a part of their own)."""
         conversation = conversation_name or (short_id(conversation_id) if conversation_id
                                              else None)
         where = f" in {conversation}" if conversation else ""
@@ -203,6 +227,7 @@ class ContextScreen(InspectScreen):
         self.client, self.agent_id, self.conversation_id = client, agent_id, conversation_id
         self._window: ContextWindow | None = None
         self._window_seen = window_seen
+        self._local = local
 
     @classmethod
     def of(cls, session: ChatSession, window_seen: Callable[[int], None] | None = None
@@ -212,8 +237,9 @@ class ContextScreen(InspectScreen):
         name = session.conversation_name
         where = (f"the {DEFAULT_THREAD_NAME}" if conversation is None else f"“{name}”" if name
                  else conversation_label(None, session.first_message))  # (that one is quoted)
+        local = DeclaredTools.of(session.client.declarable(session.client_tools))
         return cls(session.client, agent.id, agent.name or agent.id, conversation, where,
-                   window_seen)
+                   window_seen, local)
 
     def on_mount(self) -> None:
         self.load()
@@ -235,7 +261,7 @@ class ContextScreen(InspectScreen):
     def _show_window(self) -> None:
         """The context window, its gauges as wide as the view."""
         if self._window is not None:
-            self.show(context_text(self._window, self._body.content_region.width))
+            self.show(context_text(self._window, self._body.content_region.width, self._local))
 
 
 class RunScreen(InspectScreen):
