@@ -94,7 +94,7 @@ class CardHeader(Widget):
     #: Where the call runs, when it matters: ``here`` or ``server``.
     place = reactive("")
     elapsed = reactive("")
-    #: How the call was approved, when not as asked: ``auto-approved``, ``edited by you``.
+    #: How the call was approved (``approved``, ``auto-approved``, ``edited by you``).
     note = reactive("")
     #: Whether the call waits for approval: then where it runs is the badge kept longest.
     asking = reactive(False)

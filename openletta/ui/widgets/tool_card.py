@@ -139,8 +139,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def _sync_status(self) -> None:
         status = self.item.status
-        self._header.note = ("edited by you" if self.item.edited
-                             else "auto-approved" if self.item.auto_approved else "")
+        self._header.note = approval_note(self.item)
         self._header.place = _place(self.item)
         self._header.asking = status is ToolStatus.AWAITING_APPROVAL
         self.set_class(self.item.runs_here, "-runs-here")
@@ -243,6 +242,19 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def can_fold(self) -> bool:
         return self.has_class("-foldable")
+
+
+def approval_note(item: ToolCallItem) -> str:
+    """How the call was approved: edited by the user, by a rule of this client's, or (a
+    server call) approved. History keeps only that a server call was approved, not by whom
+    (a rule's answer is the same ``approve: true``), and nothing of a call run on a client."""
+    if item.edited:
+        return "edited by you"
+    if item.auto_approved:
+        return "auto-approved"
+    if item.approved and item.needs_approval and not (item.runs_here or item.client_result):
+        return "approved"
+    return ""
 
 
 def _place(item: ToolCallItem) -> str:
