@@ -60,7 +60,8 @@ class TranscriptBase:
         self._calls: dict[str, ToolCallItem] = {}
         self._approval_ids: dict[str, list[str]] = {}
         self._open: list[Item] = []
-        self._started: dict[str, float] = {}
+        #: When the newest chunk of each thought streaming live came (by key).
+        self._last_chunk: dict[str, float] = {}
         self._seen_stored: set[tuple[str | None, str, str | None]] = set()
         self._stored_parts: set[str] = set()
         #: While a run that started before it was shown is followed: what not to repeat.
