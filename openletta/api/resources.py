@@ -20,6 +20,8 @@ class LLMConfig(WireModel):
     handle: str | None = None
     context_window: int | None = None
     model_endpoint_type: str | None = None
+    #: Whether the agent runs every call of a step (``False``: the first one only).
+    parallel_tool_calls: bool | None = None
 
 
 class Tool(WireModel):

@@ -235,7 +235,9 @@ class ChatSession(ContextSize, ReplyStreams):
         request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
         ids = [call.tool_call_id for call in request.tool_calls] if request else []
         held = [call_id for call_id in ids if call_id is not None]
-        on_change(self.transcript.settle_unheld(held))
+        llm = self.agent.llm_config
+        one_call = llm is not None and llm.parallel_tool_calls is False
+        on_change(self.transcript.settle_unheld(held, one_call_per_step=one_call))
         if request is None:
             return None
         # A call without an id is never in the transcript (nor answerable): feed it all the same.
