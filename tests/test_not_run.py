@@ -32,17 +32,23 @@ def stopped_for_the_local_call(session: ChatSession) -> None:
     (False, ToolStatus.NOT_RUN), (True, ToolStatus.WAITING), (None, ToolStatus.WAITING)])
 async def test_a_server_call_beside_the_one_asked_about_is_not_run_with_one_call_per_step(
         parallel: bool | None, shown: ToolStatus) -> None:
-    """Only an agent that runs every call of a step runs the server's call once answered."""
+    """As the run stops, and while the agent asks: only an agent that runs every call of a
+    step runs the server's call once answered (it waits); otherwise it never shows waiting."""
     client = FakeClient()
     client.held = ApprovalRequestMessage.model_validate({
         "message_type": "approval_request_message", "id": "message-1",
         "tool_calls": [LOCAL]})
     agent = Agent(id="agent-1", llm_config=LLMConfig(parallel_tool_calls=parallel))
     session = ChatSession(client, agent)  # type: ignore[arg-type]
-    stopped_for_the_local_call(session)
-    changes: list[Change] = []
+    statuses: list[ToolStatus] = []
 
-    round_ = await session.pending_round(changes.append)
+    def seen(_change: Change) -> None:
+        statuses.append(session.transcript.call("call-server").status)
+
+    stopped_for_the_local_call(session)
+    seen(Change())
+    round_ = await session.pending_round(seen)
 
     assert round_ is not None and [call.tool_call_id for call in round_.calls] == ["call-local"]
-    assert session.transcript.call("call-server").status is shown
+    assert set(statuses) == {shown}
+

@@ -67,6 +67,12 @@ class Agent(WireModel):
 
     APPROVAL_RULE: ClassVar[str] = "requires_approval"
 
+    @property
+    def runs_one_call_per_step(self) -> bool:
+        """Whether the agent runs only the first of the calls a step makes (the server drops
+        the others): ``parallel_tool_calls`` is off (so far as the server says)."""
+        return self.llm_config is not None and self.llm_config.parallel_tool_calls is False
+
     @field_validator("tools", "blocks", "tool_rules", "tags", mode="before")
     @classmethod
     def _null_list(cls, value: Any) -> Any:

@@ -203,6 +203,7 @@ class ChatSession(ContextSize, ReplyStreams):
         """The agent runs on ``updated``'s model."""
         self.agent = self.agent.model_copy(update={"model": updated.model,
                                                    "llm_config": updated.llm_config})
+        self.transcript.one_call_per_step = self.agent.runs_one_call_per_step
 
     async def stream_turn(self, text: str, on_change: OnChange,
                           on_connection: OnConnection = unheard, *,
@@ -235,9 +236,7 @@ class ChatSession(ContextSize, ReplyStreams):
         request = await self.client.get_pending_approval(self.agent.id, self.conversation_id)
         ids = [call.tool_call_id for call in request.tool_calls] if request else []
         held = [call_id for call_id in ids if call_id is not None]
-        llm = self.agent.llm_config
-        one_call = llm is not None and llm.parallel_tool_calls is False
-        on_change(self.transcript.settle_unheld(held, one_call_per_step=one_call))
+        on_change(self.transcript.settle_unheld(held))
         if request is None:
             return None
         # A call without an id is never in the transcript (nor answerable): feed it all the same.

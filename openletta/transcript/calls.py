@@ -43,21 +43,15 @@ class CallUpdates(HistoryPages):
                 item.auto_approved = approve and tool_call_id in auto
         return change
 
-    def settle_unheld(self, held: Collection[str], *, one_call_per_step: bool = False
-                      ) -> Change:
-        """Calls shown as awaiting approval that the server does not hold will never run;
-        nor, for an agent that runs ``one_call_per_step``, will a server call waiting with them.
+    def settle_unheld(self, held: Collection[str]) -> Change:
+        """Calls shown as awaiting approval that the server does not hold will never run.
 
         A model may stream several calls in one step while the agent runs one
-        (``parallel_tool_calls: false``): only the ``held`` ids wait for an answer, and the
-        server dropped the others of the step (with parallel calls, one that needs no
-        approval runs once the answers come).
+        (``parallel_tool_calls: false``): only the ``held`` ids wait for an answer.
         """
         change = Change()
-        for item in self._calls.values():
-            unheld = (item.status is ToolStatus.AWAITING_APPROVAL
-                      or (one_call_per_step and item.status is ToolStatus.WAITING))
-            if unheld and item.tool_call_id not in held:
+        for item in self.pending_approvals:
+            if item.tool_call_id not in held:
                 item.status = ToolStatus.NOT_RUN
                 change.touch(item)
         return change
