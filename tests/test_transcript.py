@@ -391,12 +391,23 @@ def test_compaction_event_and_summary_are_dividers() -> None:
 
 
 def test_reasoning_duration_uses_the_injected_clock() -> None:
-    ticks = iter([10.0, 11.5, 13.0])
+    ticks = iter([10.0, 10.5, 11.25])
     transcript = Transcript(clock=lambda: next(ticks))
     for text in ("a", "b"):
         transcript.feed(parse_message({"message_type": "reasoning_message", "id": "message-1",
                                        "otid": "r", "reasoning": text}))
-    assert transcript.items[0].text == "ab" and transcript.items[0].duration == 3.0
+    assert transcript.items[0].text == "ab" and transcript.items[0].duration == 1.25
+
+
+def test_a_silence_while_a_thought_streams_is_not_counted_as_thinking() -> None:
+    """A thought stalled by the server (a minute without a chunk, the status bar saying it
+    waits for the agent) is not said to have taken that minute: only its streaming counts."""
+    ticks = iter([0.0, 0.5, 60.5, 61.0])  # made; first chunk; 60 s later; 0.5 s later
+    transcript = Transcript(clock=lambda: next(ticks))
+    for text in ("I ", "waited ", "here"):
+        transcript.feed(parse_message({"message_type": "reasoning_message", "id": "message-1",
+                                       "otid": "r", "reasoning": text}))
+    assert transcript.items[0].duration == 1.0
 
 
 def test_streamed_calls_the_server_does_not_hold_are_settled_as_not_run() -> None:

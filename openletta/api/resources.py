@@ -20,6 +20,8 @@ class LLMConfig(WireModel):
     handle: str | None = None
     context_window: int | None = None
     model_endpoint_type: str | None = None
+    #: Whether the agent runs every call of a step (``False``: the first one only).
+    parallel_tool_calls: bool | None = None
 
 
 class Tool(WireModel):
@@ -64,6 +66,12 @@ class Agent(WireModel):
     pending_approval: ApprovalRequestMessage | None = None
 
     APPROVAL_RULE: ClassVar[str] = "requires_approval"
+
+    @property
+    def runs_one_call_per_step(self) -> bool:
+        """Whether the agent runs only the first of the calls a step makes (the server drops
+        the others): ``parallel_tool_calls`` is off (so far as the server says)."""
+        return self.llm_config is not None and self.llm_config.parallel_tool_calls is False
 
     @field_validator("tools", "blocks", "tool_rules", "tags", mode="before")
     @classmethod

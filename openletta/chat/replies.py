@@ -113,6 +113,7 @@ class ReplyStreams:
         self.agent = agent
         self.conversation_id = conversation_id
         self.transcript = Transcript(footers=True)
+        self.transcript.one_call_per_step = agent.runs_one_call_per_step
         #: Whether replies run in the background (resumable); off once the server refuses.
         self.background = True
         #: The open turn (a token: Esc closes it), and the stream it reads now, if any.

@@ -203,6 +203,7 @@ class ChatSession(ContextSize, ReplyStreams):
         """The agent runs on ``updated``'s model."""
         self.agent = self.agent.model_copy(update={"model": updated.model,
                                                    "llm_config": updated.llm_config})
+        self.transcript.one_call_per_step = self.agent.runs_one_call_per_step
 
     async def stream_turn(self, text: str, on_change: OnChange,
                           on_connection: OnConnection = unheard, *,

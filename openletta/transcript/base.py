@@ -50,6 +50,10 @@ class TranscriptBase:
         #: any turn counted it), not what the model counted.
         self.context_estimated = False
         self.run_id: str | None = None
+        #: Whether the agent runs only the first call of a step (``parallel_tool_calls:
+        #: false``): a server call streamed beside the one a stop for approvals asks about
+        #: was dropped, and will not run.
+        self.one_call_per_step = False
         #: The first message the user sent while this transcript was open (not read from
         #: history): where "what was said here" starts.
         self.first_sent: Item | None = None
@@ -60,7 +64,8 @@ class TranscriptBase:
         self._calls: dict[str, ToolCallItem] = {}
         self._approval_ids: dict[str, list[str]] = {}
         self._open: list[Item] = []
-        self._started: dict[str, float] = {}
+        #: When the newest chunk of each thought streaming live came (by key).
+        self._last_chunk: dict[str, float] = {}
         self._seen_stored: set[tuple[str | None, str, str | None]] = set()
         self._stored_parts: set[str] = set()
         #: While a run that started before it was shown is followed: what not to repeat.
@@ -151,10 +156,11 @@ class TranscriptBase:
 
     def _hold_server_calls(self, change: Change) -> None:
         """The run stopped for approvals: a call of the server's that asked none is not
-        running (it waits with the run)."""
+        running (it waits with the run; or it was dropped, :attr:`one_call_per_step`)."""
+        held = ToolStatus.NOT_RUN if self.one_call_per_step else ToolStatus.WAITING
         for item in self._calls.values():
             if item.status is ToolStatus.RUNNING and not (item.needs_approval or item.runs_here):
-                item.status = ToolStatus.WAITING
+                item.status = held
                 change.touch(item)
 
     def _decide(self, item: ToolCallItem, approve: bool, reason: str | None,

@@ -30,6 +30,10 @@ from openletta.transcript.packed import compaction_summary, unpack_user_content
 from openletta.transcript.turns import TurnStats
 
 _DENIAL_PREFIX = "Error: request to call tool denied."
+#: Seconds without a chunk after which a thought that streams is waited for, not thought:
+#: such a silence (the server's or the connection's; the status bar says it waits for the
+#: agent) adds nothing to the thought's duration.
+SILENCE_SECONDS = 1.0
 
 
 _TextItem = TypeVar("_TextItem", ReasoningItem, AssistantItem)
@@ -277,12 +281,15 @@ class MessageHandlers(TranscriptBase):
         self._add(item, change)
         self._open.append(item)
         if not self._loading:
-            self._started[key] = self._clock()
+            self._last_chunk[key] = self._clock()
         return item
 
     def _touch_text(self, item: ReasoningItem | AssistantItem, change: Change) -> None:
-        if isinstance(item, ReasoningItem) and item.key in self._started:
-            item.duration = self._clock() - self._started[item.key]
+        if isinstance(item, ReasoningItem) and item.key in self._last_chunk:
+            now, last = self._clock(), self._last_chunk[item.key]
+            self._last_chunk[item.key] = now
+            streamed = now - last if now - last < SILENCE_SECONDS else 0.0
+            item.duration = (item.duration or 0.0) + streamed
         change.touch(item)
 
     def _call_item(self, call_id: str, message: m.LettaMessage, change: Change) -> ToolCallItem:

@@ -187,7 +187,8 @@ class ReasoningItem(StreamedTextItem):
     hidden: bool = False
     #: ``redacted`` or ``omitted`` for hidden reasoning.
     state: str | None = None
-    #: Seconds between the first and the last chunk, when streamed live.
+    #: Seconds the thought streamed, when live: from its first chunk to its last, less each
+    #: silence between two chunks long enough to read as waiting (``SILENCE_SECONDS``).
     duration: float | None = None
 
     def to_json(self) -> dict[str, Any]:

@@ -30,8 +30,9 @@ from openletta.transcript import (
     UserItem,
 )
 from openletta.ui.renderers import renderer_for
+from openletta.ui.widgets.card_header import card_title
 from openletta.ui.widgets.error import error_title
-from openletta.ui.widgets.tool_card import card_blocks, card_title
+from openletta.ui.widgets.tool_card import card_blocks
 
 #: Width of a card's body when none is given (wide renderers lay out by width).
 DEFAULT_WIDTH = 100
@@ -85,5 +86,5 @@ def _text(item: Item, width: int) -> str:
 def card_text(item: ToolCallItem, width: int) -> str:
     """A tool card's title (the tool and the summary of its arguments) and body."""
     renderer = renderer_for(item.name)
-    blocks = [card_title(item, renderer), *card_blocks(item, renderer, width)]
+    blocks = [card_title(item, renderer).full, *card_blocks(item, renderer, width)]
     return "\n".join(block.plain for block in blocks)

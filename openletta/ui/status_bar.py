@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from openletta.display import pictured_line, single_line
 from openletta.transcript import Usage
+from openletta.transcript.handlers import SILENCE_SECONDS
 from openletta.ui.conversation_names import conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens
 from openletta.ui.renderers.base import one_line
@@ -28,8 +29,9 @@ NEARLY_FULL = 0.9
 NAME_WIDTH, SHORT_NAME_WIDTH = 24, 10
 #: The clock of :attr:`StatusInfo.busy_since` (tests replace it with a frozen one).
 clock: Callable[[], float] = time.monotonic
-#: Seconds without anything arriving for the request in flight before its seconds show.
-QUIET_SECONDS = 1.0
+#: Seconds without anything arriving for the request in flight before its seconds show (the
+#: silence a thought's duration leaves out).
+QUIET_SECONDS = SILENCE_SECONDS
 #: Stop reasons not worth showing.
 NORMAL_STOPS = frozenset({"end_turn", "requires_approval"})
 #: The state of a request in flight whose reply has not begun to arrive.

@@ -183,3 +183,54 @@ async def test_a_write_a_mode_allows_but_its_tool_refuses_is_not_called_auto_app
     [card] = await cards(call)
     assert card[0].endswith("⌂ runs here  ✗ error") and "auto-approved" not in card[0]
     assert card[1].startswith("▌ ✗ Not written: ")
+
+
+def server_calls_from_history() -> list[ToolCallItem]:
+    """Three server calls read back from history: one approved (by the user or a rule of a
+    client's: the server stores both as ``approve: true``), one that asked nothing (its tool
+    was always allowed), one denied."""
+    def call(call_id: str, kind: str) -> dict[str, Any]:
+        return {"message_type": kind, "id": f"message-{call_id}",
+                "tool_call": {"tool_call_id": call_id, "name": "bash",
+                              "arguments": '{"command": "ls"}'}}
+
+    def returned(call_id: str, result: str, status: str = "success") -> dict[str, Any]:
+        return {"message_type": "tool_return_message", "id": f"message-r{call_id}",
+                "tool_call_id": call_id, "tool_return": result, "status": status}
+
+    def answer(call_id: str, approve: bool) -> dict[str, Any]:
+        return {"message_type": "approval_response_message", "id": f"message-a{call_id}",
+                "approvals": [{"type": "approval", "tool_call_id": call_id,
+                               "approve": approve, "reason": None}]}
+
+    transcript = Transcript()
+    transcript.load_history([parse_message(message) for message in (
+        call("1", "approval_request_message"), answer("1", True), returned("1", "a.txt"),
+        call("2", "tool_call_message"), returned("2", "a.txt"),
+        call("3", "approval_request_message"), answer("3", False),
+        returned("3", "Error: request to call tool denied. User reason: None", "error"))])
+    return [item for item in transcript.items if isinstance(item, ToolCallItem)]
+
+
+async def test_a_server_call_read_from_history_says_it_was_approved() -> None:
+    """What history keeps of an approval shows, as it did live for a call the user approved:
+    an approved call reads "approved", a call that asked nothing does not (by whom it was
+    approved, the user or a session's rule, the server does not keep)."""
+    approved, unasked, denied = (" ".join(card[0].split())
+                                 for card in await cards(*server_calls_from_history()))
+    assert approved.endswith("runs on server approved ✓ success")
+    assert unasked.endswith("runs on server ✓ success")
+    assert "approved" not in unasked and "approved" not in denied
+
+
+async def test_a_server_call_approved_live_reads_as_it_will_from_history() -> None:
+    live = ToolCallItem(key="live", name="bash", arguments_text='{"command": "ls"}',
+                        needs_approval=True, approved=True, status=ToolStatus.SUCCESS,
+                        result="a.txt")
+    auto = ToolCallItem(key="auto", name="bash", arguments_text='{"command": "ls"}',
+                        needs_approval=True, approved=True, auto_approved=True,
+                        status=ToolStatus.SUCCESS, result="a.txt")
+    history = server_calls_from_history()[0]
+    live_card, auto_card, history_card = await cards(live, auto, history)
+    assert live_card[0] == history_card[0]
+    assert "auto-approved" in auto_card[0]

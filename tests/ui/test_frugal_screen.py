@@ -8,10 +8,10 @@ reactive then asks for another layout of the whole screen, which changes nothing
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.screen import Screen
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from openletta.ui.textual_internals import FrugalScreen
 
@@ -76,3 +76,36 @@ async def test_a_layout_asks_for_no_second_one_and_places_widgets_as_textual_doe
     assert our_regions == textual_regions
     assert [region.width for name, region in our_regions if name == "Markdown"] == [44]
     assert ours < textuals
+
+
+class StreamApp(App[None]):
+    """A chat-like scroller (``layout: stream``) on a frugal screen: a card (a title and a
+    body), then a line below it."""
+
+    CSS = ".-stream { layout: stream; } Vertical { height: auto; }"
+
+    def on_mount(self) -> None:
+        class StreamScreen(FrugalScreen[None]):
+            def compose(self) -> ComposeResult:
+                with VerticalScroll(classes="-stream"):
+                    with Vertical(id="card"):
+                        yield Static("the card's title")
+                        yield Static("one line", id="body")
+                    yield Static("below the card", id="below")
+
+        self.push_screen(StreamScreen())
+
+
+async def test_a_card_that_grows_as_a_widget_below_it_changes_gets_its_room(
+        wait_until) -> None:
+    """A card's body that grows as a widget below it changes (a call's "not run" reason
+    shown as the turn's reply arrives) gets its lines: the card is placed again, not kept
+    at the height the stream layout placed it at before."""
+    app = StreamApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#below"), what="the screen")
+        card = app.screen.query_one("#card")
+        await wait_until(pilot, lambda: card.region.height == 2, what="the card laid out")
+        app.screen.query_one("#body", Static).update("two\nlines")
+        app.screen.query_one("#below", Static).update("below the card, changed")
+        await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")

@@ -54,9 +54,18 @@ class ToolRenderer:
     #: Tool names (and aliases) this renderer handles; matched case-insensitively.
     names: ClassVar[tuple[str, ...]] = ()
 
+    #: Whether the summary's subject is a path: cut, it keeps its end (the file's name).
+    subject_is_path: ClassVar[bool] = False
+
     def summary(self, item: ToolCallItem) -> str:
         """One line describing the call (its arguments); called only once they parse."""
         return ""
+
+    def summary_parts(self, item: ToolCallItem) -> tuple[str, str]:
+        """The summary as its subject (a path, a command), kept longest on a narrow line,
+        and details that go first (a size, lines changed; with their separator): the
+        summary is the two joined."""
+        return self.summary(item), ""
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         """Blocks shown under the title; ``width`` is the card's width in cells."""

@@ -81,16 +81,21 @@ class EditFileRenderer(ToolRenderer):
     names = ("edit_file", "str_replace", "str_replace_editor", "str_replace_based_edit_tool",
              "edit", "apply_patch")
 
+    subject_is_path = True
+
     def summary(self, item: ToolCallItem) -> str:
+        return "".join(self.summary_parts(item)).strip()
+
+    def summary_parts(self, item: ToolCallItem) -> tuple[str, str]:
         path = one_line(arg(item, *PATH_ARGS) or "")
         if (change := change_on_disk(item)) is not None and item.status not in UNMADE_STATUSES:
             added, removed = patch_counts(change)
-            return f"{path}  +{added} −{removed}".strip()
+            return path, f"  +{added} −{removed}"
         old, new = _old_new(item)
         if new is None:
-            return path
+            return path, ""
         added, removed = count_changes(diff_lines(old, new))
-        return f"{path}  +{added} −{removed}".strip()
+        return path, f"  +{added} −{removed}"
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         if item.status in UNMADE_STATUSES:  # the edit asked for, not a change to the file

@@ -38,16 +38,19 @@ class MemoryRenderer(ToolRenderer):
              "core_memory_append", "core_memory_replace", "memory_finish_edits")
 
     def summary(self, item: ToolCallItem) -> str:
+        return "".join(self.summary_parts(item))
+
+    def summary_parts(self, item: ToolCallItem) -> tuple[str, str]:
         label = one_line(arg(item, *_LABEL_ARGS) or "memory")
         old, new = arg(item, *_OLD_ARGS), arg(item, *_NEW_ARGS)
         if old is not None and new is not None:
             added, removed = count_changes(diff_lines(old, new))
-            return f"{label}  +{added} −{removed}"
+            return label, f"  +{added} −{removed}"
         if (text := arg(item, *_REWRITE_ARGS)) is not None:
-            return f"{label}  rewritten ({_lines(text)})"
+            return label, f"  rewritten ({_lines(text)})"
         if (text := arg(item, *_ADDED_ARGS)) is not None:
-            return f"{label}  +{_lines(text)}"
-        return label
+            return label, f"  +{_lines(text)}"
+        return label, ""
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         blocks = _change(item, width)

@@ -31,6 +31,7 @@ class ReadFileRenderer(ResultRenderer):
     """``read_file`` and its aliases."""
 
     names = ("read_file", "open_file", "view_file", "read", "cat")
+    subject_is_path = True
 
     def summary(self, item: ToolCallItem) -> str:
         return one_line(arg(item, *PATH_ARGS) or "")

@@ -54,13 +54,17 @@ class WriteFileRenderer(ToolRenderer):
     """``write_file`` and its aliases."""
 
     names = ("write_file", "create_file", "write")
+    subject_is_path = True
 
     def summary(self, item: ToolCallItem) -> str:
+        return "".join(self.summary_parts(item))
+
+    def summary_parts(self, item: ToolCallItem) -> tuple[str, str]:
         content = raw_arg(item, *_CONTENT_ARGS)
         path = one_line(arg(item, *PATH_ARGS) or "")
         if content is None:
-            return path
-        return f"{path} ({_fate(item)}{size_of(content)})"
+            return path, ""
+        return path, f" ({_fate(item)}{size_of(content)})"
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         content = arg(item, *_CONTENT_ARGS) or ""

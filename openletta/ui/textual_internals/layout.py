@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from textual import messages
 from textual._compositor import Compositor, CompositorMap, ReflowResult
 from textual.await_remove import AwaitRemove
 from textual.geometry import Region, Size
@@ -132,6 +133,35 @@ class FrugalScreen(Screen[ScreenResultType]):
             super()._refresh_layout(size, scroll)
         finally:
             _VIRTUAL_SIZE._layout = asks_for_layout
+
+    async def _on_layout(self, message: messages.Layout) -> None:
+        """Note, for each container up to the first of a fixed size, the child of it that
+        holds the widget that asked for a layout.
+
+        A ``stream`` layout (the chat's) places again only from the first child noted and
+        keeps the places above it. Textual's handler checks each child against the
+        containers already noted instead of the container's own children: a card whose body
+        grew was never noted in the chat, and kept its old height whenever a widget below it
+        asked for a layout in the same frame (a call's "not run" reason, shown as the
+        turn's reply came, was cut off).
+        """
+        message.stop()
+        message.prevent_default()
+        widget: Widget = message.widget
+        noted = False
+        for ancestor in widget.ancestors:
+            if not isinstance(ancestor, Widget):
+                break
+            asked = self._layout_widgets.setdefault(ancestor, set())
+            if widget not in asked:
+                asked.add(widget)
+                noted = True
+            if not ancestor.styles.auto_dimensions:
+                break
+            widget = ancestor
+        if noted and not self._layout_required:
+            self._layout_required = True
+            self.check_idle()
 
 
 # --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -31,6 +30,7 @@ from openletta.ui.renderers.base import (
     output_block,
 )
 from openletta.ui.widgets.base import ItemWidget
+from openletta.ui.widgets.card_header import CardHeader, card_title
 
 #: Lines of body shown while a long card is folded.
 FOLD_LINES = 8
@@ -54,19 +54,6 @@ def denial_reason(item: ToolCallItem) -> str | None:
     return quoted if quoted not in _NO_REASONS else None
 
 
-#: The cells a card's title keeps on a narrow line before badges are dropped (or the
-#: title's own length, or half the line, if more).
-TITLE_ROOM = 16
-
-
-
-def card_title(item: ToolCallItem, renderer: ToolRenderer) -> Content:
-    """The title of a card: the tool's name, and the summary of its arguments once they
-    parse."""
-    summary = renderer.summary(item) if item.arguments is not None else ""
-    return Content.assemble((literal_text(item.name) or "tool", "bold"), "  ", (summary, MUTED))
-
-
 def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[Content]:
     """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
     (its raw arguments while they stream), then any denial; a warning, or why it did not
@@ -87,62 +74,6 @@ def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[
         blocks.append(Content.assemble(("⊘ Denied", f"bold {BAD}"),
                                        (f": {DisplayText(reason)}" if reason else "", BAD)))
     return blocks
-
-
-class CardHeader(Widget):
-    """The card's title line: tool name and summary (cut with "…"), then the badges.
-
-    One widget drawing the whole line; the badges take their styles from the component
-    classes below, which the status classes of the card set in ``widgets.tcss``.
-    """
-
-    COMPONENT_CLASSES: ClassVar[set[str]] = {
-        "card-header--auto", "card-header--badge", "card-header--elapsed",
-        "card-header--place",
-    }
-
-    title: reactive[Content] = reactive(Content)
-    badge = reactive("")
-    #: Where the call runs, when it matters: ``here`` or ``server``.
-    place = reactive("")
-    elapsed = reactive("")
-    #: How the call was approved, when not as asked: ``auto-approved``, ``edited by you``.
-    note = reactive("")
-    #: Whether the call waits for approval: then where it runs is the badge kept longest.
-    asking = reactive(False)
-
-    def __init__(self) -> None:
-        super().__init__(classes="card-header")
-
-    def render(self) -> Content:
-        width = self.content_region.width
-        badges = self._badges()
-        # On a narrow line the badges give way to the title (tool and path) first: the time,
-        # then where it runs, the note, and the status last; but for a call that waits for
-        # approval, where it would run is what the user must see (the prompt says it waits).
-        wanted = min(self.title.cell_length, max(TITLE_ROOM, width // 2))
-        order = (("elapsed", "note", "badge", "place") if self.asking
-                 else ("elapsed", "place", "note", "badge"))
-        for least_needed in order:
-            if width - sum(badge.cell_length for badge in badges.values()) >= wanted:
-                break
-            badges.pop(least_needed, None)
-        right = Content.assemble(*badges.values())
-        room = max(0, width - right.cell_length)
-        return self.title.truncate(room, ellipsis=True, pad=True) + right
-
-    def _badges(self) -> dict[str, Content]:
-        """The badges shown right of the title, in their order, by name."""
-        style = self.get_visual_style
-        shown = {
-            "place": Content.assemble(" ", (self.place, style("card-header--place"))),
-            "note": Content.assemble(" ", (f" {self.note} ", style("card-header--auto"))),
-            "badge": Content.assemble(" ", (f" {self.badge} ", style("card-header--badge"))),
-            "elapsed": Content.assemble(" ", (self.elapsed, style("card-header--elapsed"))),
-        }
-        present = {"place": self.place, "note": self.note, "badge": True,
-                   "elapsed": self.elapsed}
-        return {name: badge for name, badge in shown.items() if present[name]}
 
 
 class ToolCallCard(ItemWidget, can_focus=True):
@@ -208,8 +139,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def _sync_status(self) -> None:
         status = self.item.status
-        self._header.note = ("edited by you" if self.item.edited
-                             else "auto-approved" if self.item.auto_approved else "")
+        self._header.note = approval_note(self.item)
         self._header.place = _place(self.item)
         self._header.asking = status is ToolStatus.AWAITING_APPROVAL
         self.set_class(self.item.runs_here, "-runs-here")
@@ -312,6 +242,19 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def can_fold(self) -> bool:
         return self.has_class("-foldable")
+
+
+def approval_note(item: ToolCallItem) -> str:
+    """How the call was approved: edited by the user, by a rule of this client's, or (a
+    server call) approved. History keeps only that a server call was approved, not by whom
+    (a rule's answer is the same ``approve: true``), and nothing of a call run on a client."""
+    if item.edited:
+        return "edited by you"
+    if item.auto_approved:
+        return "auto-approved"
+    if item.approved and item.needs_approval and not (item.runs_here or item.client_result):
+        return "approved"
+    return ""
 
 
 def _place(item: ToolCallItem) -> str:
