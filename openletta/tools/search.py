@@ -5,13 +5,13 @@ argument, how paths are shown). ``Grep`` is in :mod:`openletta.tools.grep`.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from openletta.tools.background import in_thread
 from openletta.tools.base import (
     DEFAULT_BUDGET,
     Access,
@@ -79,7 +79,7 @@ class Glob(LocalTool):
         """List the matching files (as many as fit ``budget``)."""
         pattern = arg(args, "pattern", str)
         base = searched_path(args, workspace)
-        found = await asyncio.to_thread(_glob, base, pattern)
+        found = await in_thread(_glob, base, pattern)
         if not found:
             return ToolOutcome("No files found")
         relative = workspace.inside(base)
@@ -147,7 +147,7 @@ class LS(LocalTool):
         ignore = arg(args, "ignore", list, [])
         if not all(isinstance(pattern, str) for pattern in ignore):
             raise ToolInputError("Argument 'ignore' must be a list of strings.")
-        names = await asyncio.to_thread(_listing, directory, ignore)
+        names = await in_thread(_listing, directory, ignore)
         if not names:
             return ToolOutcome(f"{directory}/ is empty.")
         lines = [f"{directory}/", *(f"  {name}" for name in names[:LS_CAP])]
