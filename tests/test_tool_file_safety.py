@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import pytest
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.base import ToolInputError, Workspace
 from openletta.tools.budget import ReturnBudget
-from openletta.tools.files import Read, write_atomically
+from openletta.tools.files import Read, Write, write_atomically
 from openletta.tools.grep import Grep
 from openletta.tools.permissions import Permissions, ProjectRules
 from openletta.transcript import ToolCallItem
@@ -155,6 +156,13 @@ def test_grep_refuses_a_fifo_named_as_its_path_at_once(project: Path) -> None:
     with _fifo(project / "fifo.txt"), pytest.raises(ToolInputError, match="FIFO"):
         asyncio.run(Grep(use_ripgrep=False).run({"pattern": "x", "path": "fifo.txt"},
                                                 Workspace(project), lambda _: None))
+
+
+def test_the_preview_of_a_write_over_a_fifo_does_not_open_it(project: Path) -> None:
+    with _fifo(project / "fifo.txt") as fifo:
+        started = time.monotonic()
+        Write().preview({"file_path": str(fifo), "content": "x\n"}, Workspace(project))
+        assert time.monotonic() - started < QUICK
 
 
 #: A Read whose file system never answers, stopped by the user; then the app ends.

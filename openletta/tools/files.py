@@ -136,10 +136,12 @@ def _shown(text: str) -> str:
 
 
 def _disk_text(path: Path) -> str | None:
-    """For a preview: the file's text, ``None`` when there is no readable one."""
+    """For a preview: the file's text, ``None`` when there is no readable one (a FIFO or a
+    device is not opened)."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        return read_regular(path, path.resolve(), MAX_READ_BYTES).decode("utf-8",
+                                                                        errors="replace")
+    except (OSError, ToolInputError):
         return None
 
 
