@@ -688,11 +688,17 @@ async def test_a_deleted_conversation_is_gone(client: httpx.AsyncClient) -> None
 
 
 @pytest.mark.parametrize(("names", "read"), [
-    ([], None), (["sub/"], None), (["sub/", "my notes.txt", "z.txt"], "my notes.txt")])
+    ([], None), (["sub/"], None), (["sub/", "my notes.txt", "z.txt"], "my notes.txt"),
+    (["a link", "a\nb.txt", "z.txt"], "z.txt")])
 async def test_the_files_demo_reads_the_first_file_the_ls_tool_listed(
         tmp_path: Path, names: list[str], read: str | None) -> None:
     for name in names:
-        (tmp_path / name).mkdir() if name.endswith("/") else (tmp_path / name).write_text("x")
+        if name.endswith("/"):
+            (tmp_path / name).mkdir()
+        elif name.endswith("link"):
+            (tmp_path / name).symlink_to(tmp_path / "z.txt")
+        else:
+            (tmp_path / name).write_text("x")
     listing = await LS().run({"path": str(tmp_path)}, Workspace(tmp_path), lambda _: None)
     call = ScriptedCall("LS", {"path": "."}, "")
     step = _read_after_listing([Outcome(call, "call-1", "client", "success", listing.text)])

@@ -33,6 +33,7 @@ from openletta.tools.base import (
     Workspace,
 )
 from openletta.tools.budget import ReturnBudget, sent_length
+from openletta.tools.files import Write
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 from openletta.transcript import EventItem, ToolCallItem, ToolStatus, UserItem
 from openletta.transcript.export import to_markdown
@@ -555,3 +556,18 @@ async def test_the_export_claims_no_approval_of_a_call_its_tool_refused(
         assert "Approved" not in refused and "a.txt was not read" in refused
         assert markdown.count("Approved") == len(calls) - 1  # the call that ran was
         await chat.controller.close()
+
+
+async def test_a_link_planted_while_a_write_waits_for_approval_keeps_it_inside(
+        chat: LocalChat, tmp_path: Path) -> None:
+    chat.local.tools = (Write(),)
+    await chat.send(("call-1", "Write", {"file_path": "new.txt", "content": "hi\n"}))
+    call = chat.controller.state.asking
+    assert call is not None
+    outside = tmp_path / "outside.txt"
+    (chat.workspace.root / "new.txt").symlink_to(outside)  # before the user says yes
+    chat.controller.decide(call, Choice.APPROVE)
+    await chat.settled()
+    assert not outside.exists()
+    assert call.status is ToolStatus.ERROR
+    assert "changed since the call was approved" in (call.result or "")

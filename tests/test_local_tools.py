@@ -573,6 +573,21 @@ async def test_ls_directories_first(workspace: Workspace) -> None:
                                          "  A.txt", "  b.txt"]
 
 
+async def test_ls_names_read_as_themselves_and_links_say_where_they_point(
+        workspace: Workspace, tmp_path: Path) -> None:
+    root = workspace.root
+    for name in ["nl\nname.txt", "esc\x1b[31mred.txt", "rlo\u202etxt.exe", " spaced",
+                 "'quoted'", "a -> b", "plain.txt"]:
+        write(root / name, "")
+    (root / "updir").symlink_to(tmp_path)
+    (root / "gone").symlink_to("nowhere\nelse")
+    outcome = await call(LS(), workspace)
+    assert outcome.text.splitlines()[1:] == [
+        f"  updir/ -> {tmp_path}", "  ' spaced'", "  \"'quoted'\"", "  'a -> b'",
+        "  'esc\\x1b[31mred.txt'", "  gone -> 'nowhere\\nelse'", "  'nl\\nname.txt'",
+        "  plain.txt", "  'rlo\\u202etxt.exe'"]
+
+
 async def test_ls_ignore(workspace: Workspace) -> None:
     for name in ["a.py", "a.pyc", "b.pyc"]:
         write(workspace.root / "sub" / name, "")

@@ -256,6 +256,7 @@ class ApprovalFlow:
         calls = [call for call in round_.calls if local.tool_of(call) is not None]
         transcript = self._tasks.session.transcript
         for call in calls:
+            local.pin(call)
             if not call.runs_here:
                 self._tasks.listener.transcript_changed(transcript.mark_local(
                     call.tool_call_id, local.preview(call)))

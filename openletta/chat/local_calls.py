@@ -42,6 +42,8 @@ class LocalCalls:
 
     permissions: Permissions
     tools: Sequence[LocalTool] = LOCAL_TOOLS
+    #: Where each judged call's paths led then, by call id (see :meth:`pin`).
+    _pinned: dict[str, dict[Path, Path]] = dataclasses.field(default_factory=dict)
 
     @property
     def workspace(self) -> Workspace:
@@ -67,6 +69,15 @@ class LocalCalls:
         if args is None:
             return Verdict(False, BAD_ARGUMENTS, why="invalid arguments")
         return self.permissions.verdict(tool, args)
+
+    def pin(self, call: ToolCallItem) -> None:
+        """Note where ``call``'s paths lead as it is judged (the first time): when it runs,
+        a path that leads elsewhere by then (a symbolic link put in its way) is refused."""
+        tool, args = self.tool_of(call), call.arguments
+        if tool is None or args is None or call.tool_call_id in self._pinned:
+            return
+        self._pinned[call.tool_call_id] = {path: path.resolve()
+                                           for path in tool.paths(args, self.workspace)}
 
     def outside(self, call: ToolCallItem) -> list[Path]:
         """The paths ``call`` would touch outside the working directory."""
@@ -166,8 +177,10 @@ class LocalCalls:
         tool, args = self.tool_of(call), call.arguments
         if tool is None or args is None:
             return ToolOutcome(BAD_ARGUMENTS, ok=False)
+        workspace = dataclasses.replace(self.workspace,
+                                        approved=self._pinned.pop(call.tool_call_id, {}))
         try:
-            return await tool.run(args, self.workspace, on_output, budget)
+            return await tool.run(args, workspace, on_output, budget)
         except ToolInputError as error:
             return ToolOutcome(str(error), ok=False)
         except OSError as error:

@@ -339,9 +339,11 @@ def _read_after_listing(outcomes: Sequence[Outcome]) -> Step | None:
     """After the client listed its directory: read the first file in the listing."""
     if len(outcomes) != 1 or outcomes[0].call.name != "LS" or outcomes[0].kind != "client":
         return None
-    # LS names the directory, then each entry indented (a subdirectory ends with "/").
+    # LS names the directory, then each entry indented (a subdirectory ends with "/", a
+    # link says where it points, a name that would not read as itself is quoted).
     files = [line.strip() for line in outcomes[0].tool_return.splitlines()
-             if line.startswith("  ") and line.strip() and not line.endswith("/")]
+             if line.startswith("  ") and line.strip() and not line.endswith("/")
+             and " -> " not in line and not line.strip().startswith(("'", '"'))]
     if outcomes[0].status != "success" or not files:
         return Step(reasoning="The listing gave no file to read.",
                     text="Your folder has no file I could read; that is all for now.")

@@ -102,6 +102,9 @@ class Workspace:
     root: Path
     environment: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     _read: dict[Path, FileStamp] = field(default_factory=dict)
+    #: For one call: where its paths led when it was judged (and, if asked, approved).
+    #: A view for a call (:func:`dataclasses.replace`) shares the read files.
+    approved: Mapping[Path, Path] = field(default_factory=dict)
 
     def resolve(self, path: str) -> Path:
         """``path`` (``~`` expanded, relative to :attr:`root`) as an absolute path."""
@@ -118,6 +121,17 @@ class Workspace:
         except ValueError:
             return False
         return True
+
+    def target(self, path: Path) -> Path:
+        """Where ``path`` leads now (links resolved); :class:`ToolInputError` when that is
+        not where it led when the call was approved (a link put in its way since)."""
+        now = path.resolve()
+        then = self.approved.get(path)
+        if then is not None and then != now:
+            raise ToolInputError(f"{path} changed since the call was approved: it led to "
+                                 f"{then}, it now leads to {now}. Nothing was done; call "
+                                 "again if it should.")
+        return now
 
     def link_target(self, path: Path) -> Path | None:
         """Where ``path`` really is, when it names a place in the working directory that a

@@ -6,16 +6,13 @@ and every write is atomic: a temporary file next to it, then a rename.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import difflib
-import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
 from openletta.display import counted
+from openletta.tools.background import in_thread
 from openletta.tools.base import (
     DEFAULT_BUDGET,
     Access,
@@ -28,6 +25,7 @@ from openletta.tools.base import (
     object_schema,
 )
 from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
+from openletta.tools.safe_files import read_regular, replace_file
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000
@@ -37,17 +35,15 @@ MAX_READ_BYTES = 50 * 1024 * 1024
 BINARY_PROBE = 8192
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".ico", ".tif",
                             ".tiff"})
-#: A new file's permissions before the umask (the system applies it, as for any new file).
-NEW_FILE_MODE = 0o666
 
 
 def _file_path(args: Mapping[str, Any], workspace: Workspace) -> Path:
     return workspace.resolve(arg(args, "file_path", str))
 
 
-def read_text(path: Path, errors: str = "replace") -> str:
+def read_text(path: Path, errors: str = "replace", target: Path | None = None) -> str:
     """A text file's content (``errors`` as for :meth:`bytes.decode`); :class:`ToolInputError`
-    for what is not one."""
+    for what is not one. ``target`` is where ``path`` leads (by default: resolved now)."""
     if path.is_dir():
         raise ToolInputError(f"{path} is a directory, not a file: use LS to list it.")
     if not path.exists():
@@ -55,12 +51,7 @@ def read_text(path: Path, errors: str = "replace") -> str:
     if path.suffix.lower() in IMAGE_SUFFIXES:
         raise ToolInputError(f"{path} is an image; only text files can be read.")
     try:
-        size = path.stat().st_size
-        if size > MAX_READ_BYTES:
-            raise ToolInputError(f"{path} is too large to read ({size:,} bytes): search it "
-                                 "with Grep, or look at part of it with Bash (head, tail, "
-                                 "sed -n).")
-        data = path.read_bytes()
+        data = read_regular(path, target or path.resolve(), MAX_READ_BYTES)
     except OSError as error:
         raise ToolInputError(f"{path} cannot be read: {error.strerror}.") from error
     if b"\0" in data[:BINARY_PROBE]:
@@ -103,42 +94,21 @@ def _cut(line: str) -> str:
     return f"{line[:MAX_LINE]} [… line cut, {len(line) - MAX_LINE:,} more characters]"
 
 
-def write_atomically(path: Path, content: str) -> int:
+def write_atomically(path: Path, content: str, target: Path | None = None) -> int:
     """Put ``content`` in ``path`` at once, keeping an existing file's permissions; the
-    number of bytes written. Undecodable bytes kept by ``surrogateescape`` go back as
-    they were."""
+    number of bytes written. ``target`` is where ``path`` leads (by default: resolved now);
+    a link put on the way there since is refused, not followed. Undecodable bytes kept by
+    ``surrogateescape`` go back as they were."""
     try:
         data = content.encode("utf-8", errors="surrogateescape")
     except UnicodeEncodeError as error:
         raise ToolInputError(f"The new content of {path} is not valid Unicode: {error}.") \
             from error
-    target = path.resolve()
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        kept_mode = target.stat().st_mode & 0o7777 if target.exists() else None
-        handle, temporary = _temporary_beside(target)
+        replace_file(target or path.resolve(), data)
     except OSError as error:
         raise ToolInputError(f"{path} cannot be written: {error.strerror}.") from error
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        if kept_mode is not None:
-            os.chmod(temporary, kept_mode)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
     return len(data)
-
-
-def _temporary_beside(target: Path) -> tuple[int, Path]:
-    """A new, empty file next to ``target`` (made as any new file is: the umask applies),
-    open for writing."""
-    while True:
-        temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-        with contextlib.suppress(FileExistsError):
-            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-                           NEW_FILE_MODE), temporary
 
 
 #: Where a diff of a new file comes from.
@@ -166,10 +136,12 @@ def _shown(text: str) -> str:
 
 
 def _disk_text(path: Path) -> str | None:
-    """For a preview: the file's text, ``None`` when there is no readable one."""
+    """For a preview: the file's text, ``None`` when there is no readable one (a FIFO or a
+    device is not opened)."""
     try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
+        return read_regular(path, path.resolve(), MAX_READ_BYTES).decode("utf-8",
+                                                                        errors="replace")
+    except (OSError, ToolInputError):
         return None
 
 
@@ -206,7 +178,7 @@ class Read(LocalTool):
         limit = arg(args, "limit", int, DEFAULT_LIMIT)
         if limit < 1:
             raise ToolInputError("Argument 'limit' must be at least 1.")
-        text = await asyncio.to_thread(read_text, path)
+        text = await in_thread(read_text, path, "replace", workspace.target(path))
         result = (_numbered(path, text, offset, limit, budget) if text
                   else f"{path} is empty.")
         workspace.note_read(path)
@@ -252,8 +224,9 @@ class Write(LocalTool):
                   budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
         """Write the file."""
         path, content = self._target(args, workspace)
+        target = workspace.target(path)
         existed = path.exists()
-        size = await asyncio.to_thread(write_atomically, path, content)
+        size = await in_thread(write_atomically, path, content, target)
         workspace.note_read(path)
         count = len(split_lines(content)) if content else 0
         lines = counted(count, "line")
@@ -329,9 +302,10 @@ class Edit(LocalTool):
         """Make the edit."""
         path, old, new, replace_all = self._arguments(args, workspace)
         self._may_edit(path, workspace)
-        text = await asyncio.to_thread(read_text, path, "surrogateescape")
+        target = workspace.target(path)
+        text = await in_thread(read_text, path, "surrogateescape", target)
         changed, count = _edited(text, old, new, replace_all)
-        await asyncio.to_thread(write_atomically, path, changed)
+        await in_thread(write_atomically, path, changed, target)
         workspace.note_read(path)
         return ToolOutcome(f"Replaced {counted(count, 'occurrence')} in {path}",
                            stdout=[_shown(unified_diff(path, workspace, text, changed))])

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from openletta.tools.background import in_thread
 from openletta.tools.base import (
     DEFAULT_BUDGET,
     Access,
@@ -34,6 +35,7 @@ from openletta.tools.base import (
 from openletta.tools.bash import kill_group
 from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
 from openletta.tools.files import BINARY_PROBE, MAX_READ_BYTES, split_lines
+from openletta.tools.safe_files import read_regular, refuse_irregular
 from openletta.tools.search import SKIPPED_DIRS, searched_path, shown_path
 
 #: The ripgrep file types the Python search knows (others are ignored there).
@@ -195,6 +197,8 @@ class Grep(LocalTool):
                   budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
         """Search, and report the page of results asked for (as much as fits ``budget``)."""
         query = GrepQuery.parse(args, workspace)
+        if not query.base.is_dir():
+            refuse_irregular(query.base, query.base.stat().st_mode)
         page = Page(query.offset, query.limit)
         ripgrep = shutil.which("rg") if self._use_ripgrep is not False else None
         if ripgrep:
@@ -203,7 +207,7 @@ class Grep(LocalTool):
             regex = query.regex()
             stop = threading.Event()
             try:
-                await asyncio.to_thread(python_grep, query, regex, workspace.root, page, stop)
+                await in_thread(python_grep, query, regex, workspace.root, page, stop)
             except asyncio.CancelledError:
                 stop.set()
                 raise
@@ -325,12 +329,10 @@ def _expand_braces(glob: str) -> list[str]:
 
 
 def _text(path: Path) -> str | None:
-    """A text file's content; ``None`` for binary, huge or unreadable files."""
+    """A text file's content; ``None`` for binary, huge, unreadable or irregular files."""
     try:
-        if path.stat().st_size > MAX_READ_BYTES:
-            return None
-        data = path.read_bytes()
-    except OSError:
+        data = read_regular(path, path.resolve(), MAX_READ_BYTES)
+    except (OSError, ToolInputError):
         return None
     if b"\0" in data[:BINARY_PROBE]:
         return None

@@ -5,13 +5,13 @@ argument, how paths are shown). ``Grep`` is in :mod:`openletta.tools.grep`.
 
 from __future__ import annotations
 
-import asyncio
 import fnmatch
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from openletta.tools.background import in_thread
 from openletta.tools.base import (
     DEFAULT_BUDGET,
     Access,
@@ -46,6 +46,22 @@ def searched_path(args: Mapping[str, Any], workspace: Workspace, *, file_ok: boo
     return path
 
 
+#: How the listings show a name that would not read as itself.
+QUOTING_SAID = ("A name holding a control or invisible character, a leading or trailing "
+                "space, a leading quote or ' -> ' is shown quoted, with escapes, as a Python "
+                "string literal ('a\\nb').")
+_LINK = " -> "
+
+
+def unambiguous(name: str) -> str:
+    """``name`` as is when it reads as itself on a line of a listing, else quoted with
+    escapes (``'nl\\nname.txt'``), so that no name can pass for another, or for two."""
+    if (name.isprintable() and name == name.strip() and _LINK not in name
+            and not name.startswith(("'", '"'))):
+        return name
+    return repr(name)
+
+
 def shown_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, else absolute."""
     try:
@@ -62,7 +78,7 @@ class Glob(LocalTool):
         "Find files whose path matches a glob pattern such as `**/*.py` or `src/**/test_*.ts` "
         "(`**` spans directories). Lists matching files, most recently modified first, up to "
         f"{GLOB_CAP}. Version control, dependency and cache directories (.git, node_modules, "
-        ".venv …) are left out unless the pattern names them.")
+        f".venv …) are left out unless the pattern names them. {QUOTING_SAID}")
     parameters: ClassVar[dict[str, Any]] = object_schema(
         required=["pattern"],
         properties={
@@ -79,11 +95,12 @@ class Glob(LocalTool):
         """List the matching files (as many as fit ``budget``)."""
         pattern = arg(args, "pattern", str)
         base = searched_path(args, workspace)
-        found = await asyncio.to_thread(_glob, base, pattern)
+        found = await in_thread(_glob, base, pattern)
         if not found:
             return ToolOutcome("No files found")
         relative = workspace.inside(base)
-        lines = [shown_path(path, base) if relative else str(path) for path in found[:GLOB_CAP]]
+        lines = [unambiguous(shown_path(path, base) if relative else str(path))
+                 for path in found[:GLOB_CAP]]
 
         def note(shown: int, fitted: bool) -> str | None:
             if shown == len(found) and not fitted:
@@ -124,8 +141,9 @@ class LS(LocalTool):
     name: ClassVar[str] = "LS"
     description: ClassVar[str] = (
         "List the files and subdirectories of a directory (subdirectories first, marked with "
-        f"a trailing /), up to {LS_CAP:,} entries. ignore takes glob patterns of names to "
-        "leave out, such as `*.pyc`.")
+        f"a trailing /), up to {LS_CAP:,} entries; a symbolic link shows where it points "
+        f"(`name/ -> target`). {QUOTING_SAID} ignore takes glob patterns of names to leave "
+        "out, such as `*.pyc`.")
     parameters: ClassVar[dict[str, Any]] = object_schema(
         required=[],
         properties={
@@ -147,10 +165,10 @@ class LS(LocalTool):
         ignore = arg(args, "ignore", list, [])
         if not all(isinstance(pattern, str) for pattern in ignore):
             raise ToolInputError("Argument 'ignore' must be a list of strings.")
-        names = await asyncio.to_thread(_listing, directory, ignore)
+        names = await in_thread(_listing, directory, ignore)
         if not names:
             return ToolOutcome(f"{directory}/ is empty.")
-        lines = [f"{directory}/", *(f"  {name}" for name in names[:LS_CAP])]
+        lines = [f"{unambiguous(str(directory))}/", *(f"  {name}" for name in names[:LS_CAP])]
 
         def note(shown: int, fitted: bool) -> str | None:
             entries = max(shown - 1, 0)  # the directory's own line comes first
@@ -164,7 +182,8 @@ class LS(LocalTool):
 
 
 def _listing(directory: Path, ignore: list[str]) -> list[str]:
-    """The names in ``directory``, subdirectories first (with a ``/``), each part sorted."""
+    """The entries of ``directory``, subdirectories first (with a ``/``), each part sorted;
+    names quoted where needed (:func:`unambiguous`), links with where they point."""
     try:
         with os.scandir(directory) as scan:
             entries = [entry for entry in scan
@@ -172,8 +191,17 @@ def _listing(directory: Path, ignore: list[str]) -> list[str]:
     except OSError as error:
         raise ToolInputError(f"{directory} cannot be listed: {error.strerror}.") from error
     kinds = {entry.name: _is_dir(entry) for entry in entries}
+    links = {entry.name: _link(entry) for entry in entries}
     ordered = sorted(kinds, key=lambda name: (not kinds[name], name.lower(), name))
-    return [f"{name}/" if kinds[name] else name for name in ordered]
+    return [f"{unambiguous(name)}{'/' if kinds[name] else ''}{links[name]}" for name in ordered]
+
+
+def _link(entry: os.DirEntry[str]) -> str:
+    """`` -> target`` for a symbolic link, else nothing."""
+    try:
+        return f"{_LINK}{unambiguous(os.readlink(entry.path))}" if entry.is_symlink() else ""
+    except OSError:
+        return f"{_LINK}?"
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -15,6 +15,7 @@ from openletta.display import DisplayText
 from openletta.settings import Settings
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions
+from openletta.tools.private_process import keep_memory_private
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import print_chats
 
@@ -41,8 +42,10 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
 
 
 def local_calls(args: argparse.Namespace) -> LocalCalls | None:
-    """The local toolset the flags ask for, run in the current directory."""
+    """The local toolset the flags ask for, run in the current directory (openletta's
+    memory then kept from the commands it runs: see :mod:`openletta.tools.private_process`)."""
     if args.no_local_tools:
         return None
+    keep_memory_private()
     mode = PermissionMode.YOLO if args.yolo else PermissionMode(args.permission_mode)
     return LocalCalls(Permissions(Workspace(Path.cwd()), mode=mode))

@@ -249,6 +249,13 @@ def test_read_file_numbers_from_an_offset() -> None:
     assert text_of(ReadFileRenderer().body(item, NARROW)) == "41 │ x\n42 │ y"
 
 
+def test_a_lone_carriage_return_stays_in_its_line_so_the_numbers_are_the_file_s() -> None:
+    output = "     1\tline1\n     2\tclear\rOVER\n     3\t\x1b[2Jevil\n     4\tTAB\there"
+    item = call("Read", {"file_path": "evil.txt"}, result=output)
+    assert text_of(ReadFileRenderer().body(item, NARROW)).split("\n") == [
+        "1 │ line1", "2 │ clear␍OVER", "3 │ ␛[2Jevil", "4 │ TAB\there"]
+
+
 def test_read_file_error_shows_the_message() -> None:
     item = call("read_file", {"path": "/nope"}, ToolStatus.ERROR,
                 "Error executing function read_file: FileNotFoundError: [Errno 2] No such file")

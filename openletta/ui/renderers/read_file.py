@@ -1,4 +1,5 @@
-"""File reads: the path, then the content highlighted by extension, with line numbers."""
+"""File reads: the path, then the content highlighted by extension, with line numbers (a
+control character in a line shown as its picture, ``␍``, so that they are the file's)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import re
 
 from textual.content import Content
 
-from openletta.display import DisplayText
+from openletta.display import DisplayText, control_pictures
 from openletta.transcript import ToolCallItem
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
@@ -40,7 +41,9 @@ class ReadFileRenderer(ResultRenderer):
         path = arg(item, *PATH_ARGS)
         note = _PAGE_NOTE.match(output)
         text, start = without_line_numbers(output[note.end():] if note else output)
-        code = code_block(text, language_for(path), line_numbers=True,
+        # A file's lines as they are: a control character (a lone CR) shown as its picture
+        # in the line, not breaking it, so that the numbers are the file's.
+        code = code_block(control_pictures(text), language_for(path), line_numbers=True,
                           start=start or _first_line(item))
         return [Content.styled(DisplayText(note[1]), f"italic {MUTED}"), *code] if note else code
 
