@@ -8,13 +8,15 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from openletta.tools.budget import ReturnBudget
 from openletta.tools.files import Read, Write, write_atomically
 from openletta.tools.grep import Grep
 from openletta.tools.permissions import Permissions, ProjectRules
+from openletta.tools.safe_files import read_regular
 from openletta.transcript import ToolCallItem
 
 BUDGET = ReturnBudget.for_window(None)
@@ -119,6 +122,42 @@ def test_a_final_link_swapped_in_after_the_check_is_refused_not_written_through(
     with pytest.raises(ToolInputError, match="changed"):
         write_atomically(path, "x\n", checked)
     assert not outside.exists()
+
+
+def test_a_project_under_a_directory_one_may_pass_through_but_not_list_is_read_and_written(
+        ) -> None:
+    """A home directory of mode 0711 (or any directory one may only pass through) is on the
+    way to many projects: the files under it are read and written as before."""
+    outer = Path(tempfile.mkdtemp())
+    try:
+        project = outer / "project"
+        project.mkdir(mode=0o777)
+        project.chmod(0o777)
+        (project / "notes.txt").write_text("hello\n")
+        (project / "notes.txt").chmod(0o666)
+        outer.chmod(0o311 if os.geteuid() == 0 else 0o300)  # nobody may list it
+        assert _in_a_child_without_rights_to_list(lambda: (
+            read_regular(project / "notes.txt", project / "notes.txt", 100) == b"hello\n"
+            and write_atomically(project / "new.txt", "written\n") == 8))
+        assert (project / "new.txt").read_text() == "written\n"
+    finally:
+        outer.chmod(0o700)
+        shutil.rmtree(outer)
+
+
+def _in_a_child_without_rights_to_list(check: Callable[[], bool]) -> bool:
+    """Whether ``check`` holds in a child process without root's rights (as ``nobody`` when
+    this one is root), which then cannot list a directory lacking read permission."""
+    pid = os.fork()
+    if pid == 0:  # the child
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)
+            os._exit(0 if check() else 1)
+        except BaseException:
+            os._exit(2)
+    return os.waitpid(pid, 0)[1] == 0
 
 
 def _release(fifo: Path) -> None:

@@ -24,6 +24,9 @@ from openletta.tools.base import ToolInputError
 NEW_FILE_MODE = 0o666
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+#: How a directory on the way is opened: only to look names up in (``O_PATH`` on Linux), so a
+#: directory one may pass through but not list (mode ``0711``) is no obstacle.
+_LOOKUP = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: What opening a link with ``O_NOFOLLOW`` (or a file as a directory) fails with.
 _SWAPPED = {errno.ELOOP, errno.ENOTDIR, getattr(errno, "EMLINK", errno.ELOOP)}
@@ -55,17 +58,17 @@ def _changed(path: Path) -> ToolInputError:
 def opened_directory(directory: Path, *, create: bool = False) -> Iterator[int]:
     """A descriptor of ``directory`` (absolute, links resolved), opened one component at a
     time without following a link; missing ones are made with ``create``."""
-    handle = os.open("/", os.O_RDONLY | _DIRECTORY)
+    handle = os.open("/", _LOOKUP)
     try:
         for part in directory.parts[1:]:
             try:
-                inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=handle)
+                inner = os.open(part, _LOOKUP | _NOFOLLOW, dir_fd=handle)
             except FileNotFoundError:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, dir_fd=handle)
-                inner = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=handle)
+                inner = os.open(part, _LOOKUP | _NOFOLLOW, dir_fd=handle)
             os.close(handle)
             handle = inner
         yield handle
