@@ -1,6 +1,7 @@
 """CPU of the real app while it streams a recorded reply at its recorded pace, and at idle.
 
 Run: python bench/bench_stream_cpu.py [--turns N] [--runs N] [--idle SECONDS] [--profile DIR]
+                                     [--hello-only]
 
 The app runs as a user runs it: ``python -m openletta`` in a tmux window of 120x40 (tmux is
 the terminal: it answers the app's queries and draws its escape sequences). It talks to the
@@ -29,6 +30,9 @@ exit says: *launch* is the wall time from starting it until the window shows its
 the newest message of the history (the greeting the demo itself gave to a last ``hello``),
 looking every 10 ms. Python writes and reads its bytecode cache in the app's window
 (``PYTHONDONTWRITEBYTECODE`` is cleared there), as it does for an installed app.
+
+``--hello-only`` measures the ``--turns`` short turns alone (no long or slow reply, no idle,
+no relaunch): a quick look at what a short turn costs, or a profile of short turns only.
 
 Figures are the median of ``--runs`` fresh app processes. ``--profile DIR`` also records each
 run from its ready prompt on with py-spy (``pip install py-spy``) into ``DIR``. Nothing is asserted.
@@ -141,7 +145,9 @@ class App:
                               "--agent", self.agent, "--no-local-tools"])
         await tmux("new-session", "-d", "-s", self.session, "-x", str(SIZE[0]), "-y",
                    str(SIZE[1]), "-e", f"OPENLETTA_CONFIG_DIR={self.config}",
-                   "-e", "LETTA_API_KEY=", "-e", "PYTHONDONTWRITEBYTECODE=", f"exec {command}")
+                   "-e", "LETTA_API_KEY=", "-e", "PYTHONDONTWRITEBYTECODE=",
+                   # tmux gives a window its server's environment, not this one's.
+                   "-e", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}", f"exec {command}")
         self.pid = int(await tmux("list-panes", "-t", self.session, "-F", "#{pane_pid}"))
 
     async def start_profile(self) -> None:
@@ -232,6 +238,26 @@ class Run:
     launch: float
 
 
+async def hello_run(turns: int, profile: Path | None) -> float:
+    """The median CPU of ``turns`` short turns, in a fresh app (``--hello-only``)."""
+    server = ReplayServer()
+    base_url = await server.start()
+    try:
+        with tempfile.TemporaryDirectory() as config:
+            app = App(base_url, config, profile)
+            await app.start()
+            try:
+                await app.shows("Enter sends")
+                await app.quiet(1.0)
+                await app.start_profile()
+                return statistics.median([await turn(app, server, "hello", f"hello {index}")
+                                          for index in range(turns)])
+            finally:
+                await app.stop()
+    finally:
+        await server.stop()
+
+
 async def one_run(turns: int, idle: float, profile: Path | None) -> Run:
     server = ReplayServer()
     base_url = await server.start()
@@ -286,7 +312,12 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="fresh app processes")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle measured")
     parser.add_argument("--profile", type=Path, help="write py-spy profiles here")
+    parser.add_argument("--hello-only", action="store_true",
+                        help="measure only the short turns (see the docstring)")
     options = parser.parse_args()
+    if options.hello_only:
+        await hello_only(options.turns, options.runs, options.profile)
+        return
     runs = []
     for index in range(options.runs):
         profile = None
@@ -307,6 +338,20 @@ async def main() -> None:
           f"({median('long_late') / median('long'):.2f}x the first ones; goal <= 1.0x)")
     print(f"idle, chat open                    CPU {100 * median('idle'):.2f} %   (goal 0.0 %)")
     print(f"launch to prompt + newest history  {median('launch'):.2f} s   (goal <= 0.35 s)")
+
+
+async def hello_only(turns: int, runs: int, profile: Path | None) -> None:
+    """Print the median CPU of ``turns`` short turns in each of ``runs`` fresh apps."""
+    figures = []
+    for index in range(runs):
+        output = None
+        if profile is not None:
+            profile.mkdir(parents=True, exist_ok=True)
+            output = profile / f"hello{index + 1}.speedscope.json"
+        figures.append(await hello_run(turns, output))
+        print(f"run {index + 1}: hello {figures[-1]:.3f} s", file=sys.stderr)
+    print(f"short reply (hello)                CPU {statistics.median(figures):.3f} s   "
+          "(goal <= 0.05 s)")
 
 
 if __name__ == "__main__":

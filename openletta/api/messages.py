@@ -383,7 +383,8 @@ def parse_known_json(text: str) -> Message | None:
     pydantic's JSON decoder refuses lone surrogates (escaped or not), which ``loads`` cleans
     up, and decodes everything else as ``loads`` does, but for nesting too deep.
     """
-    if json_text.too_deep(text):
+    nested = "[" in text or text.find("{", 1) >= 0  # too_deep's first test, without a call
+    if nested and json_text.too_deep(text):
         return None
     try:
         return _KNOWN_FROM_JSON.read(text)  # type: ignore[return-value]

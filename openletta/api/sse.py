@@ -77,6 +77,12 @@ class StreamState:
 
     def feed(self, event: str, data: str) -> list[Message]:
         """The messages carried by one event (usually one; none for markers and repeats)."""
+        chunk = (self.ended != "error" and not self.finished and data[:1] == "{"
+                 and event == "message")
+        if chunk:  # as nearly every event is: read straight into its model
+            known = parse_known_json(data)
+            if known is not None:
+                return self._message(known)
         if self.finished:
             return []
         if data.strip() == DONE:
@@ -95,7 +101,7 @@ class StreamState:
             return [self._error(data)]
         if not data.strip():
             return []
-        known = parse_known_json(data)
+        known = None if chunk else parse_known_json(data)  # a chunk was tried above
         if known is not None:
             return self._message(known)
         try:
@@ -116,7 +122,8 @@ class StreamState:
         seq_id = getattr(message, "seq_id", None)
         if seq_id is not None:
             self.last_seq_id = max(seq_id, self.last_seq_id or 0)
-        self._note_run(getattr(message, "run_id", None))
+        if run_id := getattr(message, "run_id", None):  # _note_run, without a call per chunk
+            self.run_id = run_id
         if isinstance(message, StopReason):
             self.stop_reason = message.stop_reason
             self.ended = "stop_reason"

@@ -19,7 +19,8 @@ class Change:
         #: Items inserted at the top (an older history page), in display order.
         self.prepended: list[Item] = []
         self.removed: list[Item] = []
-        self._reported: set[int] = set()
+        #: Items are hashed by identity (``eq=False``): no ``id()`` call per chunk.
+        self._reported: set[Item] = set()
 
     def __bool__(self) -> bool:
         return bool(self.added or self.changed or self.prepended or self.removed)
@@ -27,11 +28,11 @@ class Change:
     def add(self, item: Item) -> None:
         """Record ``item`` as new."""
         self.added.append(item)
-        self._reported.add(id(item))
+        self._reported.add(item)
 
     def touch(self, item: Item) -> None:
         """Record ``item`` as changed unless it is already reported."""
-        if id(item) not in self._reported:
-            self._reported.add(id(item))
+        if item not in self._reported:
+            self._reported.add(item)
             self.changed.append(item)
 

@@ -119,7 +119,7 @@ class MessageHandlers(TranscriptBase):
         item = self._text_item(message, AssistantItem, change)
         if message.content:
             item.append(message.content)
-            self._touch_text(item, change)
+            change.touch(item)  # _touch_text times only reasoning
 
     def _on_tool_calls(
         self, message: m.ToolCallMessage | m.ApprovalRequestMessage, change: Change
@@ -272,7 +272,8 @@ class MessageHandlers(TranscriptBase):
     def _text_item(
         self, message: m.LettaMessage, cls: type[_TextItem], change: Change
     ) -> _TextItem:
-        key = f"{message.message_type}:{message.group_key}"
+        # message.group_key, spelt out: asked of every chunk
+        key = f"{message.message_type}:{message.otid or message.id or ''}"
         item = self._by_key.get(key)
         if isinstance(item, cls):
             return item

@@ -89,7 +89,7 @@ class GrowingText:
 
     def append(self, item: object, part: str) -> None:
         """Add ``part`` at the end of ``item``'s text."""
-        parts = self._parts(item)
+        parts: _Parts = item.__dict__[self._slot]  # once per chunk: no call to _parts
         parts.pieces.append(part)
         parts.length += len(part)
 

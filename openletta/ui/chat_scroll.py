@@ -14,7 +14,6 @@ from contextlib import ExitStack, suppress
 
 from rich.text import Text
 from textual import events
-from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.layout import DockArrangeResult
 from textual.message import Message
@@ -27,7 +26,7 @@ from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.screenful import screenful
 from openletta.ui.stray_keys import StrayKeys
-from openletta.ui.textual_internals import anchor_holds, remove_hidden, size_without_relayout
+from openletta.ui.textual_internals import FrugalScroll, anchor_holds, remove_hidden
 from openletta.ui.widgets.base import ItemWidget
 
 #: How long the view holds still while items mounted above it take their size.
@@ -134,12 +133,9 @@ class PendingRows(Static):
         self.display = bool(rows)
 
 
-class ChatScroll(VerticalScroll, can_focus=False):
-    """The scrolling part of the chat view; reports where the user scrolled to."""
-
-    #: Its height changes with every item mounted and every reply that grows a line; the
-    #: layout that changed it placed its scroll bar already and kept it at the bottom.
-    virtual_size = size_without_relayout()
+class ChatScroll(FrugalScroll, can_focus=False):
+    """The scrolling part of the chat view; reports where the user scrolled to (it lays out
+    and paints as :class:`FrugalScroll` says)."""
 
     class Moved(Message):
         """The scroll position changed; where it was when it moved."""

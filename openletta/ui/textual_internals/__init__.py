@@ -24,6 +24,7 @@ from openletta.ui.textual_internals.footer import (
 from openletta.ui.textual_internals.layout import (
     FrugalCompositor,
     FrugalScreen,
+    FrugalScroll,
     anchor_holds,
     remove_hidden,
     size_without_relayout,
@@ -57,6 +58,7 @@ __all__ = [
     "FooterKey",
     "FrugalCompositor",
     "FrugalScreen",
+    "FrugalScroll",
     "KeepsBeforeCrash",
     "MarkdownBullet",
     "MarkdownBulletList",

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Self
 
 from textual import messages
 from textual._compositor import Compositor, CompositorMap, ReflowResult
 from textual.await_remove import AwaitRemove
+from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
@@ -107,6 +109,38 @@ class FrugalCompositor(Compositor):
 
 
 _VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
+
+
+class FrugalScroll(VerticalScroll):
+    """A vertical scroll of widgets that come and go (the chat's) that lays out and paints no
+    more than they need.
+
+    Its height changes with every child mounted and every one that grows a line; the layout
+    that changed it placed its scroll bar already and kept it at the bottom: its
+    ``virtual_size`` asks for no layout (:func:`size_without_relayout`).
+
+    And its own lines (its background, between and around its children) are kept when only
+    its children change. A child mounted or removed asks its parent for a layout *and* a repaint
+    (``refresh(layout=True)``), and the repaint throws away the lines the parent rendered
+    before (its styles cache): each item added to the chat rendered every row of the chat's
+    background again, though not one of them changed. Here such a refresh only lays out (the
+    layout repaints what moved, :class:`FrugalCompositor`), unless what the lines are made
+    of changed since they were rendered: the container's styles (``_cache_key``, which moves
+    with every rule set), the backgrounds under it, or the size of its content.
+    """
+
+    virtual_size = size_without_relayout()
+    _drawn_with: tuple[object, ...] | None = None
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        if layout and repaint and not regions and not recompose and self.is_mounted:
+            drawn_with = (self.styles._cache_key, self.background_colors,
+                          self.content_region.size, self.app.ansi_theme)
+            if drawn_with == self._drawn_with:
+                repaint = False
+            self._drawn_with = drawn_with
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class FrugalScreen(Screen[ScreenResultType]):
