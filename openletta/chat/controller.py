@@ -58,7 +58,8 @@ class ChatController:
         self._tasks = TurnTasks(session, listener, local)
         self._tasks.on_back_online = self._back_online
         self._unwatch = session.client.watch_reachability(self._tasks.note_reachable)
-        self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
+        self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after,
+                                       catch_up=self._catch_up)
         self._stops = StoppedSends(self._tasks)
 
     @property
@@ -163,13 +164,12 @@ class ChatController:
         return True
 
     def switch_mode(self) -> PermissionMode | None:
-        """Go to the next permission mode for local calls (``None``: there are none); the
-        calls waiting for an answer get the one the new mode gives."""
+        """Go to the next permission mode for local calls (``None``: there are none). It
+        answers the calls asked from now on: a request already waiting keeps asking."""
         if self.local is None:
             return None
         mode = self.local.permissions.next_mode()
         self._tasks.update(permission_mode=mode)
-        self._approvals.mode_switched()
         return mode
 
     def interrupt(self) -> None:
