@@ -32,7 +32,7 @@ from openletta.chat.replies import SendInFlight, TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.stopped_sends import StoppedSends
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks
+from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, went_on
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
@@ -306,7 +306,7 @@ class ChatController:
                 self._tasks.queue.appendleft(text)
                 self._tasks.update(phase=Phase.WAITING, sending=None)
                 followed = await self._follow_active(busy.run_id, FOLLOWING_BUSY)
-                if followed is not None:
+                if followed is not None and went_on(followed):  # else: send it now
                     return followed
                 self._tasks.update(phase=Phase.WAITING, sending=self._tasks.queue.popleft())
             await asyncio.sleep(next(pauses, BUSY_POLL_SECONDS[-1]))
