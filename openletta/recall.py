@@ -137,7 +137,8 @@ class KeptTexts:
         if self._most is not None:
             texts = dict(list(texts.items())[-self._most:])
         try:
-            if texts:
+            if texts:  # (the config directory may not exist yet: quit before connecting)
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 write_private_file(self.path, json.dumps(texts, ensure_ascii=False))
             else:
                 self.path.unlink(missing_ok=True)
@@ -160,6 +161,11 @@ class KeptTexts:
             return {}
         return {key: text for key, text in stored.items()
                 if isinstance(text, str) and text.strip()}
+
+
+#: The agent under which a draft typed before any chat opened (on the connect screen) is
+#: kept: the first chat opened next has it in its prompt.
+BEFORE_ANY_CHAT = ""
 
 
 class Drafts(KeptTexts):

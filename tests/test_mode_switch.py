@@ -1,28 +1,26 @@
-"""Switching the permission mode while local calls wait for an answer: each gets the answer
-the new mode gives (it runs, marked auto-approved, or is denied with the mode's reason), or
-keeps asking; nothing runs that the new mode would not have let run."""
+"""Switching the permission mode while local calls wait for an answer: the calls already
+asked about keep asking (the switch answers none of them, whatever modes it passes through);
+the new mode answers the calls the agent asks for next."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from test_local_calls import LocalChat, only_answer
+from test_local_calls import LocalChat
 
 from openletta.api.answers import ApprovalAnswer, ToolReturnAnswer
-from openletta.chat import approval_flow
 from openletta.chat.approvals import Choice
+from openletta.chat.controller import ChatController
 from openletta.chat.turn_state import Phase
 from openletta.tools import LOCAL_TOOLS
 from openletta.tools.base import Workspace
-from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules, read_only_denial
-from openletta.transcript import ToolStatus
+from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
 
-
-@pytest.fixture(autouse=True)
-def quick_settling(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(approval_flow, "MODE_SETTLE_SECONDS", 0.01)
+#: Longer than any mode was ever left to "settle" before it answered the calls waiting.
+LONGER_THAN_SETTLING = 0.7
 
 
 @pytest.fixture
@@ -32,122 +30,70 @@ async def chat(tmp_path: Path) -> AsyncIterator[LocalChat]:
     await chat.controller.close()
 
 
-async def switch_to(chat: LocalChat, mode: PermissionMode) -> None:
-    """Press the switching key until ``mode`` is on, and let it settle."""
-    while chat.controller.switch_mode() is not mode:
+def switch_to(controller: ChatController, mode: PermissionMode) -> None:
+    """Press the switching key until ``mode`` is on."""
+    while controller.switch_mode() is not mode:
         pass
-    settling = chat.controller._approvals._settling
-    await chat.until(lambda: settling is None or settling.done(), "the mode settled")
 
 
-async def test_an_edit_waiting_runs_once_accept_edits_is_on(chat: LocalChat) -> None:
+async def still_asking(chat: LocalChat, call_id: str) -> None:
+    """After a while, the call still asks and nothing was run or answered."""
+    await asyncio.sleep(LONGER_THAN_SETTLING)
+    state = chat.controller.state
+    assert state.phase is Phase.AWAITING_APPROVAL
+    assert state.asking is chat.transcript.call(call_id)
+    assert not chat.client.answered
+    assert chat.edit_tool.runs == chat.run_tool.runs == []
+
+
+async def test_an_edit_waiting_is_not_approved_by_switching_to_accept_edits(
+        chat: LocalChat) -> None:
     await chat.send(("call-1", "Change", {"path": "notes.txt"}))
-    assert chat.controller.state.asking is not None and chat.edit_tool.runs == []
-    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    switch_to(chat.controller, PermissionMode.ACCEPT_EDITS)
+    await still_asking(chat, "call-1")
+    switch_to(chat.controller, PermissionMode.READ_ONLY)  # (through accept-edits: the same)
+    await still_asking(chat, "call-1")
+    chat.controller.decide(chat.controller.state.asking, Choice.DENY, "no")  # type: ignore[arg-type]
     await chat.settled()
-    assert chat.edit_tool.runs == [{"path": "notes.txt"}]
-    assert only_answer(chat) == [ToolReturnAnswer(
-        tool_call_id="call-1", tool_return="Change ran", status="success",
-        stdout=["Change says hi\n"])]
-    call = chat.transcript.call("call-1")
-    assert call is not None and call.auto_approved and call.status is ToolStatus.SUCCESS
+    assert only_answer_of(chat) == [ApprovalAnswer(tool_call_id="call-1", approve=False,
+                                                   reason="no")]
 
 
-async def test_a_command_keeps_asking_in_accept_edits_and_read_only_denies_it(
+async def test_a_command_waiting_is_not_denied_by_passing_through_read_only(
         chat: LocalChat) -> None:
     await chat.send(("call-1", "Run", {}))
-    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
+    switch_to(chat.controller, PermissionMode.READ_ONLY)
+    await still_asking(chat, "call-1")
+    switch_to(chat.controller, PermissionMode.ASK)
+    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
+    await chat.settled()
+    assert chat.run_tool.runs == [{}]
+
+
+async def test_the_new_mode_answers_the_calls_asked_next(chat: LocalChat) -> None:
+    await chat.send(("call-1", "Change", {"path": "a.txt"}))
+    switch_to(chat.controller, PermissionMode.ACCEPT_EDITS)
     assert chat.controller.state.asking is chat.transcript.call("call-1")
-    assert chat.controller.state.phase is Phase.AWAITING_APPROVAL
-    await switch_to(chat, PermissionMode.READ_ONLY)
-    await chat.settled()
-    assert chat.run_tool.runs == []
-    assert only_answer(chat) == [ApprovalAnswer(
-        tool_call_id="call-1", approve=False, reason=read_only_denial(chat.run_tool))]
-    call = chat.transcript.call("call-1")
-    assert call is not None and call.status is ToolStatus.DENIED and not call.auto_approved
-
-
-async def test_each_of_several_calls_waiting_gets_the_new_modes_answer(
-        chat: LocalChat, tmp_path: Path) -> None:
-    outside = str(tmp_path / "elsewhere.txt")
-    await chat.send(("call-1", "Run", {}), ("call-2", "Change", {"path": "notes.txt"}),
-                    ("call-3", "Change", {"path": outside}), ("call-4", "bash", {}),
-                    ("call-5", "Look", {}))
-    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
-    state = chat.controller.state
-    assert state.asking is chat.transcript.call("call-1") and state.undecided == 3
-    assert chat.edit_tool.runs == chat.read_tool.runs == []  # nothing runs while one asks
-    chat.controller.decide(state.asking, Choice.APPROVE)  # type: ignore[arg-type]
-    assert chat.controller.state.asking is chat.transcript.call("call-3")
-    chat.controller.decide(chat.controller.state.asking, Choice.DENY, "not there")  # type: ignore[arg-type]
     chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
     await chat.settled()
-    assert len(chat.run_tool.runs) == 1 and chat.read_tool.runs == [{}]
-    assert chat.edit_tool.runs == [{"path": "notes.txt"}]  # not the one outside
-    answers = only_answer(chat)
-    assert [type(answer) for answer in answers] == [
-        ToolReturnAnswer, ToolReturnAnswer, ApprovalAnswer, ApprovalAnswer, ToolReturnAnswer]
-    assert answers[2] == ApprovalAnswer(tool_call_id="call-3", approve=False,
-                                        reason="not there")
-    assert [chat.transcript.call(f"call-{n}").auto_approved  # type: ignore[union-attr]
-            for n in range(1, 6)] == [False, True, False, False, True]
+    await chat.send(("call-2", "Change", {"path": "b.txt"}))
+    await chat.until(lambda: len(chat.client.answered) == 2
+                     and chat.controller.state.phase is Phase.IDLE, "both answered")
+    assert chat.edit_tool.runs == [{"path": "a.txt"}, {"path": "b.txt"}]
+    assert [type(answer) for answer in chat.client.answered[1]] == [ToolReturnAnswer]
+    first, second = chat.transcript.call("call-1"), chat.transcript.call("call-2")
+    assert first is not None and not first.auto_approved
+    assert second is not None and second.auto_approved
 
 
-async def test_what_a_mode_answered_is_answered_again_by_the_next_one(
-        chat: LocalChat) -> None:
-    await chat.send(("call-1", "Change", {"path": "notes.txt"}), ("call-2", "Run", {}))
-    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
-    assert chat.controller.state.asking is chat.transcript.call("call-2")
-    await switch_to(chat, PermissionMode.READ_ONLY)  # the edit accept-edits let through: denied
-    await chat.settled()
-    assert chat.edit_tool.runs == chat.run_tool.runs == []
-    assert only_answer(chat) == [
-        ApprovalAnswer(tool_call_id="call-1", approve=False,
-                       reason=read_only_denial(chat.edit_tool)),
-        ApprovalAnswer(tool_call_id="call-2", approve=False,
-                       reason=read_only_denial(chat.run_tool))]
-
-
-async def test_back_in_ask_mode_what_a_mode_answered_asks_again(
-        chat: LocalChat, tmp_path: Path) -> None:
-    await chat.send(("call-1", "Change", {"path": "notes.txt"}),
-                    ("call-2", "Change", {"path": str(tmp_path / "elsewhere.txt")}))
-    await switch_to(chat, PermissionMode.READ_ONLY)  # the one outside asks in every mode
-    assert chat.controller.state.asking is chat.transcript.call("call-2")
-    await switch_to(chat, PermissionMode.ASK)
-    state = chat.controller.state
-    assert state.asking is chat.transcript.call("call-1") and state.undecided == 2
-    assert chat.edit_tool.runs == [] and not chat.client.answered
-
-
-async def test_a_request_left_pending_stays_so_with_fewer_calls_waiting(
-        chat: LocalChat) -> None:
-    await chat.send(("call-1", "Change", {"path": "a.txt"}), ("call-2", "Run", {}))
-    chat.controller.leave(deny=False, quitting=False)
-    await switch_to(chat, PermissionMode.ACCEPT_EDITS)
-    state = chat.controller.state
-    assert state.asking is None and state.undecided == 1 and chat.edit_tool.runs == []
-    chat.controller.ask_again()
-    chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
-    await chat.settled()
-    assert chat.edit_tool.runs == [{"path": "a.txt"}] and chat.run_tool.runs == [{}]
+def only_answer_of(chat: LocalChat) -> list[object]:
+    assert len(chat.client.answered) == 1
+    return list(chat.client.answered[0])
 
 
 async def test_switching_with_no_request_waiting_answers_nothing(chat: LocalChat) -> None:
-    await switch_to(chat, PermissionMode.READ_ONLY)
+    switch_to(chat.controller, PermissionMode.READ_ONLY)
     assert chat.controller.state.phase is Phase.IDLE and not chat.client.answered
-
-
-async def test_a_mode_passed_through_on_the_way_to_another_answers_nothing(
-        chat: LocalChat) -> None:
-    await chat.send(("call-1", "Change", {"path": "notes.txt"}))
-    assert chat.controller.switch_mode() is PermissionMode.ACCEPT_EDITS  # would run it…
-    await switch_to(chat, PermissionMode.READ_ONLY)  # …but the key goes on at once
-    await chat.settled()
-    assert chat.edit_tool.runs == []
-    assert only_answer(chat) == [ApprovalAnswer(
-        tool_call_id="call-1", approve=False, reason=read_only_denial(chat.edit_tool))]
 
 
 def test_a_mode_is_described_with_the_tools_the_users_rules_let_run(tmp_path: Path) -> None:

@@ -370,9 +370,14 @@ def test_packed_system_notes_are_internal() -> None:
                        "content": '{"type": "user_message", "message": "packed hi"}'}),
         parse_message({"message_type": "user_message", "id": "message-3",
                        "content": '{"type": "note", "text": "user typed JSON"}'}),
+        parse_message({"message_type": "user_message", "id": "message-4",
+                       "content": "<system-alert>Automated keep-alive ping. Ignore this message "
+                                  "and continue from where you stopped.</system-alert>"}),
     ])
-    alert, packed, typed = transcript.items
+    alert, packed, typed, ping = transcript.items
     assert isinstance(alert, SystemItem) and alert.subtype == "system_alert" and alert.internal
+    assert isinstance(ping, SystemItem) and ping.internal  # Letta's, after answers it had
+    assert ping.text.startswith("Automated keep-alive ping.")
     assert isinstance(packed, UserItem) and packed.text == "packed hi"
     assert isinstance(typed, UserItem) and typed.text.startswith('{"type": "note"')
 

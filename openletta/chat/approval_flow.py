@@ -27,25 +27,37 @@ from openletta.transcript.interruption import HELD
 log = logging.getLogger(__name__)
 
 APPROVAL_FIRST = "Answer the pending approval request first; your message is still in the prompt."
-#: Seconds a permission mode must stay on before it answers the calls waiting: a mode
-#: passed through on the way to another (the key cycles) answers none.
-MODE_SETTLE_SECONDS = 0.6
+ANSWERS_ARRIVED = ("The answers had reached the server after all (the connection broke before "
+                   "it answered): they were not sent again, and the agent's reply is shown.")
 
 
 #: Sends a message, then each queued one after a clean end (``None``: nothing to send).
 Converse = Callable[[str | None], Awaitable[None]]
 #: What follows a turn that ended; the next message to send, if any.
 After = Callable[[TurnOutcome], Awaitable[str | None]]
+#: Follows the conversation's running reply, if any, then asks about approvals or sends the
+#: queue (what a round whose answers arrived after all goes on with).
+CatchUp = Callable[[], Awaitable[None]]
+
+
+def answers_not_sent(error: LettaError) -> str:
+    """What to say of a round's answers whose request failed: they may have arrived."""
+    if isinstance(error, APIConnectionError) and error.may_have_arrived:
+        return ("Maybe not sent: the connection broke before the server answered, so it may "
+                "have the answers; openletta looks there before sending them again. "
+                f"{error.message}")
+    return f"Not sent: {error.message}"
 
 
 class ApprovalFlow:
     """Approval rounds: the user's answers, the rules' answers, local calls, the reply."""
 
-    def __init__(self, tasks: TurnTasks, *, converse: Converse, after: After) -> None:
+    def __init__(self, tasks: TurnTasks, *, converse: Converse, after: After,
+                 catch_up: CatchUp) -> None:
         self._tasks = tasks
         self._converse = converse
         self._after = after
-        self._settling: asyncio.Task[None] | None = None
+        self._catch_up = catch_up
 
     # --- intents --------------------------------------------------------------------------
 
@@ -150,11 +162,12 @@ class ApprovalFlow:
                                                              self._tasks.on_connection)
         except LettaError as error:
             round_.reset()
+            round_.maybe_sent = isinstance(error, APIConnectionError) and error.may_have_arrived
             if self._tasks.quit_when_answered:  # quitting: the calls stay pending there
                 self._tasks.listener.exit_app()
                 return None
             self._tasks.update(phase=Phase.AWAITING_APPROVAL,
-                               answer_error=f"Not sent: {error.message}",
+                               answer_error=answers_not_sent(error),
                                offline=isinstance(error, APIConnectionError))
             self.ask()
             return None
@@ -165,8 +178,42 @@ class ApprovalFlow:
         return await self._after(outcome)
 
     async def answer_then_converse(self) -> None:
-        """Send the open round's answers, then go on as the reply says."""
-        await self._converse(await self._answer())
+        """Send the open round's answers, then go on as the reply says. Answers whose
+        request broke after it may have arrived are looked for on the server first: found,
+        they are not sent again (Letta would answer a second copy with a step of its own),
+        and what the agent made of them is shown instead."""
+        if not await self._found_on_server():
+            await self._converse(await self._answer())
+
+    async def _found_on_server(self) -> bool:
+        """Whether the open round's answers, maybe sent, are on the server (then its reply
+        is shown and followed). A failed look keeps the round asking (``True`` too)."""
+        round_ = self._tasks.round
+        if round_ is None or not round_.maybe_sent:
+            return False
+        self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None)
+        try:
+            found = await self._tasks.session.show_if_stored(round_.answered_by,
+                                                             self._tasks.on_change)
+        except LettaError as error:
+            round_.reset()
+            self._tasks.update(phase=Phase.AWAITING_APPROVAL, answer_error=(
+                f"Maybe not sent: openletta could not look whether the server has the "
+                f"answers. {error.message}"), offline=isinstance(error, APIConnectionError))
+            self.ask()
+            return True
+        round_.maybe_sent = False
+        if not found:
+            return False
+        self._tasks.round = None
+        self._tasks.listener.report(ANSWERS_ARRIVED, title="Sent", severity="information",
+                                    notice=True)
+        if self._tasks.quit_when_answered:
+            self._tasks.listener.exit_app()
+            return True
+        self._tasks.update(phase=Phase.WAITING)
+        await self._catch_up()
+        return True
 
     async def approvals_then_converse(self) -> None:
         await self._converse(await self.approvals())
@@ -285,45 +332,6 @@ class ApprovalFlow:
             return False
         round_.decide(call, Decision(approve=verdict.allow, reason=verdict.reason, auto=True))
         return True
-
-    def mode_switched(self) -> None:
-        """The user switched the permission mode: once it has stayed on for
-        :data:`MODE_SETTLE_SECONDS`, the calls waiting get its answers."""
-        if self._settling is not None:
-            self._settling.cancel()
-        if self._tasks.round is not None:
-            self._settling = self._tasks.start_side_task(self._apply_mode_when_settled)
-
-    async def _apply_mode_when_settled(self) -> None:
-        await asyncio.sleep(MODE_SETTLE_SECONDS)
-        self._apply_mode()
-
-    def _apply_mode(self) -> None:
-        """Each local call waiting that the user has not answered (nor run) gets the answer
-        of the mode, as if it came now: it runs, is denied with the mode's reason, or asks.
-        The answers go once every call has one."""
-        round_ = self._tasks.round
-        if (round_ is None or self._tasks.local is None
-                or self._tasks.state.phase is not Phase.AWAITING_APPROVAL):
-            return
-        if not [call for call in round_.calls if self._judge_again(round_, call)]:
-            return
-        if round_.complete or self._tasks.state.asking is not None:
-            self._answer_or_ask()
-        else:  # left pending: it stays so
-            self._tasks.update(undecided=len(round_.undecided))
-
-    def _judge_again(self, round_: ApprovalRound, call: ToolCallItem) -> bool:
-        """Answer a local call of the round as the mode and rules decide it now, unless the
-        user answered it or it ran; whether its answer changed."""
-        assert self._tasks.local is not None
-        before = round_.decisions.get(call.tool_call_id)
-        if (self._tasks.local.tool_of(call) is None or call.tool_call_id in round_.results
-                or (before is not None and not before.auto)):
-            return False
-        round_.withdraw(call)
-        self._judge(round_, call)
-        return round_.decisions.get(call.tool_call_id) != before
 
     def _answer_or_ask(self) -> None:
         """Send the answers once every call has one; else ask about the next call."""

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from openletta.api.answers import Answer, ApprovalAnswer, ToolReturnAnswer
+from openletta.api.messages import ApprovalResponseMessage, Message, ToolReturnMessage
 from openletta.tools.base import ToolOutcome
 from openletta.transcript import ToolCallItem
 
@@ -54,6 +55,9 @@ class ApprovalRound:
     decisions: dict[str, Decision] = field(default_factory=dict)
     #: What the calls run here gave (they ran: their results are sent whatever comes next).
     results: dict[str, ToolOutcome] = field(default_factory=dict)
+    #: The answers' request broke after it may have reached the server: it is looked for
+    #: there before they are sent again.
+    maybe_sent: bool = False
 
     @property
     def undecided(self) -> list[ToolCallItem]:
@@ -91,6 +95,15 @@ class ApprovalRound:
         calls that ran here: they ran, their results stay and are what is sent."""
         self.decisions = {call_id: decision for call_id, decision in self.decisions.items()
                           if call_id in self.results}
+
+    def answered_by(self, message: Message) -> bool:
+        """Whether ``message``, stored on the server, answers a call of this round."""
+        ids = {call.tool_call_id for call in self.calls}
+        if isinstance(message, ApprovalResponseMessage):
+            return any(entry.tool_call_id in ids for entry in message.approvals)
+        if isinstance(message, ToolReturnMessage):
+            return any(entry.tool_call_id in ids for entry in message.tool_returns)
+        return False
 
     def answers(self) -> list[Answer]:
         """The reply: one answer per pending call (the round must be complete)."""

@@ -32,7 +32,7 @@ from openletta.chat.replies import SendInFlight, TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.stopped_sends import StoppedSends
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks
+from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, went_on
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
@@ -58,7 +58,8 @@ class ChatController:
         self._tasks = TurnTasks(session, listener, local)
         self._tasks.on_back_online = self._back_online
         self._unwatch = session.client.watch_reachability(self._tasks.note_reachable)
-        self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after)
+        self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after,
+                                       catch_up=self._catch_up)
         self._stops = StoppedSends(self._tasks)
 
     @property
@@ -163,13 +164,12 @@ class ChatController:
         return True
 
     def switch_mode(self) -> PermissionMode | None:
-        """Go to the next permission mode for local calls (``None``: there are none); the
-        calls waiting for an answer get the one the new mode gives."""
+        """Go to the next permission mode for local calls (``None``: there are none). It
+        answers the calls asked from now on: a request already waiting keeps asking."""
         if self.local is None:
             return None
         mode = self.local.permissions.next_mode()
         self._tasks.update(permission_mode=mode)
-        self._approvals.mode_switched()
         return mode
 
     def interrupt(self) -> None:
@@ -306,7 +306,7 @@ class ChatController:
                 self._tasks.queue.appendleft(text)
                 self._tasks.update(phase=Phase.WAITING, sending=None)
                 followed = await self._follow_active(busy.run_id, FOLLOWING_BUSY)
-                if followed is not None:
+                if followed is not None and went_on(followed):  # else: send it now
                     return followed
                 self._tasks.update(phase=Phase.WAITING, sending=self._tasks.queue.popleft())
             await asyncio.sleep(next(pauses, BUSY_POLL_SECONDS[-1]))

@@ -315,9 +315,16 @@ class ChatSession(ContextSize, ReplyStreams):
         """Whether the server has the message sent with ``otid`` (a send whose connection
         broke); if it has, the newest page of history is shown (below what is), which holds
         it and what the agent answered. Raises :class:`LettaError`."""
+        return await self.show_if_stored(
+            lambda message: isinstance(message, UserMessage) and message.otid == otid,
+            on_change)
+
+    async def show_if_stored(self, stored: Callable[[Message], bool],
+                             on_change: OnChange) -> bool:
+        """Whether the newest page of history holds a message that is ``stored``; if it
+        does, that page is shown (below what is). Raises :class:`LettaError`."""
         page = await newest_page(self.client, self.agent.id, self.conversation_id)
-        if not any(isinstance(message, UserMessage) and message.otid == otid
-                   for message in page.messages):
+        if not any(stored(message) for message in page.messages):
             return False
         on_change(self.transcript.load_history(page.messages))
         return True

@@ -24,7 +24,7 @@ from openletta.api.runs import FINISHED_RUN_STATES
 from openletta.chat.agent_model import recheck_model, runs_on
 from openletta.chat.approvals import ApprovalRound
 from openletta.chat.local_calls import LocalCalls
-from openletta.chat.replies import FOREGROUND_ONLY
+from openletta.chat.replies import FOREGROUND_ONLY, TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.tools.base import ToolOutcome
@@ -51,6 +51,12 @@ QUIET_SECONDS = 60.0
 #: conversation's newest messages again (another client may have talked in it meanwhile).
 CATCH_UP_SECONDS = 10.0
 
+
+
+def went_on(outcome: TurnOutcome) -> bool:
+    """Whether a reply followed ended as one a message waiting for it is sent after (or
+    must wait on: approvals); one that failed leaves the conversation free for it."""
+    return outcome.stop_reason in CLEAN_STOPS or outcome.stop_reason == "requires_approval"
 
 
 def not_sent(error: LettaError) -> str:

@@ -11,6 +11,10 @@ SYSTEM_PACKETS = frozenset({"system_alert", "login", "heartbeat"})
 #: ``letta/system.py``: sliding-window, ``all``/``self`` and the older counted wording); Letta
 #: itself spots its summary by it. The summary follows the colon that ends the sentence.
 SUMMARY_FOLLOWS = "The following is a summary of the previous "
+#: The message Letta 0.16.8 stores as the user's when it gets answers to calls it already
+#: has answers for (``letta/agents/helpers.py``): a system alert, not the user's words.
+KEEP_ALIVE_PING = ("Automated keep-alive ping. Ignore this message and continue from where "
+                   "you stopped.")
 
 
 class _Packet(WireModel):
@@ -25,7 +29,9 @@ def unpack_user_content(content: str) -> tuple[str, str]:
     packet is unwrapped) or the packet type for a system note (``system_alert``,
     ``login``, ``heartbeat``) that the UI hides by default.
     """
-    stripped = content.lstrip()
+    stripped = content.strip()
+    if stripped == f"<system-alert>{KEEP_ALIVE_PING}</system-alert>":
+        return "system_alert", KEEP_ALIVE_PING
     if not stripped.startswith("{"):
         return "user_message", content
     data = json_text.loads_or_none(stripped)

@@ -94,6 +94,8 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         #: How to come back to the same agent, printed on exit; and drafts that could not be kept.
         self.resume_hint: ResumeHint | None = None
         self.unkept_drafts: tuple[OSError | None, list[str]] | None = None
+        #: What was typed while connecting, never sent: the app quit first (kept as a draft).
+        self.typed_left = ""
         #: The chats opened, for what was said in them to be printed on exit.
         self.chats = ChatsOfThisRun()
         #: The user's first message in each conversation, as far as known in this run.
@@ -232,7 +234,7 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         reply_left = self.note_reply_left(full.id, conversation)
         self._left.leave(self.screen_stack)
         typed = "\n".join(filter(None, (orphan, self._left.drafts.take(full.id, conversation),
-                                        self._typed_ahead())))
+                                        self._left.take_typed_ahead(), self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
                                          recall=self.sent_messages, choices=self.argument_choices))
@@ -270,6 +272,8 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         """Keep the drafts for the next run; printed on exit if they cannot be, or if an error
         ends the app where no file keeps them (the demo's)."""
         self._left.leave(self.screen_stack)
+        self.typed_left = self._typed_ahead()
+        self._left.keep_typed_ahead(self.typed_left)
         if (error := self._left.save()) is not None or (crashing and self.demo):
             self.unkept_drafts = (error, self._left.drafts.kept)
 

@@ -17,7 +17,7 @@ from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions
 from openletta.tools.private_process import keep_memory_private
 from openletta.ui.app import OpenLettaApp
-from openletta.ui.printout import print_chats
+from openletta.ui.printout import print_chats, print_unsent
 
 
 def run(args: argparse.Namespace, settings: Settings, server: Server,
@@ -29,8 +29,10 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
                        settings=settings, tune_gc=True, local=local_calls(args), early=early)
     app.run()
     if app.settings.print_chat_on_exit:
-        print_chats(app.chats.said(), Console(),
-                    drafts_kept=not server.demo and app.unkept_drafts is None)
+        kept = not server.demo and app.unkept_drafts is None
+        print_chats(app.chats.said(), Console(), drafts_kept=kept)
+        print_unsent([app.typed_left] if app.typed_left.strip() else [], Console(),
+                     drafts_kept=kept)
     if app.resume_hint:
         print(DisplayText(str(app.resume_hint)))
     if app.unkept_drafts is not None and app.unkept_drafts[1]:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from textual.screen import Screen
 
 from openletta.recall import (
+    BEFORE_ANY_CHAT,
     CONVERSATIONS_FILE,
     DRAFTS_FILE,
     PROMPTS_FILE,
@@ -43,6 +44,15 @@ class LeftBehind:
                 self.drafts.keep(session.agent.id, session.conversation_id, draft)
             if (reply := session.reply_in_flight()) is not None:
                 self.prompts.keep(*reply)
+
+    def keep_typed_ahead(self, text: str) -> None:
+        """Keep ``text``, typed while connecting, for the first chat to open next."""
+        if text.strip():
+            self.drafts.keep(BEFORE_ANY_CHAT, None, text)
+
+    def take_typed_ahead(self) -> str:
+        """What was typed while connecting and kept (``""``: nothing), for the chat opening."""
+        return self.drafts.take(BEFORE_ANY_CHAT, None)
 
     def save(self) -> OSError | None:
         """Write them; the error if the drafts could not be written (the messages of replies

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from openletta.api.client import LettaClient
@@ -33,6 +34,11 @@ MADE_ROOM = "Closed to show the request that waits for your answer. F2 opens it 
 #: Under an editor whose block changed on the server: what Ctrl+S and Esc do now.
 CONFLICT = ("{} (above, as it is now, what is new marked). Ctrl+S saves yours over it; "
             "Esc discards yours.")
+
+
+def typed_in(widget: Widget | None) -> str | None:
+    """The text of ``widget`` when it is a text field (whether the user typed there)."""
+    return widget.text if isinstance(widget, TextArea) else None
 
 
 class MemoryPanel(Vertical):
@@ -127,10 +133,12 @@ class MemoryPanel(Vertical):
     async def reload(self, *, focus: bool = False) -> None:
         """Read the blocks again; the ones whose value changed since the last read are marked
         (``focus``: then put the focus on the first changed block, or the first block,
-        unless the user moved it meanwhile). Not while a block is edited: then once it is not
-        (meanwhile a change of the block edited is shown in its editor).
+        unless the user moved it or typed meanwhile: the keys typed right after F2 are all
+        the prompt's, the Enter that ends them too). Not while a block is edited: then once
+        it is not (meanwhile a change of the block edited is shown in its editor).
         """
         asked_from = self.app.focused
+        typed_before = typed_in(asked_from)
         editing = [view for view in self._blocks.query(BlockView) if view.editing]
         if editing:
             self._unread = True
@@ -146,8 +154,10 @@ class MemoryPanel(Vertical):
             return
         self._unread = False
         views = await self._show(blocks)
-        if focus and views and self.app.focused is asked_from:
-            next((view for view in views if view.previous is not None), views[0]).focus()
+        if focus and views and self.app.focused is asked_from and (
+                typed_in(asked_from) == typed_before):  # (not while the user types there)
+            self.screen.set_focus(  # at once: a key read next goes where the focus is
+                next((view for view in views if view.previous is not None), views[0]))
 
     async def _show(self, blocks: list[Block]) -> list[BlockView]:
         focused = self.app.focused

@@ -103,7 +103,6 @@ def print_chats(chats: Sequence[ChatSaid], console: Console, *, drafts_kept: boo
     """Print each chat under a rule with its title, and say where a visit was left before
     its last turn ended, and which messages were never sent (``drafts_kept``: the next run
     has them as drafts)."""
-    from openletta.replay import user_text  # at exit only: no Rich Markdown at launch
 
     for title, visits, unsent in chats:
         console.rule(plain_text(title), style="dim")
@@ -113,10 +112,17 @@ def print_chats(chats: Sequence[ChatSaid], console: Console, *, drafts_kept: boo
                     console.print(Segments(_without_trailing_blanks(line)), end="")
             if (note := unfinished(items)) is not None:
                 console.print(plain_text(note, "dim italic"))
-        for text in unsent:
-            console.print(Text.assemble((NOT_SENT + (KEPT if drafts_kept else "") + ": ",
-                                         "bold yellow"), user_text(text, RESULT_LINES)))
+        print_unsent(unsent, console, drafts_kept=drafts_kept)
         console.print()
+
+
+def print_unsent(texts: Sequence[str], console: Console, *, drafts_kept: bool = True) -> None:
+    """Say that each of ``texts`` was never sent (``drafts_kept``: it waits as a draft)."""
+    from openletta.replay import user_text  # at exit only: no Rich Markdown at launch
+
+    for text in texts:
+        console.print(Text.assemble((NOT_SENT + (KEPT if drafts_kept else "") + ": ",
+                                     "bold yellow"), user_text(text, RESULT_LINES)))
 
 
 def unfinished(items: Sequence[Item]) -> str | None:

@@ -14,6 +14,8 @@ from openletta.ui.status_bar import REPLY_AWAITED
 
 YOLO_WARNING = ("Every local call runs without asking: commands, writes and edits, anywhere "
                 "on this machine, with your rights. Shift+Tab switches to asking.")
+#: Added to the mode's description when a request waits: the switch does not answer it.
+STILL_ASKS = " The request waiting still asks you: the mode applies to the calls asked next."
 
 
 def mode_fields(mode: PermissionMode | None, local: LocalCalls | None) -> dict[str, Any]:

@@ -23,12 +23,12 @@ from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
 from openletta.tools.permissions import (
     PermissionMode,
-    read_only_denial,
 )
 from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.prompt import TypedElsewhere
 from openletta.ui.screens.approval_rules import ApprovalRulesScreen, list_heights
 from openletta.ui.themes import ThemeVariables
+from openletta.ui.turn_status import STILL_ASKS
 from openletta.ui.widgets import WIDGETS_CSS_PATH
 from openletta.ui.widgets.approval import ApprovalPrompt, CommandEditor, approval_prompt
 from openletta.ui.widgets.tool_card import CardHeader, ToolCallCard
@@ -81,24 +81,25 @@ async def test_shift_tab_switches_the_permission_mode(
         assert [call.auto_approved for call in calls(screen)] == [True, True]
 
 
-async def test_shift_tab_on_a_waiting_call_gives_it_the_new_modes_answer(
+async def test_shift_tab_on_a_waiting_call_leaves_it_asking_and_applies_to_the_next(
         demo_server, make_app, wait_until, local: LocalCalls) -> None:
     async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE,
-                         local=local) as (_app, pilot, screen):
+                         local=local) as (app, pilot, screen):
         prompt = await ask(pilot, screen, "what files are here", wait_until)
         assert prompt.call.name == "LS"
-        await pilot.press("shift+tab")  # accept edits: a read inside the folder runs
-        await answered(pilot, screen, wait_until)
-        assert [call.auto_approved for call in calls(screen)] == [True, True]
-        card = screen.view.widget_for(calls(screen)[0])
+        await pilot.press("shift+tab")  # accept edits would run it: it asks all the same
+        await wait_until(pilot, lambda: any(note.message.endswith(STILL_ASKS)
+                                            for note in app._notifications),
+                         what="the toast says the request waiting still asks")
+        assert local.mode is PermissionMode.ACCEPT_EDITS
+        prompt = await prompt_focused(pilot, screen, wait_until)
+        assert prompt.call.name == "LS" and not calls(screen)[0].result
+        await choose(pilot, "y", wait_until)
+        await answered(pilot, screen, wait_until)  # the Read asked next: the new mode's
+        assert [call.auto_approved for call in calls(screen)] == [False, True]
+        card = screen.view.widget_for(calls(screen)[1])
         assert isinstance(card, ToolCallCard)
         assert "auto-approved" in card.query_one(CardHeader).render().plain
-        prompt = await ask(pilot, screen, "disk", wait_until)
-        await pilot.press("shift+tab")  # read-only: the command is denied, as the mode says
-        await answered(pilot, screen, wait_until)
-        bash = calls(screen)[-1]
-        assert bash.status is ToolStatus.DENIED and bash.result is None
-        assert bash.reason == read_only_denial(local.tool_of(bash))  # type: ignore[arg-type]
 
 
 async def test_the_prompt_says_how_many_calls_still_wait(

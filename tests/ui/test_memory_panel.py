@@ -388,19 +388,25 @@ async def test_blocks_are_stepped_through_and_edited_from_their_end_with_a_live_
         assert not views[1].query_one(".memory-error").display
 
 
+def blocks_held(screen: ChatScreen, monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """Reads of the blocks wait until the event returned is set."""
+    release = asyncio.Event()
+    list_blocks = screen.session.client.list_blocks
+
+    async def slow(agent_id: str) -> list[Block]:
+        await release.wait()
+        return await list_blocks(agent_id)
+
+    monkeypatch.setattr(screen.session.client, "list_blocks", slow)
+    return release
+
+
 async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
         demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
-        release = asyncio.Event()
-        list_blocks = screen.session.client.list_blocks
-
-        async def slow(agent_id: str) -> list[Block]:
-            await release.wait()
-            return await list_blocks(agent_id)
-
-        monkeypatch.setattr(screen.session.client, "list_blocks", slow)
+        release = blocks_held(screen, monkeypatch)
         await pilot.press("f2")
         await pilot.press("tab")  # the user goes on before the blocks arrive
         moved_to = app.focused
@@ -547,3 +553,21 @@ async def test_the_panels_status_line_shows_above_the_key_bar(
         status = screen.memory.query_one(".memory-status")
         await wait_until(pilot, lambda: "2 blocks" in str(status.visual), what="the status")
         assert status.region.bottom <= screen.query_one(KeyBar).region.y
+
+
+async def test_keys_typed_right_after_f2_all_go_to_the_prompt_and_enter_sends(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typing before the blocks arrive: the focus stays in the prompt when they do."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        release = blocks_held(screen, monkeypatch)
+        await pilot.press("f2", *"quick after F2")
+        release.set()
+        await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
+        await pilot.pause()
+        assert app.focused is screen.prompt and screen.prompt.text == "quick after F2"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: [item.text for item in screen.session.transcript.items
+                                         if isinstance(item, UserItem)] == ["quick after F2"],
+                         what="the message sent")

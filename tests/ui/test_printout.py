@@ -377,3 +377,16 @@ def test_a_message_never_sent_where_no_draft_lasts_is_not_said_kept(
     launch.run(args, Settings(), Server(demo=True), None)
     out = capsys.readouterr().out
     assert "✎ not sent: my queued draft" in out and "kept as a draft" not in out
+
+
+def test_what_was_typed_while_connecting_is_said_kept_as_a_draft(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    def run(app: OpenLettaApp) -> None:  # quit on the connect screen, with text typed there
+        app.typed_left = "typed during startup"
+
+    monkeypatch.setattr(OpenLettaApp, "run", run)
+    args = argparse.Namespace(agent="someone", conversation=None, theme=None,
+                              no_local_tools=True)
+    launch.run(args, Settings(), Server(demo=False, base_url="http://127.0.0.1:1"), None)
+    out = capsys.readouterr().out
+    assert "✎ not sent (kept as a draft): typed during startup" in out

@@ -62,6 +62,23 @@ async def test_typing_goes_on_waiting_once_connecting_failed_and_ctrl_q_quits(
         await wait_until(pilot, lambda: app._exit, what="the app to quit")
 
 
+async def test_what_is_typed_while_connecting_is_kept_as_a_draft_when_the_app_quits(
+        demo_server, make_app, wait_until, held_health: asyncio.Event) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), what="connecting")
+        await pilot.press(*"typed during startup", "ctrl+q")
+        await wait_until(pilot, lambda: app._exit, what="the app to quit")
+    assert app.typed_left == "typed during startup" and app.unkept_drafts is None
+    held_health.set()
+    again = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with again.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        assert screen.prompt.text == "typed during startup"  # once: taken from the drafts
+        again.exit()
+    assert again.typed_left == ""
+
+
 def test_keys_typed_at_start_are_not_echoed_and_the_terminal_is_restored(
         monkeypatch: pytest.MonkeyPatch) -> None:
     leader, follower = pty.openpty()

@@ -38,7 +38,7 @@ from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElse
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
-from openletta.ui.turn_status import YOLO_WARNING, mode_fields, status_state
+from openletta.ui.turn_status import STILL_ASKS, YOLO_WARNING, mode_fields, status_state
 from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
 from openletta.ui.widgets.footer import TurnFooter
 from openletta.ui.widgets.tool_card import ToolCallCard
@@ -254,7 +254,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     def _show_approval(self, state: TurnState) -> None:
         """Show the approval prompt on the card the controller asks about (or none), with
-        the number of calls waiting (a switch of mode may answer some)."""
+        the number of calls waiting (a rule given for the session may answer some)."""
         asking, prompt = state.asking, self._asking
         if prompt is not None and (prompt.call is not asking or prompt.waiting != state.undecided):
             prompt.remove()
@@ -363,10 +363,11 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
             self.call_after_refresh(self._asking.keep_in_view)
 
     def action_switch_mode(self) -> None:
-        """Go to the next permission mode for local calls."""
+        """Go to the next permission mode for local calls (a request waiting keeps asking)."""
         if self.controller.switch_mode() is not None and self.controller.local is not None:
-            local = self.controller.local
-            self.notify(local.permissions.described(local.tools), title="Local tools")
+            local, waiting = self.controller.local, self.controller.state.phase
+            note = STILL_ASKS if waiting is Phase.AWAITING_APPROVAL else ""
+            self.notify(local.permissions.described(local.tools) + note, title="Local tools")
 
     def action_interrupt(self) -> None:
         """Stop the running turn: keep what arrived, mark it interrupted, cancel the run."""
