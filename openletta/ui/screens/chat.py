@@ -380,13 +380,13 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     @work(exclusive=True, group="oldest", exit_on_error=False)
     async def action_oldest(self) -> None:
-        """Home in the chat: the start of the conversation, every older page loaded first (an
-        item focused: the first message then)."""
+        """Home in the chat: the start of the conversation, every older page loaded first."""
         in_chat = self.focused is None or self.in_chat(self.focused)
         while await self._load_earlier_page():
             pass
         for item in self.session.transcript.items:
             if (widget := await self.view.scroll_to_item(item)) is not None and widget.display:
+                self.call_after_refresh(self.view.scroll.scroll_home, animate=False)  # its mark
                 if in_chat:
                     self.call_after_refresh(self.focus_in_view, newest=False)
                 return
