@@ -210,3 +210,37 @@ def test_colours_of_a_commands_output_leave_no_trace_and_secrets_stay_hidden() -
 
 def test_empty_transcript() -> None:
     assert to_markdown([], "agent") == "# agent\n"
+
+
+def _local_bash_call(lines: int) -> ToolCallItem:
+    """A local Bash call of ``seq 1 lines``: the output as captured and what the agent was
+    told of it, as the app holds them."""
+    from openletta.tools.budget import ReturnBudget
+    from openletta.tools.output import Capture
+
+    capture = Capture()
+    capture.add("".join(f"{number}\n" for number in range(1, lines + 1)))
+    return ToolCallItem(key="c", name="Bash", arguments_text='{"command": "seq"}',
+                        status=ToolStatus.SUCCESS, runs_here=True, stdout=[capture.text()],
+                        result=capture.told("Exit code: 0", ReturnBudget(6_000)))
+
+
+def test_a_long_output_cut_for_the_agent_is_written_once_whole_with_what_the_agent_got() -> None:
+    call = _local_bash_call(50_000)
+    markdown = to_markdown([call], "agent")
+    assert "Result:" not in markdown
+    assert markdown.count("Output:") == 1
+    output = "".join(call.stdout)
+    assert output in markdown
+    assert markdown.count("\n2\n") == 1 and markdown.count("\n49999\n") == 1
+    assert re.search(r"\*The agent was told `Exit code: 0` and only the first [\d,]+ and last "
+                     r"[\d,]+ of 50,000 lines of this output \(its context window holds no "
+                     r"more\)\.\*", markdown)
+
+
+def test_a_result_holding_the_whole_output_is_written_alone() -> None:
+    call = _local_bash_call(3)
+    assert call.result == "Exit code: 0\n1\n2\n3\n"
+    markdown = to_markdown([call], "agent")
+    assert "Result:\n\n```\nExit code: 0\n1\n2\n3\n```" in markdown
+    assert "Output:" not in markdown and "agent was told" not in markdown

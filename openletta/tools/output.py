@@ -13,22 +13,18 @@ import re
 from typing import NamedTuple
 
 from openletta.display import capped_ends, capped_last_lines, capped_lines
+from openletta.told import NOTE as _NOTE
+from openletta.told import NOTE_LINE as _NOTE_LINE
+from openletta.told import seen_by_agent
 from openletta.tools.budget import ReturnBudget, prefix_within, sent_length, suffix_within
 
 #: Characters kept from each end of a huge output.
 KEEP = 15_000
 #: The share of the room given to the output's first lines (the rest to its last).
 HEAD_SHARE = 1 / 3
-_NOTE = ("[Output too long for your context window: you get its first {head:,} and last "
-         "{tail:,} of {total:,} {unit}. To see more of it, run the command again with less "
-         "output (grep, head, tail) or send the output to a file and read that in parts.]")
 _GAP = "[… {cut:,} {unit} cut …]"
 #: The line :data:`_GAP` makes, in what the user is shown and what the agent is told.
 _GAP_LINE = re.compile(r"^\[… ([\d,]+) (lines|characters) cut …\]$", re.MULTILINE)
-#: The note :data:`_NOTE` makes, as one line.
-_NOTE_LINE = re.compile(r"^\[Output too long for your context window: [^\n]*\]\n?", re.MULTILINE)
-_SEEN = re.compile(r"^\[Output too long for your context window: you get its (first [\d,]+ "
-                   r"and last [\d,]+ of [\d,]+ (?:lines|characters))\.", re.MULTILINE)
 
 
 class Capture:
@@ -103,16 +99,9 @@ class Capture:
         return "\n".join([lead, note, head.removesuffix("\n"), gap, tail])
 
 
-def seen_by_agent(told: str) -> str | None:
-    """What the agent got of an output :meth:`Capture.told` cut ("first 120 and last 1,870
-    of 300,002 lines"); ``None`` when it got all of it."""
-    match = _SEEN.search(told)
-    return match[1] if match else None
-
-
 def seen_note(told: str) -> str | None:
     """What the user is told when the agent got only part of an output
-    (:func:`seen_by_agent`); ``None`` when it got all of it."""
+    (:func:`~openletta.told.seen_by_agent`); ``None`` when it got all of it."""
     seen = seen_by_agent(told)
     return f"⚠ the agent saw only the {seen} (its context window holds no more)" if seen else None
 

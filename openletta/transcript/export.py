@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from openletta.display import DisplayText
+from openletta.told import seen_by_agent, told_before_note
 from openletta.transcript.items import (
     NOT_RUN_NOTE,
     AssistantItem,
@@ -105,12 +106,29 @@ def _tool_call(item: ToolCallItem) -> str:
         parts.append("Arguments (incomplete):\n\n" + _fenced(item.arguments_text))
     if item.status is ToolStatus.NOT_RUN:
         parts.append(f"*{NOT_RUN_NOTE}*")
-    if item.result is not None:
-        parts.append("Result:\n\n" + _fenced(item.result))
-    for label, lines in (("Output", item.stdout), ("Errors", item.stderr)):
-        if lines:
-            parts.append(f"{label}:\n\n" + _fenced("".join(lines)))
+    parts.extend(_results(item))
     return "\n\n".join(parts)
+
+
+def _results(item: ToolCallItem) -> list[str]:
+    """What the call returned, each text once: a result holding the whole output stands for
+    it; an output cut for the agent is written whole, with a line of what the agent got."""
+    output, result = "".join(item.stdout), item.result
+    parts = []
+    if result is not None and output.strip() and (seen := seen_by_agent(result)):
+        told = told_before_note(result)
+        told = f"{_code_span(_one_line(told))} and " if told else ""
+        parts.append(f"Output:\n\n{_fenced(output)}")
+        parts.append(f"*The agent was told {told}only the {seen} of this output "
+                     f"(its context window holds no more).*")
+    else:
+        if result is not None:
+            parts.append("Result:\n\n" + _fenced(result))
+        if output.strip() and (result is None or output.strip() not in result):
+            parts.append("Output:\n\n" + _fenced(output))
+    if item.stderr:
+        parts.append("Errors:\n\n" + _fenced("".join(item.stderr)))
+    return parts
 
 
 def _approval(item: ToolCallItem) -> str:

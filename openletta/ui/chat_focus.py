@@ -9,6 +9,7 @@ from textual.css.query import QueryType
 from textual.screen import Screen
 from textual.widget import Widget
 
+from openletta.transcript import UserItem
 from openletta.ui.chat_scroll import ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.prompt import Prompt, TypedElsewhere
@@ -21,6 +22,8 @@ class FocusInChat(Screen[None]):
 
     view: ChatView
     prompt: Prompt
+    #: Where Alt+↑/↓ went last: the message, and where the view was then.
+    _jumped: tuple[Widget | None, float] | None = None
 
     def focus_next(self, selector: str | type[QueryType] = "*") -> Widget | None:
         """Tab from the prompt goes to the newest item in view, the one nearest it (not to
@@ -31,14 +34,32 @@ class FocusInChat(Screen[None]):
         return super().focus_next(selector)
 
     async def action_jump_prompt(self, direction: int) -> None:
-        """Scroll to the user message above (``-1``) or below (``+1``) the top of the view."""
+        """Scroll to the user message above (``-1``) or below (``+1``) the top of the view;
+        from the bottom, up goes first to the newest message in sight (focused: the view
+        cannot bring it to the top)."""
+        if direction < 0 and (newest := self._newest_prompt_in_sight()) is not None:
+            self._jumped = newest, self.view.scroll.scroll_y
+            newest.focus(scroll_visible=False)
+            return
         target = self.view.prompt_near(direction)
         if target is not None:
-            await self.view.scroll_to_item(target)
+            widget = await self.view.scroll_to_item(target)
+            self._jumped = widget, self.view.scroll.scroll_y
         elif direction > 0:
             self.view.action_jump_to_bottom()
         else:
             self.view.show_earlier()
+
+    def _newest_prompt_in_sight(self) -> Widget | None:
+        """At the bottom, the newest user message, if it starts below the top line (the view
+        cannot scroll it up there) and Alt+↑ did not just go to it."""
+        scroll = self.view.scroll
+        prompts = [item for item in self.view.mounted_items if isinstance(item, UserItem)]
+        widget = self.view.widget_for(prompts[-1]) if prompts else None
+        if (widget is None or not widget.display or not scroll.at_bottom
+                or widget.virtual_region.y <= scroll.scroll_y):
+            return None
+        return None if self._jumped == (widget, scroll.scroll_y) else widget
 
     def action_page(self, direction: int) -> None:
         """Scroll the chat a page up (``-1``) or down (``+1``), wherever the focus is."""

@@ -1,10 +1,11 @@
 """One memory block in the memory panel: its label, gauge and value, and its editor.
 
 Editing is deliberate: ``e`` opens the value (the cursor at its end, its size counted as it is
-typed), Ctrl+S asks the panel to save only that block, Esc cancels (a second Esc when
-something was typed). When the block changed on the server meanwhile, its newer value is
-shown above the editor, which keeps what was typed: Ctrl+S then saves it over the newer value,
-Esc discards it.
+typed, in red past the block's limit), Ctrl+S asks the panel to save only that block (a value
+over the limit, which the server does not refuse, only at a second Ctrl+S), Esc cancels (a
+second Esc when something was typed). When the block changed on the server meanwhile, its
+newer value is shown above the editor, which keeps what was typed: Ctrl+S then saves it over
+the newer value, Esc discards it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ GAUGE_CELLS = 8
 #: What Enter ("what changed") says on a block that has no change to show.
 NO_CHANGE = ("No change to show in {}: a block that a turn changes is marked ● changed, "
              "until the next turn ends.")
+#: What a first Ctrl+S says of a value over the block's limit (a second one saves it).
+OVER_LIMIT = ("Over the limit by {:,} characters: save anyway? Ctrl+S again saves it (every "
+              "turn then carries it in the context window); Esc cancels the edit.")
 _WORDS = re.compile(r"\s+|\S+")
 
 def word_diff(old: str, new: str, *, removed: bool = True) -> Content:
@@ -61,6 +65,11 @@ def usage_gauge(used: int, limit: int | None) -> str:
         return f"{used:,} chars"
     filled = min(GAUGE_CELLS, round(GAUGE_CELLS * used / limit))
     return f"{'▰' * filled}{'▱' * (GAUGE_CELLS - filled)} {used:,}/{limit:,} chars"
+
+
+def over_limit(used: int, limit: int | None) -> int:
+    """How many characters ``used`` is over ``limit`` (``0`` when within it, or none)."""
+    return max(0, used - limit) if limit else 0
 
 
 class BlockView(Vertical, can_focus=True):
@@ -100,8 +109,11 @@ class BlockView(Vertical, can_focus=True):
     def _title_of(self, used: int) -> Content:
         block = self.block
         badge = "  ● changed" if self.previous is not None else ""
-        return Content.assemble((DisplayText(block.label), "bold"),
-                                (f"  {usage_gauge(used, block.limit)}", MUTED), (badge, "bold"))
+        gauge = (f"  {usage_gauge(used, block.limit)}", MUTED)
+        if (over := over_limit(used, block.limit)) > 0:
+            gauge = (f"  {usage_gauge(used, block.limit)} · {over:,} over the limit",
+                     "bold $text-error")
+        return Content.assemble((DisplayText(block.label), "bold"), gauge, (badge, "bold"))
 
     def compose(self) -> ComposeResult:
         block = self.block
@@ -208,6 +220,8 @@ class BlockView(Vertical, can_focus=True):
         error = self.query_one(".memory-error", Static)
         error.update(Content.styled(DisplayText(message), "$text-error"))
         error.display = bool(message)
+        if message:  # under a tall editor it may be out of the panel's view
+            self.call_after_refresh(error.scroll_visible, animate=False)
 
 
 class BlockEditor(SteadyTextArea):
@@ -223,6 +237,8 @@ class BlockEditor(SteadyTextArea):
         self._original = value
         #: Whether Esc said once that it discards what was typed.
         self._warned = False
+        #: The value a first Ctrl+S said is over the block's limit (a second one saves it).
+        self._over_asked: str | None = None
 
     def discard_at_once(self) -> None:
         """Esc discards what was typed without a second Esc (a note said so already)."""
@@ -237,9 +253,18 @@ class BlockEditor(SteadyTextArea):
         await super()._on_key(event)
 
     def action_save(self) -> None:
+        """Ask the panel to save the value; one over the block's limit only when asked twice
+        for the same value (the first time says by how much, and keeps it open)."""
         view = self.parent
-        if isinstance(view, BlockView):
-            view.post_message(BlockView.SaveRequested(view, self.raw_text))
+        if not isinstance(view, BlockView):
+            return
+        value = self.raw_text
+        over = over_limit(len(value), view.block.limit)
+        if over and self._over_asked != value:
+            self._over_asked = value
+            view.show_error(OVER_LIMIT.format(over))
+            return
+        view.post_message(BlockView.SaveRequested(view, value))
 
     def action_cancel(self) -> None:
         """Close the editor; when something was typed, only at the second Esc."""

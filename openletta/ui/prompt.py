@@ -116,6 +116,8 @@ class Prompt(SteadyTextArea):
         self.prompt_history: list[str] = recall.entries if recall is not None else []
         self._recall_index: int | None = None
         self._draft = ""
+        #: The text recalled last and where its cursor was put (↑ and ↓ step on from there).
+        self._recalled: tuple[str, tuple[int, int]] | None = None
 
     def on_resize(self, event: events.Resize) -> None:
         self.placeholder = fitted_hints(self._hints, event.size.width - 1)
@@ -282,10 +284,13 @@ class Prompt(SteadyTextArea):
         return True
 
     def _recall_key(self, key: str) -> bool:
-        """Recall for ↑ on the first line or ↓ on the last; ``True`` if the key was used."""
-        if key == "up" and self.cursor_location[0] == 0:
+        """Recall for ↑ on the first line or ↓ on the last, or either on a message just
+        recalled, as it came (not edited, the cursor not moved); ``True`` if the key was
+        used."""
+        untouched = self._recalled == (self.raw_text, self.cursor_location)
+        if key == "up" and (untouched or self.cursor_location[0] == 0):
             return self._recall(-1)
-        if key == "down" and self._on_last_line():
+        if key == "down" and (untouched or self._on_last_line()):
             return self._recall(+1)
         return False
 
@@ -304,17 +309,23 @@ class Prompt(SteadyTextArea):
             return True
         if index >= len(self.prompt_history):
             self._recall_index = None
-            self._show_recalled(self._draft)
+            self._show_recalled(self._draft, step)
             return True
         self._recall_index = index
-        self._show_recalled(self.prompt_history[index])
+        self._show_recalled(self.prompt_history[index], step)
         return True
 
-    def _show_recalled(self, text: str) -> None:
-        """Show ``text`` recalled with ↑ or ↓: the menu stays closed for it (it opens as the
-        user types), so that the next ↑ or ↓ recalls on, even past a ``/command``."""
+    def _show_recalled(self, text: str, step: int) -> None:
+        """Show ``text`` recalled with ↑ (``step`` ``-1``) or ↓: the cursor at the end of its
+        first line after ↑, of its last after ↓, so that a message of many lines is stepped
+        past in one press (as shells do), until it is edited or the cursor moved; the menu
+        stays closed for it (it opens as the user types), so that the next ↑ or ↓ recalls on,
+        even past a ``/command``."""
         self._menu_dismissed = text
         self._show(text)
+        if step < 0:
+            self.move_cursor((0, len(self.document.get_line(0))))
+        self._recalled = self.raw_text, self.cursor_location
 
     def _show(self, text: str) -> None:
         self.load_text(text)

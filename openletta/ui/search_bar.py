@@ -24,10 +24,10 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from openletta.transcript import Item
-from openletta.transcript.search import find_items
+from openletta.transcript.search import find_items, query_pattern
 from openletta.ui.chat_view import ChatView
 from openletta.ui.search_hits import Hit, find_hits
-from openletta.ui.shown_text import DEFAULT_WIDTH, shown_text
+from openletta.ui.shown_text import DEFAULT_WIDTH, held_text, shown_text
 from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.base import Folds
 
@@ -100,6 +100,8 @@ class SearchBar(Horizontal):
         self._steps = asyncio.Lock()
         self._count = Static(id="search-count")
         self.matches: list[Item] = []
+        #: Tool calls holding the query only in output their cards leave out (not matches).
+        self.unshown: list[Item] = []
         #: Index in :attr:`matches` of the match shown, if any.
         self.current: int | None = None
         #: Where the current item draws the query, and the index of the one shown, if any.
@@ -252,9 +254,21 @@ class SearchBar(Horizontal):
         self.matches = find_items(self._items(), self.search_text,
                                   lambda item: shown_text(item, width),
                                   include_internal=self._view.show_internal)
+        self.unshown = self._unshown_matches()
         if self.current is not None and self.current >= len(self.matches):
             self.current = None
         self._show_count()
+
+    def _unshown_matches(self) -> list[Item]:
+        """The tool calls whose held output has the query in lines their cards leave out (the
+        middle of a long output): not counted as matches, as nothing on screen shows it."""
+        pattern = query_pattern(self.search_text)
+        if pattern is None:
+            return []
+        matched = {id(item) for item in self.matches}
+        return [item for item in self._items()
+                if id(item) not in matched and (self._view.show_internal or not item.internal)
+                and pattern.search(held_text(item))]
 
     def _show_count(self, note: str = "") -> None:
         if not self.search_text.strip():
@@ -267,6 +281,9 @@ class SearchBar(Horizontal):
             text = f"{self.current + 1}/{len(self.matches)}"
             if self.hit is not None and len(self.hits) > 1:
                 text += f" · {self.hit + 1} of {len(self.hits)} in this message"
+        if self.unshown and text:
+            calls = f"{len(self.unshown)} tool output{'s' if len(self.unshown) > 1 else ''}"
+            text += f" · also in lines not shown of {calls} (/export has them)"
         if self._view.more_on_server and not note and self.search_text.strip():
             text += " · earlier pages not searched yet"
         self._count.update(f"{text} · {note}" if note and text else note or text)

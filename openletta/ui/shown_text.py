@@ -83,6 +83,14 @@ def _text(item: Item, width: int) -> str:
     return ""
 
 
+def held_text(item: Item) -> str:
+    """All a tool call's output that the app holds (what the agent was told, what the
+    command printed), of which its card may show only the two ends; ``""`` for other items."""
+    if not isinstance(item, ToolCallItem):
+        return ""
+    return "\n".join([item.result or "", "".join(item.stdout), "".join(item.stderr)])
+
+
 def card_text(item: ToolCallItem, width: int) -> str:
     """A tool card's title (the tool and the summary of its arguments) and body."""
     renderer = renderer_for(item.name)

@@ -240,7 +240,10 @@ async def test_a_message_stays_in_the_prompt_until_the_answer_as_it_was_told(
         assert screen.prompt.text == "hi" and not screen.controller.state.queued
         assert not screen.busy
         assert len(screen.session.transcript.items) == count
-        assert any(n.message == APPROVAL_FIRST for n in app._notifications)
+        prompt = asking(screen)  # it says so itself, where a toast would cover it
+        await wait_until(pilot, lambda: APPROVAL_FIRST in str(prompt._error.render()),
+                         what="the request says the message waits")
+        assert not any(n.message == APPROVAL_FIRST for n in app._notifications)
 
 
 async def test_escape_then_deny_sends_cancelled_by_user(demo_server, make_app, wait_until):
@@ -288,6 +291,24 @@ async def test_typing_guard_hands_a_message_typed_through_the_prompt_to_the_mess
         await answered(pilot, screen, wait_until)
         assert calls(screen)[0].status is ToolStatus.SUCCESS
         assert screen.prompt.text == "yes, a 1n e"
+
+
+async def test_typing_guard_takes_the_key_after_esc_pressed_while_typing_went_to_the_message(
+        demo_server, make_app, wait_until):
+    """The request appeared as the user typed: the choices keep the focus and hand the typing
+    on to the message. Esc then is from the message back to the request (as the key bar
+    says): the ``n`` right after it denies, it does not go to the message."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, (60, 20)) as (
+            _app, pilot, screen):
+        prompt = await ask(pilot, screen, "approve", wait_until)
+        prompt._quiet_since = prompt._clock()  # it appears now
+        await pilot.press(*"xxxx")  # typed as it appeared: the message's
+        await wait_until(pilot, lambda: screen.prompt.text == "xxxx", what="typing handed on")
+        assert not prompt.armed and screen.app.focused is not screen.prompt
+        await pilot.press("escape", "n")
+        await wait_until(pilot, lambda: prompt._reason.display and prompt._reason.has_focus,
+                         what="the reason asked for")
+        assert screen.prompt.text == "xxxx" and calls(screen)[0].approved is None
 
 
 async def test_typing_guard_holds_no_key_after_esc_went_back_to_the_request(

@@ -8,7 +8,7 @@ from chat_helpers import demo_chat, laid_out, send
 from textual.widget import Widget
 from widget_app import shown_text
 
-from openletta.transcript import AssistantItem, ToolCallItem, UserItem
+from openletta.transcript import AssistantItem, ToolCallItem, ToolStatus, UserItem
 from openletta.ui import shown_text as shown_text_module
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.search_bar import MATCH_CLASS, READ_AHEAD_BATCH
@@ -178,3 +178,24 @@ async def test_opening_find_reads_the_shown_text_ahead_of_the_query(
         monkeypatch.setattr(shown_text_module, "markdown_text", unread)
         await pilot.press(*"the")
         await wait_until(pilot, lambda: screen.search.matches, what="matches")
+
+
+async def test_a_query_only_in_the_middle_a_card_leaves_out_is_told_of(
+        demo_server, make_app, wait_until) -> None:
+    """A long output's card shows its two ends: a line from its middle is no match (nothing on
+    screen shows it), but the bar says an output holds it, where the search did not look."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        await send(pilot, screen, "hello", wait_until)
+        output = "".join(f"{number}\n" for number in range(100_001, 101_001))
+        call = ToolCallItem(key="long-output", tool_call_id="call-long", name="Bash",
+                            status=ToolStatus.SUCCESS, runs_here=True,
+                            arguments_text='{"command": "seq 100001 101000"}',
+                            result=f"Exit code: 0\n{output}", stdout=[output])
+        screen.session.transcript.items.append(call)
+        assert "100150" in shown_text_module.shown_text(call)
+        assert "100500" not in shown_text_module.shown_text(call)
+        await pilot.press("ctrl+f", *"100500")
+        await wait_until(pilot, lambda: count(screen).startswith(
+            "no matches · also in lines not shown of 1 tool output"), what="the output told of")
+        await pilot.press("ctrl+f", *"100150")
+        await wait_until(pilot, lambda: count(screen) == "1 matches", what="a shown line found")

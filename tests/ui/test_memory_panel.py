@@ -571,3 +571,29 @@ async def test_keys_typed_right_after_f2_all_go_to_the_prompt_and_enter_sends(
         await wait_until(pilot, lambda: [item.text for item in screen.session.transcript.items
                                          if isinstance(item, UserItem)] == ["quick after F2"],
                          what="the message sent")
+
+
+async def test_a_value_over_the_limit_is_counted_in_red_and_saved_only_at_a_second_ctrl_s(
+        demo_server, make_app, wait_until) -> None:
+    """The server does not refuse a block over its limit: the first Ctrl+S says by how much
+    and keeps the editor open with the text; a second saves it; nothing typed is lost."""
+    async with panel_focused(demo_server, make_app, wait_until) as (pilot, screen):
+        human = blocks(screen.memory)["human"]
+        human.block = human.block.model_copy(update={"limit": len(human.block.value) + 3})
+        human.focus()
+        editor = await edit(pilot, wait_until)
+        at_end(human)
+        await pilot.press(*" too long")
+        title = human.query_one(".memory-title")
+        await wait_until(pilot, lambda: "6 over the limit" in str(title.render()),
+                         what="the count over the limit")
+        assert any("error" in str(span.style) for span in title.render().spans)  # red
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: "Over the limit by 6 characters" in note(human),
+                         what="the question")
+        assert pilot.app.focused is editor and editor.text.endswith(" too long")
+        agent = screen.session.agent.id
+        assert not (await stored(demo_server.base_url, agent, "human")).endswith("too long")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not human.editing, what="saved")
+        assert (await stored(demo_server.base_url, agent, "human")).endswith(" too long")

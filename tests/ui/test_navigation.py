@@ -125,6 +125,12 @@ async def test_alt_arrows_jump_between_prompts(history_server, make_app, wait_un
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
         prompts = [item for item in screen.session.transcript.items if isinstance(item, UserItem)]
+        newest = screen.view.widget_for(prompts[-1])
+        assert newest is not None and screen.view.scroll.shows(newest)
+        before = top_item(screen)
+        await pilot.press("alt+up")  # the newest, in sight below the top: it goes there first
+        await wait_until(pilot, lambda: app.focused is newest, what="the newest prompt focused")
+        assert top_item(screen) is before  # (the view cannot bring it to the top)
         visited = []
         for _ in range(3):
             before = top_item(screen)
@@ -133,6 +139,7 @@ async def test_alt_arrows_jump_between_prompts(history_server, make_app, wait_un
                              what="a jump to the previous prompt")
             visited.append(top_item(screen))
         assert all(isinstance(item, UserItem) for item in visited)
+        assert prompts[-1] not in visited
         assert [prompts.index(item) for item in visited] == sorted(
             (prompts.index(item) for item in visited), reverse=True)
         assert len(set(visited)) == 3
@@ -388,8 +395,9 @@ async def test_the_focus_follows_the_view_off_an_item_it_left(
 
 async def test_home_in_the_chat_goes_to_the_start_of_the_conversation(
         history_server, make_app, wait_until) -> None:
-    """Home on an item loads every older page and shows the first message; in the prompt
-    it stays the start of the line."""
+    """Home on an item loads every older page and shows the first message, the row above it
+    that says the conversation begins there too; in the prompt it stays the start of the
+    line."""
     app = make_app(base_url=history_server, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
@@ -402,6 +410,8 @@ async def test_home_in_the_chat_goes_to_the_start_of_the_conversation(
         await wait_until(pilot, lambda: (widget := screen.view.widget_for(first)) is not None
                          and screen.view.scroll.shows(widget), what="the first message shown")
         assert screen.prompt.text == "draft"
+        await wait_until(pilot, lambda: screen.view.scroll.scroll_y == 0,
+                         what="the very top: 'beginning of the conversation' above it shown")
 
 
 async def test_the_focus_is_never_lost_when_the_view_jumps_away_from_it(

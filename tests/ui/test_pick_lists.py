@@ -45,3 +45,14 @@ async def test_the_arrows_stop_at_the_first_and_the_last_row_that_can_be_picked(
         rows.highlighted = None
         await pilot.press("down")  # nothing highlighted: ↓ goes to the first row
         assert rows.highlighted == 0
+
+
+async def test_a_box_not_checked_is_empty_not_an_x_of_another_colour() -> None:
+    """Checked and unchecked rows differ by their glyph, not by colour alone."""
+    rows = PickSelectionList[str](("checked", "a", True), ("unchecked", "b", False))
+    app = Lists(rows)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        checked, unchecked = (rows.render_line(y).text for y in (0, 1))
+        assert checked.startswith("▐X▌ checked")
+        assert unchecked.startswith("▐ ▌ unchecked")

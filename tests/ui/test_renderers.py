@@ -337,6 +337,16 @@ def test_a_patch_is_shown_as_any_edit_is_numbered_by_the_files_lines() -> None:
     assert wide[1].startswith("41 b") and wide[1].rstrip().endswith("│ 41 c")
 
 
+def test_a_denied_edit_shows_the_diff_its_approval_prompt_showed() -> None:
+    local = call("Edit", {"file_path": "a.py", "old_string": "b", "new_string": "c"},
+                 ToolStatus.AWAITING_APPROVAL)
+    local.preview = "--- a/a.py\n+++ b/a.py\n@@ -40,3 +40,3 @@\n a\n-b\n+c\n d\n"
+    asked = text_of(EditFileRenderer().body(local, NARROW))
+    local.status = ToolStatus.DENIED
+    assert text_of(EditFileRenderer().body(local, NARROW)).split("\n") == [
+        "Not changed. The edit it would have made:", *asked.split("\n")]
+
+
 def test_what_is_not_a_unified_diff_is_coloured_line_by_line() -> None:
     item = call("apply_patch", {"patch": "*** Begin Patch\n+new\n-old"})
     blocks = EditFileRenderer().body(item, NARROW)

@@ -580,3 +580,24 @@ async def test_a_one_line_field_too_acts_on_keys_in_the_order_they_were_read() -
         await read_together(pilot, *[(c, c) for c in "abc"], ("backspace", "\x7f"), ("d", "d"),
                             ("home", None), ("X", "X"))
         assert app.query_one(SteadyInput).value == "Xabd"
+
+
+async def test_up_and_down_step_past_a_recalled_message_of_many_lines_at_once() -> None:
+    """A message of many lines comes with the cursor on its first line after ↑, on its last
+    after ↓; until the cursor moves in it, ↑ and ↓ recall the older and newer ones."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        pasted = "\n".join(f"paste line {number}" for number in range(50))
+        await pilot.press(*"older", "enter")
+        prompt.insert(pasted)
+        await pilot.press("enter", *"newest", "enter", "up", "up")
+        assert prompt.text == pasted and prompt.cursor_location == (0, len("paste line 0"))
+        await pilot.press("up")
+        assert prompt.text == "older"
+        await pilot.press("down")
+        assert prompt.text == pasted and prompt.cursor_location[0] == 49
+        await pilot.press("down")
+        assert prompt.text == "newest"
+        await pilot.press("up", "right", "down")  # moved into it: ↓ goes down its lines
+        assert prompt.text == pasted and prompt.cursor_location == (2, 0)

@@ -98,9 +98,11 @@ class EditFileRenderer(ToolRenderer):
         return path, f"  +{added} −{removed}"
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
-        if item.status in UNMADE_STATUSES:  # the edit asked for, not a change to the file
-            return unmade_change(item, "Not changed", "The edit it would have made",
-                                 _asked_blocks(item, width))
+        if item.status in UNMADE_STATUSES:  # not a change to the file: the one asked for,
+            # as its approval prompt showed it (numbered by the file's lines) when it did
+            asked = (patch_blocks(item.preview, width) if item.preview
+                     else _asked_blocks(item, width))
+            return unmade_change(item, "Not changed", "The edit it would have made", asked)
         blocks: list[Content] = []
         if (change := change_on_disk(item)) is not None:  # numbered by the file's lines
             blocks.extend(patch_blocks(change, width))

@@ -1,8 +1,6 @@
-"""The chat screen: the transcript, the prompt and the status bar of one conversation.
-
-The screens it opens (a run's steps, the questions on leaving) are imported as they open, and
-its memory panel and find bar are made as they are first shown (:mod:`~openletta.ui.chat_panels`):
-a launch shows none of them."""
+"""The chat screen: the transcript, the prompt and the status bar of one conversation. The
+screens it opens (a run's steps, the questions on leaving) are imported as they open, its memory
+panel and find bar made as first shown (:mod:`~openletta.ui.chat_panels`): a launch shows none."""
 
 from __future__ import annotations
 
@@ -18,7 +16,7 @@ from textual.reactive import var
 from textual.widget import AwaitMount
 
 from openletta.api.errors import LettaError
-from openletta.chat.controller import ChatController
+from openletta.chat.controller import APPROVAL_FIRST, ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase, Severity, TurnState
@@ -48,20 +46,16 @@ SlashHandler = Callable[[str], bool]
 
 class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInChat,
                  ChatPanels):
-    """One conversation on screen: the chat view, the prompt and the status bar.
-
-    The turn state lives in :attr:`controller`; the screen sends it the user's intents and
-    renders what it reports (it is the controller's
-    :class:`~openletta.chat.controller.TurnListener`).
-    """
+    """One conversation on screen: the chat view, the prompt and the status bar. The turn
+    state lives in :attr:`controller`; the screen sends it the user's intents and renders what
+    it reports (it is the controller's :class:`~openletta.chat.controller.TurnListener`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "interrupt", "Stop", id="chat.interrupt"),
         Binding("escape", "back_to_approval", "Answer", id="chat.approval"),
         Binding("escape", "back_to_prompt", "Back to the prompt", id="chat.prompt"),
         Binding("ctrl+t", "toggle_internal", "Internal", id="chat.internal"),
-        # (priority: the find bar opens, focused, before the keys read with Ctrl+F are handed
-        # to the focused widget; they are searched for, not typed in the prompt)
+        # (priority: the find bar opens, focused, before the keys read with it are handed on)
         Binding("ctrl+f", "find", "Find", priority=True, id="chat.find"),
         Binding("ctrl+a", "app.switch_agent", "Agents", priority=True, id="chat.agents"),
         Binding("alt+up", "jump_prompt(-1)", "Previous prompt", show=False, id="chat.prev"),
@@ -233,10 +227,19 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     def report(self, message: str, *, title: str, severity: Severity = "error",
                notice: bool = False) -> None:
+        if message == APPROVAL_FIRST:  # on the request it asks (a toast would cover it)
+            self.call_later(self._say_on_request, message, title)
+            return
         if notice:  # (said in the chat too: the toast need not stay long)
             self.view.add_notice(message, error=severity == "error")
         self.notify(message, title=title, severity=severity,
                     timeout=self.app.NOTIFICATION_TIMEOUT if notice else None)
+
+    def _say_on_request(self, message: str, title: str) -> None:
+        if self._asking is None:
+            self.notify(message, title=title, severity="warning")
+        else:
+            self._asking.show_note(message)
 
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)
@@ -378,13 +381,13 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     @work(exclusive=True, group="oldest", exit_on_error=False)
     async def action_oldest(self) -> None:
-        """Home in the chat: the start of the conversation, every older page loaded first (an
-        item focused: the first message then)."""
+        """Home in the chat: the start of the conversation, every older page loaded first."""
         in_chat = self.focused is None or self.in_chat(self.focused)
         while await self._load_earlier_page():
             pass
         for item in self.session.transcript.items:
             if (widget := await self.view.scroll_to_item(item)) is not None and widget.display:
+                self.call_after_refresh(self.view.scroll.scroll_home, animate=False)  # its mark
                 if in_chat:
                     self.call_after_refresh(self.focus_in_view, newest=False)
                 return

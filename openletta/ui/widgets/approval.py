@@ -13,7 +13,8 @@ it answers nothing until the keyboard has been quiet for :attr:`ApprovalPrompt.G
 since it appeared: what is typed before (characters, Backspace, Enter) is the message's and
 is handed on (:class:`~openletta.ui.prompt.TypedElsewhere`), and each such key restarts the
 wait. Later, a character that is no choice's key starts a message the same way (and the
-wait again), with the focus; Esc from the message back to the prompt arms it at once. A
+wait again), with the focus; Esc from the message back to the prompt arms it at once (so
+does Esc while typing goes on to the message from the choices, not yet armed). A
 choice's key takes effect once no other key followed it for :attr:`BURST_SECONDS`: a burst
 of keys (a paste, fast typing) that starts with one is the message's too. A sentence typed
 through it neither answers it nor is lost.
@@ -229,6 +230,11 @@ class ApprovalPrompt(Vertical):
             bring_into_view(self.parent, part, row=self._edit.cursor_row
                             if part is self._edit else None)
 
+    def show_note(self, message: str) -> None:
+        """Say ``message`` under the choices (not an error: the keyboard's quiet stands)."""
+        self._error.update(plain_text(f"⚠ {message}"))
+        self._error.display = True
+
     def show_error(self, message: str) -> None:
         """Say why the last answer did not go through (the prompt stays open)."""
         self.error = message
@@ -324,9 +330,13 @@ class ApprovalPrompt(Vertical):
         self.refresh_bindings()
 
     def action_leave(self) -> None:
-        """Esc on the choices: leave the prompt."""
+        """Esc on the choices: leave the prompt; but while what is typed goes on to the
+        message (the keyboard not yet quiet), Esc is from the message back to the request,
+        which takes keys at once."""
         if self.armed:
             self.post_message(self.Dismissed(self))
+        else:
+            self._quiet_since = self._clock() - self.GUARD_SECONDS
 
     @on(OptionList.OptionSelected, ".approval-options")
     def _option_selected(self, event: OptionList.OptionSelected) -> None:

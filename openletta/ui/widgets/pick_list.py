@@ -5,13 +5,18 @@ Textual's :class:`~textual.widgets.OptionList` (and so its
 first. In a short list that looks like a row picked by pressing ↓ "to be sure", and Enter
 then picks the other end (an agent made on a model the server cannot run, an approval
 answered the other way). Here ↓ on the last row and ↑ on the first stay put.
+
+A selection list's unchecked box is empty (``▐ ▌``), not an ``X`` told apart from a checked
+one by its colour only (lost without colour, or to a reader who cannot tell them apart).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeVar
 
-from textual.widgets import OptionList, SelectionList
+from rich.segment import Segment
+from textual.strip import Strip
+from textual.widgets import Checkbox, OptionList, SelectionList
 
 Value = TypeVar("Value")
 
@@ -49,5 +54,23 @@ class PickList(StopsAtEnds, OptionList):
     """An :class:`OptionList` without wrap-around (see the module)."""
 
 
+#: What the box of a row not selected holds.
+UNCHECKED = " "
+
+
 class PickSelectionList(StopsAtEnds, SelectionList[Value]):
-    """A :class:`SelectionList` without wrap-around (see the module)."""
+    """A :class:`SelectionList` without wrap-around, its unchecked boxes empty (see the
+    module)."""
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        index = self.scroll_offset.y + y
+        if not 0 <= index < self.option_count:
+            return line
+        if self.get_option_at_index(index).value in self.selected:
+            return line
+        segments = list(line)
+        if len(segments) < 2 or segments[1].text != Checkbox.BUTTON_INNER:
+            return line
+        segments[1] = Segment(UNCHECKED, segments[1].style)
+        return Strip(segments, line.cell_length)
