@@ -13,7 +13,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.reactive import var
-from textual.widget import AwaitMount
 
 from openletta.api.errors import LettaError
 from openletta.chat.controller import APPROVAL_FIRST, ChatController
@@ -25,27 +24,26 @@ from openletta.recall import SentMessages
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import Change
 from openletta.ui.attention import draw_attention
+from openletta.ui.chat_approvals import ChatApprovals
 from openletta.ui.chat_focus import FocusInChat
-from openletta.ui.chat_panels import ChatPanels
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_watch import WatchesModel
-from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt, TypedElsewhere
+from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.turn_status import STILL_ASKS, YOLO_WARNING, mode_fields, status_state
-from openletta.ui.widgets.approval import ApprovalPrompt, approval_prompt
+from openletta.ui.widgets.approval import ApprovalPrompt
 from openletta.ui.widgets.footer import TurnFooter
-from openletta.ui.widgets.tool_card import ToolCallCard
 
 SlashHandler = Callable[[str], bool]
 
 
 class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInChat,
-                 ChatPanels):
+                 ChatApprovals):
     """One conversation on screen: the chat view, the prompt and the status bar. The turn
     state lives in :attr:`controller`; the screen sends it the user's intents and renders what
     it reports (it is the controller's :class:`~openletta.chat.controller.TurnListener`)."""
@@ -235,12 +233,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self.notify(message, title=title, severity=severity,
                     timeout=self.app.NOTIFICATION_TIMEOUT if notice else None)
 
-    def _say_on_request(self, message: str, title: str) -> None:
-        if self._asking is None:
-            self.notify(message, title=title, severity="warning")
-        else:
-            self._asking.show_note(message)
-
     def restore_prompt(self, text: str) -> None:
         self.prompt.restore(text)
 
@@ -252,67 +244,6 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
 
     async def on_unmount(self) -> None:
         await self.controller.close()
-
-    # --- approvals ------------------------------------------------------------------------
-
-    def _show_approval(self, state: TurnState) -> None:
-        """Show the approval prompt on the card the controller asks about (or none), with
-        the number of calls waiting (a rule given for the session may answer some)."""
-        asking, prompt = state.asking, self._asking
-        if prompt is not None and (prompt.call is not asking or prompt.waiting != state.undecided):
-            prompt.remove()
-            self._asking = prompt = None
-            if asking is None:
-                self.prompt.focus()
-        if asking is not None and prompt is None:
-            card = self.view.reveal(asking)
-            if not isinstance(card, ToolCallCard):
-                return
-            prompt = self._asking = approval_prompt(asking, state.undecided,
-                                                    self.controller.local)
-            self.call_later(self._focus_prompt, card.open_prompt(prompt), prompt,
-                            self._summon_at_once)
-        if prompt is not None and state.answer_error and prompt.error != state.answer_error:
-            prompt.show_error(state.answer_error)
-
-    async def _focus_prompt(self, mounted: AwaitMount, prompt: ApprovalPrompt,
-                            at_once: bool) -> None:
-        await mounted  # (its card may still be mounting)
-        if prompt.is_attached:
-            self._summon(prompt, at_once=at_once)
-
-    def action_back_to_approval(self) -> None:
-        """Esc on the message while a call waits for an answer: back to it, which takes
-        keys at once (the user went there on purpose)."""
-        self._back_to_approval(at_once=True)
-
-    def _back_to_approval(self, *, at_once: bool) -> None:
-        """Focus the request waiting for an answer (asked again if it was left pending)."""
-        if self._asking is not None:
-            self._summon(self._asking, at_once=at_once)
-            return
-        self._summon_at_once = at_once
-        try:
-            self.controller.ask_again()
-        finally:
-            self._summon_at_once = False
-
-    def _summon(self, prompt: ApprovalPrompt, *, at_once: bool) -> None:
-        """Focus the request, the memory panel above the chat closed for it to show
-        (``at_once``: it takes keys at once)."""
-        if self.memory is not None:
-            self.memory.make_room()
-        prompt.summon(at_once=at_once)
-
-    @on(ApprovalPrompt.Answered)
-    def _approval_answered(self, event: ApprovalPrompt.Answered) -> None:
-        event.stop()
-        self.controller.decide(event.call, event.choice, event.reason, event.edited)
-
-    @on(TypedElsewhere)
-    def _typed_elsewhere(self, event: TypedElsewhere) -> None:
-        event.stop()
-        self.prompt.take_typed(event)
 
     @on(ApprovalPrompt.Dismissed)
     def _approval_dismissed(self, event: ApprovalPrompt.Dismissed) -> None:

@@ -166,8 +166,9 @@ class ApprovalPrompt(Vertical):
     def compose(self) -> ComposeResult:
         tool = literal_text(self.call.name) or "a tool"
         if self.ran:
-            yield Static(Text.assemble(("⚠ Not sent", "bold"), f": {tool} ran here, and the "
-                                       "agent has not heard its result yet"),
+            yield Static(Text.assemble(("⚠ Result not confirmed", "bold"), f": {tool} ran "
+                                       "here; the server has not confirmed that the agent "
+                                       "has its result"),
                          classes="approval-title")
             yield self._options
             yield self._error
