@@ -25,6 +25,7 @@ from openletta.api.errors import LettaError
 from openletta.api.resources import Block
 from openletta.display import plain_text
 from openletta.ui.memory_block import BlockEditor, BlockView
+from openletta.ui.steady import SteadyTextArea
 from openletta.ui.stray_keys import StrayKeys
 
 #: Below this width the panel goes above the chat (the top half), not beside it.
@@ -36,8 +37,11 @@ CONFLICT = ("{} (above, as it is now, what is new marked). Ctrl+S saves yours ov
             "Esc discards yours.")
 
 
-def typed_in(widget: Widget | None) -> str | None:
-    """The text of ``widget`` when it is a text field (whether the user typed there)."""
+def typed_in(widget: Widget | None) -> int | str | None:
+    """What tells whether the user typed in ``widget`` since (its edits, or its text), when it
+    is a text field: a message typed and sent leaves the prompt as empty as it was."""
+    if isinstance(widget, SteadyTextArea):
+        return widget.edits
     return widget.text if isinstance(widget, TextArea) else None
 
 

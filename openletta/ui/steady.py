@@ -132,6 +132,8 @@ class SteadyTextArea(OrderedUndoTextArea):
         super().__init__(control_pictures(text), **kwargs)
         self.cursor_blink = False
         self._raw = RawLines(text)
+        #: How many edits the field has had (whether the user typed there since a moment).
+        self.edits = 0
 
     @property
     def raw_text(self) -> str:
@@ -146,6 +148,7 @@ class SteadyTextArea(OrderedUndoTextArea):
         super().load_text(control_pictures(text))
 
     def edit(self, edit: Edit) -> EditResult:
+        self.edits += 1
         return super().edit(edit if isinstance(edit, RawEdit) else RawEdit(edit, self._raw))
 
     def paste(self, text: str) -> None:

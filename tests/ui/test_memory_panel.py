@@ -573,6 +573,34 @@ async def test_keys_typed_right_after_f2_all_go_to_the_prompt_and_enter_sends(
                          what="the message sent")
 
 
+async def test_a_message_typed_and_sent_before_the_blocks_arrive_keeps_the_focus_in_the_prompt(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The prompt is as empty after the message went as before it was typed: the user typed
+    all the same, and goes on typing there."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        release = blocks_held(screen, monkeypatch)
+        asked = asyncio.Event()
+        held = screen.session.client.list_blocks
+
+        async def noted(agent_id: str) -> list[Block]:
+            asked.set()
+            return await held(agent_id)
+
+        monkeypatch.setattr(screen.session.client, "list_blocks", noted)
+        await pilot.press("f2")
+        await wait_until(pilot, asked.is_set, what="the blocks asked for")
+        assert screen.memory is not None  # (the turn's own read of the blocks left out)
+        monkeypatch.setattr(screen.memory, "turn_ended", lambda: None)
+        await pilot.press(*"hello", "enter")
+        assert screen.prompt.text == ""  # sent
+        release.set()
+        await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
+        await pilot.pause()
+        assert app.focused is screen.prompt
+
+
 async def test_a_value_over_the_limit_is_counted_in_red_and_saved_only_at_a_second_ctrl_s(
         demo_server, make_app, wait_until) -> None:
     """The server does not refuse a block over its limit: the first Ctrl+S says by how much
