@@ -190,6 +190,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
             self._history_error = message
             return False
         self._history_error = None
+        if (local := self.controller.local) is not None:  # (a request pending when left)
+            local.place_asked(self.session.transcript, change)
         self.transcript_changed(change, arrived=False)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history
