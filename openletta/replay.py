@@ -43,6 +43,7 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
+from openletta.transcript.approval_notes import approval_note
 from openletta.transcript.items import NOT_RUN_NOTE
 
 
@@ -168,7 +169,7 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
         parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                           (item.status.label, _STATUS_STYLE.get(item.status, "cyan")),
-                          ("  edited by you", "italic") if item.edited else "")
+                          (f"  {note}", "italic") if (note := approval_note(item)) else "")
     return Panel(Group(*parts), title=title, title_align="left",
                  border_style=_STATUS_STYLE.get(item.status, "cyan"))
 

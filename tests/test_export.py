@@ -121,7 +121,7 @@ def test_tool_details() -> None:
                         stdout=["out 1\n", "out 2\n"], stderr=["boom\n"])
     markdown = to_markdown([call], "agent")
     assert "### Tool call: `bash` (error)" in markdown
-    assert "*Approved automatically.*" in markdown
+    assert "*Auto-approved.*" in markdown  # (the card's words)
     assert 'Arguments (incomplete):\n\n```\n{"command": "ls\n```' in markdown
     assert "Output:\n\n```\nout 1\nout 2\n```" in markdown
     assert "Errors:\n\n```\nboom\n```" in markdown
@@ -244,3 +244,10 @@ def test_a_result_holding_the_whole_output_is_written_alone() -> None:
     markdown = to_markdown([call], "agent")
     assert "Result:\n\n```\nExit code: 0\n1\n2\n3\n```" in markdown
     assert "Output:" not in markdown and "agent was told" not in markdown
+
+
+def test_a_call_the_user_edited_says_so_as_its_card_does() -> None:
+    call = ToolCallItem(key="c", name="Bash", arguments_text='{"command": "ls -a"}',
+                        needs_approval=True, runs_here=True, approved=True, edited=True,
+                        status=ToolStatus.SUCCESS, result="a")
+    assert "*Edited by you.*" in to_markdown([call], "agent")

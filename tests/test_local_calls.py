@@ -553,8 +553,8 @@ async def test_the_export_claims_no_approval_of_a_call_its_tool_refused(
         markdown = to_markdown(chat.transcript.items, "tester")
         refused = markdown[markdown.index("### Tool call: `Change`"):]
         assert refused.startswith("### Tool call: `Change` (error)")
-        assert "Approved" not in refused and "a.txt was not read" in refused
-        assert markdown.count("Approved") == len(calls) - 1  # the call that ran was
+        assert "approved" not in refused.lower() and "a.txt was not read" in refused
+        assert markdown.lower().count("approved") == len(calls) - 1  # the call that ran was
         await chat.controller.close()
 
 

@@ -478,6 +478,16 @@ async def test_grep_count(tree: Workspace) -> None:
     assert outcome.text == "a.py:2\nb.txt:1"
 
 
+async def test_grep_quotes_a_file_name_as_ls_and_glob_do(tree: Workspace, grep: Grep) -> None:
+    """A name with a newline in it is one quoted line, not two names (nor a count's line
+    cut in two)."""
+    write(tree.root / "nl\nname.txt", "os\n")
+    files = await call(grep, tree, pattern="os")
+    assert files.text == "a.py\nb.txt\n'nl\\nname.txt'"
+    counts = await call(grep, tree, pattern="os", output_mode="count")
+    assert counts.text == "a.py:2\nb.txt:1\n'nl\\nname.txt':1"
+
+
 async def test_grep_content_and_ignore_case(tree: Workspace) -> None:
     outcome = await call(Grep(use_ripgrep=False), tree, pattern="^os", output_mode="content",
                          **{"-i": True})

@@ -26,7 +26,7 @@ from openletta.tools.base import (
 from openletta.tools.budget import ReturnBudget
 from openletta.tools.output import Capture
 from openletta.tools.permissions import PermissionMode, Permissions, Verdict
-from openletta.transcript import ToolCallItem
+from openletta.transcript import Change, ToolCallItem, ToolStatus, Transcript
 from openletta.transcript.edits import with_edit_note
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,16 @@ class LocalCalls:
                         f"{path.relative_to(self.workspace.root)} points to {shown(target)}, "
                         "outside it")
         return said
+
+    def place_asked(self, transcript: Transcript, change: Change) -> None:
+        """Mark the approval requests in ``change`` for our tools, complete, as run here
+        (with what they would change) before ``change`` is shown: their cards never say
+        the server runs them while the server is asked which calls wait."""
+        for item in (*change.added, *change.changed):
+            if isinstance(item, ToolCallItem) and item.needs_approval and not item.runs_here \
+                    and item.status is ToolStatus.AWAITING_APPROVAL \
+                    and self.tool_of(item) is not None:
+                transcript.mark_local(item.tool_call_id, self.preview(item))
 
     def preview(self, call: ToolCallItem) -> str | None:
         """What the call would change on disk (``None`` when nothing, or unknown)."""

@@ -81,13 +81,16 @@ class ChatSession(ContextSize, ReplyStreams):
         self.client_tools: list[dict[str, Any]] = []
         #: The messages queued, never sent, when the chat was last left (kept as its draft).
         self.left_unsent: tuple[str, ...] = ()
+        #: The user's first message as read from the server, while it is not loaded.
+        self.opening_read: str | None = None
 
     @property
     def first_message(self) -> str | None:
         """The text of the user's first message in this conversation, once it is known: the
-        oldest loaded, when no older history is left on the server."""
+        oldest loaded, when no older history is left on the server; else as read from it
+        (:attr:`opening_read`)."""
         if self.has_more_history:
-            return None
+            return self.opening_read
         return next((item.text for item in self.transcript.items
                      if isinstance(item, UserItem)), None)
 

@@ -189,6 +189,8 @@ class TurnTasks:
         if not self._state.replying and self._state.phase.busy and any(
                 not isinstance(item, UserItem) for item in change.added):
             self.update(replying=True)
+        if self.local is not None:
+            self.local.place_asked(self.session.transcript, change)
         self.listener.transcript_changed(change)
 
     async def cancel_on_server(self, run_id: str | None) -> None:

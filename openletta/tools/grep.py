@@ -1,5 +1,4 @@
-"""``Grep``: searching the contents of files for a regular expression, without changing
-anything.
+"""``Grep``: searching the contents of files for a regular expression, without changing anything.
 
 It runs ripgrep when it is installed and otherwise searches in Python, with the same
 output: ``path:line:text`` lines (``-`` for context lines, ``--`` between groups), file
@@ -10,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import contextlib
 import fnmatch
 import os
 import re
@@ -36,7 +36,13 @@ from openletta.tools.bash import kill_group
 from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
 from openletta.tools.files import BINARY_PROBE, MAX_READ_BYTES, split_lines
 from openletta.tools.safe_files import read_regular, refuse_irregular
-from openletta.tools.search import SKIPPED_DIRS, searched_path, shown_path
+from openletta.tools.search import (
+    QUOTING_SAID,
+    SKIPPED_DIRS,
+    searched_path,
+    shown_path,
+    unambiguous,
+)
 
 #: The ripgrep file types the Python search knows (others are ignored there).
 TYPE_SUFFIXES = {
@@ -150,7 +156,8 @@ class Grep(LocalTool):
         "the number of matching lines per file. Narrow the search with path, glob (such as "
         "`*.py` or `*.{ts,tsx}`) or type (such as py, js, rust). Hidden files and directories "
         f"are not searched. Output is cut after head_limit entries (default "
-        f"{DEFAULT_HEAD_LIMIT}, 0 for all); offset skips entries, for paging.")
+        f"{DEFAULT_HEAD_LIMIT}, 0 for all); offset skips entries, for paging. In the file "
+        f"lists and counts: {QUOTING_SAID}")
     parameters: ClassVar[dict[str, Any]] = object_schema(
         required=["pattern"],
         properties={
@@ -218,9 +225,9 @@ def _ripgrep_argv(ripgrep: str, query: GrepQuery, target: str) -> list[str]:
     argv = [ripgrep, "--color=never", "--no-heading", "--with-filename", "--sort=path",
             f"--max-columns={MAX_COLUMNS}", "--max-columns-preview"]
     if query.mode == "files_with_matches":
-        argv.append("--files-with-matches")
+        argv += ["--files-with-matches", "--null"]  # (a path ends with a NUL: no newline)
     elif query.mode == "count":
-        argv.append("--count")
+        argv += ["--count", "--null"]
     else:
         argv += ["--line-number" if query.numbered else "--no-line-number",
                  f"--before-context={query.before}", f"--after-context={query.after}"]
@@ -249,10 +256,22 @@ async def _ripgrep(ripgrep: str, query: GrepQuery, workspace: Workspace, page: P
     assert process.stdout is not None and process.stderr is not None
     stdout, stderr = process.stdout, process.stderr
 
+    def relative(raw: bytes) -> str:
+        text = raw.decode("utf-8", errors="replace")
+        return text.removeprefix("./") if target == "." else text
+
     async def collect() -> None:
-        async for raw in stdout:
-            line = raw.decode("utf-8", errors="replace").rstrip("\n")
-            page.add(line.removeprefix("./") if target == "." else line)
+        if query.mode == "content":
+            async for raw in stdout:
+                page.add(relative(raw.rstrip(b"\n")))
+            return
+        with contextlib.suppress(asyncio.IncompleteReadError):  # (at the end of the output)
+            while raw := (await stdout.readuntil(b"\0"))[:-1]:
+                if query.mode == "count":  # ``path NUL count``
+                    count = (await stdout.readline()).decode("ascii", errors="replace").strip()
+                    page.add(f"{unambiguous(relative(raw))}:{count}")
+                else:
+                    page.add(unambiguous(relative(raw)))
 
     try:
         _, errors = await asyncio.gather(collect(), stderr.read())
@@ -281,9 +300,9 @@ def python_grep(query: GrepQuery, regex: re.Pattern[str], root: Path, page: Page
             continue
         shown = shown_path(path, root)
         if query.mode == "files_with_matches":
-            page.add(shown)
+            page.add(unambiguous(shown))
         elif query.mode == "count":
-            page.add(f"{shown}:{len(hits)}")
+            page.add(f"{unambiguous(shown)}:{len(hits)}")
         else:
             _add_content(page, shown, lines, hits, query)
 

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from openletta.display import DisplayText
 from openletta.told import seen_by_agent, told_before_note
+from openletta.transcript.approval_notes import approval_note
 from openletta.transcript.items import (
     NOT_RUN_NOTE,
     AssistantItem,
@@ -134,8 +135,8 @@ def _results(item: ToolCallItem) -> list[str]:
 def _approval(item: ToolCallItem) -> str:
     if item.approved is None:  # a call run here was answered by running it, or not
         return "*Waiting for approval.*" if item.status is ToolStatus.AWAITING_APPROVAL else ""
-    if item.approved:
-        return "*Approved automatically.*" if item.auto_approved else "*Approved.*"
+    if item.approved:  # (a call run here: by the user's yes, unless a note says otherwise)
+        return f"*{(approval_note(item) or 'approved').capitalize()}.*"
     reason = f" Reason: {_one_line(item.reason)}" if item.reason else ""
     return f"*Denied.{reason}*"
 

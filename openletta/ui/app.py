@@ -237,7 +237,8 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
                                         self._left.take_typed_ahead(), self._typed_ahead())))
         self._replace_screens(ChatScreen(session, demo=self.demo, slash=self.dispatch_slash,
                                          local=self.local, typed=typed,
-                                         recall=self.sent_messages, choices=self.argument_choices))
+                                         recall=self.sent_messages, choices=self.argument_choices,
+                                         first_messages=self.first_messages))
         if reply_left is not None:
             self.notify(reply_left, title="Reply")
         if self.demo:

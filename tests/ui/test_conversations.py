@@ -10,6 +10,7 @@ from textual.widgets import OptionList
 
 from openletta.api.client import LettaClient
 from openletta.api.resources import Conversation
+from openletta.chat import session as session_module
 from openletta.ui.formatting import short_id
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.screens.conversations import (
@@ -173,3 +174,24 @@ def test_a_long_row_wraps_under_the_name_not_under_the_mark() -> None:
     first, second, *_ = console.export_text().splitlines()
     assert first.startswith("● a name long")
     assert second.startswith("  ") and not second.startswith("   ")
+
+
+async def test_a_conversation_longer_than_a_page_is_labelled_by_its_first_message(
+        demo_server, make_app, wait_until, monkeypatch) -> None:
+    """Its first message is read from the server: the status bar and the exit printout's
+    title show it, not "New conversation"."""
+    first_run = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with first_run.run_test(size=SIZE) as pilot:
+        screen, conversation = await side_conversation(pilot, wait_until)
+        await send(pilot, screen, "hello throwaway", wait_until)
+        await send(pilot, screen, "hello again", wait_until)
+    monkeypatch.setattr(session_module, "PAGE_SIZE", 2)  # (the first message on no page)
+    relaunched = make_app(base_url=demo_server.base_url, agent="demo-agent",
+                          conversation=conversation)
+    async with relaunched.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await wait_until(pilot, lambda: screen.session.has_more_history
+                         and "“hello throwaway”" in bar(screen), what="the first message read")
+        await send(pilot, screen, "hello once more", wait_until)
+        (title, _, _), = relaunched.chats.said()
+        assert title == f"demo-agent · “hello throwaway” · {short_id(conversation)}"

@@ -375,3 +375,21 @@ async def test_the_prompt_says_when_a_local_call_reaches_outside_the_directory(
     assert Choice.ALWAYS_ALLOW in choices
     assert prompt.here == str(local.workspace.root)
 
+
+
+@pytest.mark.parametrize("size", [(80, 24), (60, 20)])
+async def test_approvals_on_a_small_screen_still_says_where_server_tools_are_attached(
+        demo_server, make_app, wait_until, local: LocalCalls, size: tuple[int, int]) -> None:
+    """The other hints go for the lists to have room; that one stays, in a line if need be,
+    under the server's tools."""
+    async with approvals_dialog(demo_server, make_app, wait_until, local, size) as (
+            pilot, rules):
+        hint = rules.query_one("#attach-hint", Static)
+        await wait_until(pilot, lambda: fully_shown(hint) and all(
+            not other.display for other in rules.query(".rules-hint")),
+                         what="the hint on screen, the others gone")
+        said = " ".join(str(hint.render()).split())
+        assert "erver tools" in said and "attached" in said
+        assert "in the ADE or" in said and "Letta's API" in said
+        assert hint.region.y == rules._status.region.bottom
+        assert rows_shown(rules._tools) >= 2 and rows_shown(rules._local_tools) >= 2

@@ -334,6 +334,19 @@ def test_a_call_the_user_edited_says_so_in_its_printed_title() -> None:
     assert "Bash  ✗ error  edited by you" in out.getvalue().splitlines()[0]
 
 
+@pytest.mark.parametrize(("fields", "note"), [({"approved": True}, "approved"),
+                                              ({"approved": True, "auto_approved": True},
+                                               "auto-approved")])
+def test_a_call_approved_says_so_in_its_printed_title_as_its_card_does(
+        fields: dict[str, bool], note: str) -> None:
+    call = ToolCallItem(key="call:1", name="bash", status=ToolStatus.SUCCESS, result="ok",
+                        arguments_text=json.dumps({"command": "ls"}), needs_approval=True,
+                        **fields)
+    out = io.StringIO()
+    Console(file=out, width=100).print(printout.printed(call))
+    assert out.getvalue().splitlines()[0].rstrip(" ─╮").endswith(f"bash  ✓ success  {note}")
+
+
 def test_the_users_message_is_printed_with_its_controls_as_the_chat_shows_them() -> None:
     """``hello ␛[31mRED``, as the prompt and the chat showed it: not ``hello RED``, red."""
     chats, chat = ChatsOfThisRun(), session(history=False)

@@ -33,6 +33,9 @@ LOCAL_HINT = ("Checked tools ask before they run here; unchecked ones run unaske
 ATTACH_HINT = ("More server tools (read_file, bash, …) are attached to the agent in the ADE or "
                "through Letta's API, not here. openletta's local tools ({names}) need no "
                "attaching: {where}.")
+#: The same in a line, where the room is short (the first that fits the dialog's width).
+SHORT_ATTACH_HINTS = ("More server tools are attached in the ADE or through Letta's API.",
+                      "Server tools are attached in the ADE or Letta's API.")
 KEYS = "Space toggles · Tab goes to the other list · Esc closes"
 KEYS_ONE_LIST = "Space toggles · Esc closes"
 #: Rows a list keeps however little room there is (its border and one tool).
@@ -92,9 +95,10 @@ class ApprovalRulesScreen(ModalScreen[None]):
             yield Static(HINT, id="rules-hint", classes="rules-hint")
             yield self._tools
             yield self._status
-            yield Static(attach_hint(self.local), id="attach-hint", classes="rules-hint")
+            yield Static(attach_hint(self.local), id="attach-hint")
             if self.local is not None:
                 where = home_relative(self.local.workspace.root)
+                yield Static("", classes="rules-hint rules-gap")  # (goes with the hints)
                 yield Static(plain_text(f"Local tools, run here in {where} "
                                         f"(mode: {self.local.mode.label})"),
                              id="local-rules-title")
@@ -117,24 +121,32 @@ class ApprovalRulesScreen(ModalScreen[None]):
 
     def fit_lists(self) -> None:
         """Cap the lists' heights so the whole dialog fits on the screen (the lists scroll);
-        on a short screen without the hints, for each list to show a few rows."""
+        on a short screen without the hints, for each list to show a few rows, and with
+        where server tools are attached said in a line."""
         box = self.query_one("#rules-box")
+        attach = self.query_one("#attach-hint", Static)
         lists = [listing for listing in (self._tools, self._local_tools) if listing.is_mounted]
         hints = list(box.query(".rules-hint").results(Static))
         room = self.size.height - self.query_one(KeyBar).outer_size.height
         room -= box.styles.gutter.height + sum(
             outer_rows(child) for child in box.children
-            if child not in lists and child not in hints and child.display)
+            if child not in (*lists, *hints, attach) and child.display)
         needs = [listing.option_count + listing.styles.gutter.height for listing in lists]
         width = max(box.size.width - box.styles.scrollbar_size_vertical, 1)  # were it to scroll
-        hint_rows = sum(len(wrap(str(hint.content), width)) for hint in hints)
-        heights = list_heights(needs, room - hint_rows)
-        roomy = all(height >= min(need, ROOMY_LIST_ROWS)
-                    for height, need in zip(heights, needs, strict=True))
+        hint_rows = sum(max(1, len(wrap(str(hint.content), width))) for hint in hints)
+        short = next((line for line in SHORT_ATTACH_HINTS if len(line) <= width),
+                     SHORT_ATTACH_HINTS[-1])
+        full = attach_hint(self.local)
+        for with_hints, said in ((True, full), (False, short)):
+            rows = len(wrap(said, width)) + (hint_rows if with_hints else 0)
+            heights = list_heights(needs, room - rows)
+            if said is short or all(height >= min(need, ROOMY_LIST_ROWS)
+                                    for height, need in zip(heights, needs, strict=True)):
+                break
         for hint in hints:
-            hint.display = roomy
-        if not roomy:
-            heights = list_heights(needs, room)
+            hint.display = with_hints
+        if str(attach.content) != said:
+            attach.update(said)
         for listing, height in zip(lists, heights, strict=True):
             listing.styles.max_height = height
 

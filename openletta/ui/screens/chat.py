@@ -29,6 +29,7 @@ from openletta.ui.chat_focus import FocusInChat
 from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
+from openletta.ui.first_messages import FirstMessages
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_watch import WatchesModel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt
@@ -76,12 +77,15 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def __init__(self, session: ChatSession, *, demo: bool = False,
                  slash: SlashHandler | None = None, local: LocalCalls | None = None,
                  typed: str = "", recall: SentMessages | None = None,
-                 choices: Callable[[str], Sequence[str]] | None = None) -> None:
+                 choices: Callable[[str], Sequence[str]] | None = None,
+                 first_messages: FirstMessages | None = None) -> None:
         """``local``: tools run here (``None``: none); ``typed``: typed before it opened;
         ``recall``: the messages sent before, for ↑; ``choices``: what the argument of a
-        command completes to (:class:`Prompt`)."""
+        command completes to (:class:`Prompt`); ``first_messages``: those of the run, where
+        one not loaded is read."""
         super().__init__()
         self.session, self._typed = session, typed
+        self._first_messages = first_messages or FirstMessages()
         self._demo, self._slash = demo, slash
         self.controller = ChatController(session, self, local)
         #: The prompt shown for the call the controller asks about.
@@ -132,6 +136,18 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         if await self._load(self.session.load_latest):
             self.controller.opened()
             self.fill_from_runs()
+            self.read_first_message()
+
+    @work(group="first-message", exclusive=True, exit_on_error=False)
+    async def read_first_message(self) -> None:
+        """Read the user's first message from the server (once a run) when it is not among
+        the items loaded: what stands for a conversation without a name."""
+        session = self.session
+        if session.conversation_id is None or not session.has_more_history:
+            return
+        session.opening_read = await self._first_messages.read(session.client,
+                                                               session.conversation_id)
+        self.status.show_first_message(session.first_message)
 
     @work(group="footers", exit_on_error=False)
     async def fill_from_runs(self) -> None:
@@ -174,6 +190,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
             self._history_error = message
             return False
         self._history_error = None
+        if (local := self.controller.local) is not None:  # (a request pending when left)
+            local.place_asked(self.session.transcript, change)
         self.transcript_changed(change, arrived=False)
         self.view.flush()
         self.view.more_on_server = self.session.has_more_history

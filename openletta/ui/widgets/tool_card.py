@@ -17,6 +17,7 @@ from textual.widgets import Static
 from openletta.chat.approvals import NO_REASON
 from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.transcript.approval_notes import approval_note
 from openletta.transcript.items import NOT_RUN_NOTE
 from openletta.ui.formatting import format_elapsed
 from openletta.ui.renderers import ToolRenderer, renderer_for
@@ -242,19 +243,6 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
     def can_fold(self) -> bool:
         return self.has_class("-foldable")
-
-
-def approval_note(item: ToolCallItem) -> str:
-    """How the call was approved: edited by the user, by a rule of this client's, or (a
-    server call) approved. History keeps only that a server call was approved, not by whom
-    (a rule's answer is the same ``approve: true``), and nothing of a call run on a client."""
-    if item.edited:
-        return "edited by you"
-    if item.auto_approved:
-        return "auto-approved"
-    if item.approved and item.needs_approval and not (item.runs_here or item.client_result):
-        return "approved"
-    return ""
 
 
 def _place(item: ToolCallItem) -> str:
