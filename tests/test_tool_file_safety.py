@@ -191,6 +191,20 @@ def test_read_refuses_a_fifo_a_socket_or_a_device_at_once(project: Path) -> None
                                        lambda _: None))
 
 
+def test_a_read_of_a_fifo_fails_at_once_without_asking_anyone(
+        project: Path, tmp_path: Path) -> None:
+    """Bound to fail as things stand: like an Edit of a file not read, nobody is asked."""
+    with _fifo(project / "pipe.txt"):
+        outcome = _calls(project, tmp_path).certain_failure(_call("Read", file_path="pipe.txt"))
+    assert outcome is not None and not outcome.ok and "is a FIFO" in outcome.text
+    (project / "notes.txt").write_text("hello\n")
+    assert _calls(project, tmp_path).certain_failure(
+        _call("Read", file_path="notes.txt")) is None
+    # Outside the directory not even whether a file is there is told before the user allows.
+    assert _calls(project, tmp_path).certain_failure(
+        _call("Read", file_path=str(tmp_path / "missing.txt"))) is None
+
+
 def test_grep_refuses_a_fifo_named_as_its_path_at_once(project: Path) -> None:
     with _fifo(project / "fifo.txt"), pytest.raises(ToolInputError, match="FIFO"):
         asyncio.run(Grep(use_ripgrep=False).run({"pattern": "x", "path": "fifo.txt"},

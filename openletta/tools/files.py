@@ -25,7 +25,7 @@ from openletta.tools.base import (
     object_schema,
 )
 from openletta.tools.budget import AS_MANY_AS_FIT, ReturnBudget, page_within
-from openletta.tools.safe_files import read_regular, replace_file
+from openletta.tools.safe_files import read_regular, refuse_irregular, replace_file
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000
@@ -41,15 +41,23 @@ def _file_path(args: Mapping[str, Any], workspace: Workspace) -> Path:
     return workspace.resolve(arg(args, "file_path", str))
 
 
-def read_text(path: Path, errors: str = "replace", target: Path | None = None) -> str:
-    """A text file's content (``errors`` as for :meth:`bytes.decode`); :class:`ToolInputError`
-    for what is not one. ``target`` is where ``path`` leads (by default: resolved now)."""
+def check_readable(path: Path) -> None:
+    """Raise :class:`ToolInputError` when ``path`` is not a file :func:`read_text` can read,
+    as far as its kind tells (a directory, nothing, an image, a FIFO, a socket, a device),
+    without opening it."""
     if path.is_dir():
         raise ToolInputError(f"{path} is a directory, not a file: use LS to list it.")
     if not path.exists():
         raise ToolInputError(f"{path} does not exist.")
     if path.suffix.lower() in IMAGE_SUFFIXES:
         raise ToolInputError(f"{path} is an image; only text files can be read.")
+    refuse_irregular(path, path.stat().st_mode)
+
+
+def read_text(path: Path, errors: str = "replace", target: Path | None = None) -> str:
+    """A text file's content (``errors`` as for :meth:`bytes.decode`); :class:`ToolInputError`
+    for what is not one. ``target`` is where ``path`` leads (by default: resolved now)."""
+    check_readable(path)
     try:
         data = read_regular(path, target or path.resolve(), MAX_READ_BYTES)
     except OSError as error:
@@ -169,6 +177,13 @@ class Read(LocalTool):
     )
     access: ClassVar[Access] = Access.READ
     path_argument: ClassVar[str | None] = "file_path"
+
+    def check(self, args: Mapping[str, Any], workspace: Workspace) -> None:
+        """Refuse what is not a file to read in the directory: a directory, nothing, an image,
+        a FIFO… (outside it, not even that is told before the user allows the call)."""
+        path = _file_path(args, workspace)
+        if workspace.inside(path):
+            check_readable(path)
 
     async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
                   budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
