@@ -413,6 +413,15 @@ async def test_glob_newest_first(workspace: Workspace) -> None:
     assert outcome.text.splitlines() == ["new.py", "sub/mid.py", "old.py"]
 
 
+async def test_glob_shows_where_a_link_points_as_ls_does(workspace: Workspace) -> None:
+    write(workspace.root / "real.py", "")
+    (workspace.root / "link.py").symlink_to("/etc/passwd")
+    glob = await call(Glob(), workspace, pattern="*.py")
+    ls = await call(LS(), workspace)
+    assert sorted(glob.text.splitlines()) == ["link.py -> /etc/passwd", "real.py"]
+    assert "  link.py -> /etc/passwd" in ls.text.splitlines()
+
+
 async def test_glob_relative_to_the_searched_dir(workspace: Workspace) -> None:
     write(workspace.root / "sub" / "deep" / "a.py", "")
     outcome = await call(Glob(), workspace, pattern="**/*.py", path="sub")

@@ -78,7 +78,8 @@ class Glob(LocalTool):
         "Find files whose path matches a glob pattern such as `**/*.py` or `src/**/test_*.ts` "
         "(`**` spans directories). Lists matching files, most recently modified first, up to "
         f"{GLOB_CAP}. Version control, dependency and cache directories (.git, node_modules, "
-        f".venv …) are left out unless the pattern names them. {QUOTING_SAID}")
+        f".venv …) are left out unless the pattern names them. A symbolic link shows where "
+        f"it points (`name -> target`). {QUOTING_SAID}")
     parameters: ClassVar[dict[str, Any]] = object_schema(
         required=["pattern"],
         properties={
@@ -100,7 +101,7 @@ class Glob(LocalTool):
             return ToolOutcome("No files found")
         relative = workspace.inside(base)
         lines = [unambiguous(shown_path(path, base) if relative else str(path))
-                 for path in found[:GLOB_CAP]]
+                 + link_note(path) for path in found[:GLOB_CAP]]
 
         def note(shown: int, fitted: bool) -> str | None:
             if shown == len(found) and not fitted:
@@ -191,15 +192,15 @@ def _listing(directory: Path, ignore: list[str]) -> list[str]:
     except OSError as error:
         raise ToolInputError(f"{directory} cannot be listed: {error.strerror}.") from error
     kinds = {entry.name: _is_dir(entry) for entry in entries}
-    links = {entry.name: _link(entry) for entry in entries}
+    links = {entry.name: link_note(entry) for entry in entries}
     ordered = sorted(kinds, key=lambda name: (not kinds[name], name.lower(), name))
     return [f"{unambiguous(name)}{'/' if kinds[name] else ''}{links[name]}" for name in ordered]
 
 
-def _link(entry: os.DirEntry[str]) -> str:
-    """`` -> target`` for a symbolic link, else nothing."""
+def link_note(path: Path | os.DirEntry[str]) -> str:
+    """`` -> target`` for a symbolic link (what a listing adds to its name), else nothing."""
     try:
-        return f"{_LINK}{unambiguous(os.readlink(entry.path))}" if entry.is_symlink() else ""
+        return f"{_LINK}{unambiguous(os.readlink(path))}" if path.is_symlink() else ""
     except OSError:
         return f"{_LINK}?"
 
