@@ -25,6 +25,7 @@ from openletta.api.errors import LettaError
 from openletta.api.resources import Block
 from openletta.display import plain_text
 from openletta.ui.memory_block import BlockEditor, BlockView
+from openletta.ui.screens.base import ReportsWorkerErrors
 from openletta.ui.steady import SteadyTextArea
 from openletta.ui.stray_keys import StrayKeys
 
@@ -32,6 +33,10 @@ from openletta.ui.stray_keys import StrayKeys
 NARROW_WIDTH = 100
 #: Said when the panel above the chat closes for a request that waits for an answer.
 MADE_ROOM = "Closed to show the request that waits for your answer. F2 opens it again."
+#: The status line while the blocks are read.
+READING = "Reading the memory…"
+#: The status line when a read failed (the reason follows).
+NOT_READ = "Could not read the memory: {}"
 #: Under an editor whose block changed on the server: what Ctrl+S and Esc do now.
 CONFLICT = ("{} (above, as it is now, what is new marked). Ctrl+S saves yours over it; "
             "Esc discards yours.")
@@ -45,8 +50,16 @@ def typed_in(widget: Widget | None) -> int | str | None:
     return widget.text if isinstance(widget, TextArea) else None
 
 
-class MemoryPanel(Vertical):
-    """The agent's core memory blocks, docked beside the chat (hidden until toggled)."""
+def unexpected(error: Exception) -> str:
+    """A short line for a failure no one expected (its kind, and its message if any)."""
+    message = str(error).splitlines()[0][:120] if str(error) else ""
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+class MemoryPanel(Vertical, ReportsWorkerErrors):
+    """The agent's core memory blocks, docked beside the chat (hidden until toggled).
+
+    Its workers' messages do not bubble: it reports their unexpected failures itself."""
 
     def __init__(self, client: LettaClient, agent_id: str, agent_name: str) -> None:
         super().__init__(id="memory-panel")
@@ -139,8 +152,18 @@ class MemoryPanel(Vertical):
         (``focus``: then put the focus on the first changed block, or the first block,
         unless the user moved it or typed meanwhile: the keys typed right after F2 are all
         the prompt's, the Enter that ends them too). Not while a block is edited: then once
-        it is not (meanwhile a change of the block edited is shown in its editor).
+        it is not (meanwhile a change of the block edited is shown in its editor). The status
+        line says a read is under way, and why one failed: never a silent blank panel (an
+        unexpected failure is also reported as the app's other workers' are).
         """
+        try:
+            await self._read(focus=focus)
+        except Exception as error:
+            self._unread = True
+            self._status.update(plain_text(NOT_READ.format(unexpected(error))))
+            raise
+
+    async def _read(self, *, focus: bool) -> None:
         asked_from = self.app.focused
         typed_before = typed_in(asked_from)
         editing = [view for view in self._blocks.query(BlockView) if view.editing]
@@ -150,11 +173,12 @@ class MemoryPanel(Vertical):
                 editing[0].action_edit()
             await self._check_edited(editing)
             return
+        self._status.update(READING)
         try:
             blocks = await self.client.list_blocks(self.agent_id)
         except LettaError as error:
             self._unread = True
-            self._status.update(plain_text(f"Could not read the memory: {error.message}"))
+            self._status.update(plain_text(NOT_READ.format(error.message)))
             return
         self._unread = False
         views = await self._show(blocks)
