@@ -30,11 +30,11 @@ LOCAL_HINT = ("Checked tools ask before they run here; unchecked ones run unaske
               "project (saved on this machine). Checking one also ends a \"don't ask again this "
               "session\". Paths outside the directory always ask.")
 #: Where tools are added to the agent: openletta lists and rules them, it does not attach them.
-ATTACH_HINT = ("More server tools (read_file, bash, …) are attached to the agent in the ADE or "
+ATTACH_HINT = ("Server tools (read_file, bash, …) are attached to the agent in the ADE or "
                "through Letta's API, not here. openletta's local tools ({names}) need no "
                "attaching: {where}.")
 #: The same in a line, where the room is short (the first that fits the dialog's width).
-SHORT_ATTACH_HINTS = ("More server tools are attached in the ADE or through Letta's API.",
+SHORT_ATTACH_HINTS = ("Server tools are attached in the ADE or through Letta's API.",
                       "Server tools are attached in the ADE or Letta's API.")
 KEYS = "Space toggles · Tab goes to the other list · Esc closes"
 KEYS_ONE_LIST = "Space toggles · Esc closes"
