@@ -290,11 +290,10 @@ class ChatScroll(FrugalScroll, can_focus=False):
 
     def mount_arriving(self) -> None:
         """Mount the widgets that arrived since the last flush, at the end, together: the
-        items of a reply that come within one flush (its thought, its text) cost one layout,
-        painted in one frame with what changed meanwhile (the status bar as a turn ends)."""
+        items of a reply that come within one flush (its thought, its text) cost one layout."""
         if self.arriving:
             widgets, self.arriving = self.arriving, []
-            self.mount_held(widgets)
+            self.mount_all(widgets)
 
     def discard(self, widget: Widget) -> None:
         """Remove ``widget``, mounted or still arriving."""
