@@ -390,3 +390,28 @@ def test_the_newest_page_read_again_counts_an_earlier_turns_run_in_no_later_turn
     transcript.add_user("three")  # (the open turn's footer is written again as it ends)
     assert [(footer.run_ids, footer.tokens, footer.steps)
             for footer in (first, second)] == before
+
+
+def test_a_turn_whose_answer_is_read_back_after_a_broken_connection_keeps_its_figures() -> None:
+    # The answers to an approval reached the server, but their connection broke before its
+    # reply streamed: the reply is read from the newest page. The turn still ends with the
+    # clock's time, and the answer's tool result (filed under the request's step) is not a
+    # step of its own.
+    clock = FakeClock()
+    transcript = Transcript(clock, footers=True)
+    transcript.add_user("run ls")
+    transcript.feed_all(stream("approval_request_tokens.sse"))
+    call = transcript.pending_approvals[0]
+    transcript.record_decisions({call.tool_call_id: (True, None)})
+    clock.now += 7.0
+    answered = stream("approval_approve_tokens.sse")
+    (result,) = [message for message in answered
+                 if message.message_type == "tool_return_message"]
+    reply = next(message for message in answered if message.message_type == "assistant_message")
+    stored_reply = parse_message({**reply.model_dump(mode="json"), "content": "Done: 1 file."})
+    transcript.load_history([result, stored_reply])
+
+    (footer,) = footers(transcript)
+    assert transcript.items[-1] is footer
+    assert footer.steps == 2
+    assert footer.duration == 7.0

@@ -45,6 +45,8 @@ class HistoryPages(MessageHandlers):
             if prepend:
                 self._join_page_turns(page_head, newest_turn, change)
                 self._turn = newest_turn
+            elif self._turn_looks_finished() and self._turn.live_seconds is None:
+                self._end_live_turn(change)  # (a live turn's end read here: the clock times it)
             elif self._turn_looks_finished():
                 self._end_turn(change)
         finally:

@@ -84,7 +84,8 @@ class TurnStats:
             last = self.run_ended.get(run)
             if last is None or date > last:
                 self.run_ended[run] = date
-        if step := message.step_id:
+        if (step := message.step_id) and type(message) is not m.ToolReturnMessage:
+            # (a call's result is filed under the step that asked for the call)
             if (steps := self.run_steps.get(run)) is None:
                 self.run_steps[run] = {step}
             else:
