@@ -473,6 +473,9 @@ async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(
     app = StatusApp()
     async with app.run_test(size=(60, 3)) as pilot:
         bar = app.query_one(StatusBar)
+        ticks: list[float] = []
+        tick = bar._tick
+        bar._tick = lambda: (ticks.append(now[0]), tick())  # type: ignore[method-assign]
 
         def line() -> str:
             return app.screen._compositor.render_strips()[bar.region.y].text.strip()
@@ -483,7 +486,8 @@ async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(
         now[0] = 100.5
         bar.note_arrival()  # a chunk: the reply flows
         now[0] = 101.2
-        await pilot.pause(1.2)  # a tick has looked: 0.7 s of quiet is not enough
+        await wait_until(pilot, lambda: 101.2 in ticks, what="a tick")
+        await pilot.pause()  # (what the tick refreshed is drawn): 0.7 s of quiet is not enough
         assert line() == "◉ streaming  a"
         now[0] = 103.0
         await wait_until(pilot, lambda: line() == "◉ streaming 3s  a", what="the count")
