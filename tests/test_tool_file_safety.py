@@ -252,3 +252,15 @@ def test_a_stopped_call_stuck_in_its_thread_does_not_keep_the_app_from_exiting(
         process.communicate()
         pytest.fail("the app did not exit: a stopped call's thread held it")
     assert "exited" in output
+
+
+def test_where_the_calls_of_earlier_rounds_led_is_forgotten(
+        project: Path, tmp_path: Path) -> None:
+    # A denied call never runs: what it pinned goes when the next round is judged.
+    local = _calls(project, tmp_path)
+    denied = _call("Read", file_path="a.txt")
+    asked = _call("Write", file_path="b.txt", content="x\n")
+    local.pin(denied)
+    local.keep_pins_of([asked])
+    local.pin(asked)
+    assert list(local._pinned) == [asked.tool_call_id]

@@ -302,6 +302,7 @@ class ApprovalFlow:
             return
         calls = [call for call in round_.calls if local.tool_of(call) is not None]
         transcript = self._tasks.session.transcript
+        local.keep_pins_of(calls)
         for call in calls:
             local.pin(call)
             if not call.runs_here:

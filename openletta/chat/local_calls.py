@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,13 @@ class LocalCalls:
             return
         self._pinned[call.tool_call_id] = {path: path.resolve()
                                            for path in tool.paths(args, self.workspace)}
+
+    def keep_pins_of(self, calls: Iterable[ToolCallItem]) -> None:
+        """Forget where the calls of earlier rounds led (those denied or never run): the
+        calls judged now are ``calls``."""
+        kept = {call.tool_call_id for call in calls}
+        self._pinned = {call_id: pins for call_id, pins in self._pinned.items()
+                        if call_id in kept}
 
     def outside(self, call: ToolCallItem) -> list[Path]:
         """The paths ``call`` would touch outside the working directory."""
