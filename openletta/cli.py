@@ -12,7 +12,7 @@ from openletta import __version__
 from openletta.chat.early import EarlyOpening
 from openletta.config import DEMO_SERVER, Server, choose_server
 from openletta.settings import Settings, SettingsWarning, load_settings
-from openletta.tls import prepare_tls_context
+from openletta.tls import prepare_tls_context, speaks_tls
 from openletta.ui.collector import pause_for_startup
 
 
@@ -72,7 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
     pause_for_startup()  # the app settles the collector after its first connection attempt
-    prepare_tls_context()  # in a thread, while the app is imported
     with warnings.catch_warnings(record=True) as problems:
         warnings.simplefilter("always", SettingsWarning)
         settings = load_settings()
@@ -82,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(server, str):
         print(f"openletta: {server}", file=sys.stderr)
         return 2
+    if speaks_tls(server.base_url):
+        prepare_tls_context()  # in a thread, while the app is imported
     early = early_opening(args, server)  # its requests leave while the app is imported
     with keys_not_echoed():
         from openletta.ui.launch import run

@@ -65,6 +65,20 @@ SAVED = Settings(last_agent="agent-7", last_conversation="conv-7",
                  last_server="http://here:8283")
 
 
+@pytest.mark.parametrize(("where", "over_tls"), [
+    (["--base-url", "https://letta.example.test"], True),
+    (["--base-url", "http://localhost:8283"], False),
+    (["--demo"], False)])
+def test_certificates_are_read_ahead_only_for_a_server_reached_over_tls(
+        monkeypatch: pytest.MonkeyPatch, launched: list[tuple[Server, str | None, str | None]],
+        where: list[str], over_tls: bool) -> None:
+    prepared: list[bool] = []
+    monkeypatch.setattr(cli, "prepare_tls_context", lambda: prepared.append(True))
+    assert cli.main([*where, "--agent", "agent-1"]) == 0
+    assert len(launched) == 1
+    assert prepared == ([True] if over_tls else [])
+
+
 def test_continue_goes_back_to_the_last_chat_on_its_server(
         capsys: pytest.CaptureFixture[str],
         launched: list[tuple[Server, str | None, str | None]],

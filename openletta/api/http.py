@@ -28,7 +28,7 @@ from openletta.api.errors import (
     error_from_response,
 )
 from openletta.display import redact
-from openletta.tls import tls_context
+from openletta.tls import context_for
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
 #: Idle connections are dropped after 4 s, before the 5 s after which uvicorn (Letta's
@@ -185,7 +185,7 @@ def _http_client(base_url: str, api_key: str | None,
             if not problem:
                 return httpx.AsyncClient(base_url=base_url, headers=headers, timeout=timeout,
                                          transport=transport, follow_redirects=False,
-                                         verify=tls_context(), limits=LIMITS)
+                                         verify=context_for(base_url), limits=LIMITS)
         except httpx.InvalidURL as error:
             problem = str(error)
     raise ConfigurationError(f"The base URL {redact(base_url)!r} cannot be used: "
