@@ -29,6 +29,7 @@ from openletta.api.json_text import JSONTextError
 from openletta.api.messages import (
     MESSAGE_TYPES,
     AssistantMessage,
+    LettaMessage,
     Message,
     parse_known_json,
     parse_message,
@@ -137,9 +138,13 @@ def test_a_known_chunk_read_from_its_text_is_what_parse_message_gives(text: str)
 
 
 def offsets_of_dates(message: Message) -> dict[str, object]:
-    """The UTC offset of each date of ``message`` (equal dates may differ in offset)."""
-    return {name: value.utcoffset() for name, value in message.__dict__.items()
-            if isinstance(value, datetime)}
+    """The UTC offset of each date of ``message`` (equal dates may differ in offset), its
+    ``date`` (read when asked for) included."""
+    dates = {name: value for name, value in message.__dict__.items()
+             if isinstance(value, datetime)}
+    if isinstance(message, LettaMessage):
+        dates["date"] = message.date
+    return {name: value and value.utcoffset() for name, value in dates.items()}
 
 
 CHUNK = {"message_type": "assistant_message", "id": "m", "otid": "o", "seq_id": 3,

@@ -4,7 +4,8 @@ Two rules hold for every model read from the server (:class:`WireModel`):
 
 * a field whose value has the wrong type (a string of tokens, a list for a name) gets its
   default, "unknown", instead of failing the whole model;
-* every date (:data:`WireDatetime`) is an aware datetime in UTC, or ``None`` when the
+* every date (:data:`WireDatetime`, and a message's ``date``, read when asked for) is
+  :func:`utc_datetime` of what was sent: an aware datetime in UTC, or ``None`` when the
   value is not a date, so dates from anywhere can be compared.
 
 :func:`content_text` reads a ``content`` field, given as text or as a list of parts
@@ -142,10 +143,8 @@ class JsonFastPath:
     It validates the text in one pass, without Python's JSON objects in between, and without
     the leniency of :class:`WireModel` around each model (nested models keep theirs): that
     changes nothing when validation succeeds, and it alone costs more than validating the
-    text. A date is read without a call to Python when it is ISO text in UTC, as every
-    chunk sends it (:data:`_UTC_TEXT`). A ``ValueError`` (not JSON, an unknown tag, a field
-    to default, a date in another form) means: validate the usual way. The validator is
-    built when first used.
+    text. A ``ValueError`` (not JSON, an unknown tag, a field to default) means: validate
+    the usual way. The validator is built when first used.
     """
 
     def __init__(self, models: Iterable[type[WireModel]], tag: str) -> None:
@@ -154,8 +153,8 @@ class JsonFastPath:
     @functools.cached_property
     def read(self) -> Callable[[str], WireModel]:
         """The validator of JSON text."""
-        choices = {model.model_fields[self._tag].default:
-                   _with_utc_text_dates(_without_leniency(model)) for model in self._models}
+        choices = {model.model_fields[self._tag].default: _without_leniency(model)
+                   for model in self._models}
         schema = {"type": "tagged-union", "choices": choices, "discriminator": self._tag}
         validate: Callable[[str], WireModel] = TypeAdapter(
             Annotated[Any, _CoreSchema(schema)]).validator.validate_json
@@ -170,27 +169,6 @@ def _without_leniency(model: type[WireModel]) -> dict[str, Any]:
     if schema["type"] != "function-wrap" or inner.get("cls") is not model:
         raise TypeError(f"{model.__name__} is not validated as a WireModel is")
     return inner
-
-
-#: A :data:`WireDatetime` read by pydantic alone: ISO text with a UTC offset (or ``Z``), or
-#: null. It gives what :func:`utc_datetime` gives for such text; anything else fails.
-_UTC_TEXT: dict[str, Any] = {"type": "nullable", "schema": {
-    "type": "datetime", "strict": True, "tz_constraint": 0, "microseconds_precision": "truncate"}}
-
-
-def _with_utc_text_dates(model_schema: dict[str, Any]) -> dict[str, Any]:
-    """``model_schema`` with its top-level :data:`WireDatetime` fields read as :data:`_UTC_TEXT`
-    (copied where changed; the model's own schema stays as it is)."""
-    fields_schema = model_schema.get("schema", {})
-    fields = fields_schema.get("fields", {})
-    dates = {name: field for name, field in fields.items()
-             if field["schema"].get("type") == "default"
-             and field["schema"]["schema"].get("function", {}).get("function") is utc_datetime}
-    if not dates:
-        return model_schema
-    native = {name: {**field, "schema": {**field["schema"], "schema": _UTC_TEXT}}
-              for name, field in dates.items()}
-    return {**model_schema, "schema": {**fields_schema, "fields": {**fields, **native}}}
 
 
 @dataclass(eq=False)

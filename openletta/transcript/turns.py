@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from openletta.api import messages as m
 from openletta.transcript.items import Item, TurnFooterItem, UserItem
@@ -76,7 +76,7 @@ class TurnStats:
     #: The run streaming now: the usage at the end of its stream is its.
     streaming: str | None = None
     #: The run, step and date :meth:`observe` took last (all of them counted since).
-    _last_seen: tuple[str | None, str | None, datetime | None] | None = field(
+    _last_seen: tuple[str | None, str | None, Any] | None = field(
         default=None, repr=False, compare=False)
 
     def observe(self, message: m.Message, *, live: bool = False) -> None:
@@ -89,11 +89,11 @@ class TurnStats:
         run = message.run_id or None
         if live and run:
             self.streaming = run
-        seen = (run, message.step_id, message.date)
+        seen = (run, message.step_id, message.sent_date)  # the date as sent: not read yet
         if seen == self._last_seen:  # as the chunk before said (nearly every chunk)
             return
         self._last_seen = seen
-        if (date := seen[2]) is not None:
+        if (date := message.date) is not None:
             last = self.run_ended.get(run)
             if last is None or date > last:
                 self.run_ended[run] = date
