@@ -156,6 +156,20 @@ def test_an_ordinary_chunk_takes_the_fast_path() -> None:
     assert isinstance(fast, AssistantMessage) and fast == parse_message(CHUNK)
 
 
+@pytest.mark.parametrize(("sent", "fast"), [
+    ({"reasoning": "Thinking", "content": "ignored"}, True),
+    ({"content": "Thinking"}, False),  # the prototype's shape: its validator reads it
+    ({"reasoning": None, "content": [{"type": "text", "text": "Thinking"}]}, False),
+])
+def test_a_thought_skips_its_validator_only_when_it_sends_its_text(sent: dict, fast: bool
+                                                                   ) -> None:
+    chunk = {**CHUNK, "message_type": "reasoning_message", **sent}
+    assert (parse_known_json(json.dumps(chunk)) is not None) is fast
+    assert parse_message(chunk).reasoning == "Thinking"  # type: ignore[union-attr]
+    if fast:
+        assert parse_known_json(json.dumps(chunk)) == parse_message(chunk)
+
+
 @MANY
 @given(DATE_TEXT)
 @example("2026-11-22T11:54:53+02:00")

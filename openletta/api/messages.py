@@ -157,6 +157,7 @@ class ReasoningMessage(LettaMessage):
     reasoning: str = ""
     source: str | None = None
     signature: str | None = None
+    fast_path_requires = ("reasoning",)
 
     @model_validator(mode="before")
     @classmethod

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     AfterValidator,
@@ -119,6 +119,10 @@ class WireModel(BaseModel):
     #: ``defer_build``: a model's validator is built when first used, not at import (some
     #: forty models cost a tenth of a second, and a launch uses a few).
     model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
+    #: Fields that, when sent (and valid), make the model's ``before`` validator change
+    #: nothing: :class:`JsonFastPath` reads a chunk without that validator (a call to Python
+    #: with the chunk turned into a dict first), and requires them.
+    fast_path_requires: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="wrap")
     @classmethod
@@ -168,7 +172,21 @@ def _without_leniency(model: type[WireModel]) -> dict[str, Any]:
     inner: dict[str, Any] = dict(schema.get("schema", {}))
     if schema["type"] != "function-wrap" or inner.get("cls") is not model:
         raise TypeError(f"{model.__name__} is not validated as a WireModel is")
+    if model.fast_path_requires:
+        inner["schema"] = _requiring(inner["schema"], model.fast_path_requires)
     return inner
+
+
+def _requiring(before: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of a ``before`` validator's schema, without the validator, with ``names``
+    required (a field's default taken off)."""
+    fields_schema = before.get("schema", {})
+    if before["type"] != "function-before" or fields_schema.get("type") != "model-fields":
+        raise TypeError("fast_path_requires is for a model with one before validator")
+    fields = fields_schema["fields"]
+    required = {name: {**fields[name], "schema": fields[name]["schema"]["schema"]}
+                for name in names}
+    return {**fields_schema, "fields": {**fields, **required}}
 
 
 @dataclass(eq=False)
