@@ -29,6 +29,7 @@ from openletta.api.json_text import JSONTextError
 from openletta.api.messages import (
     MESSAGE_TYPES,
     AssistantMessage,
+    LettaMessage,
     Message,
     parse_known_json,
     parse_message,
@@ -137,9 +138,13 @@ def test_a_known_chunk_read_from_its_text_is_what_parse_message_gives(text: str)
 
 
 def offsets_of_dates(message: Message) -> dict[str, object]:
-    """The UTC offset of each date of ``message`` (equal dates may differ in offset)."""
-    return {name: value.utcoffset() for name, value in message.__dict__.items()
-            if isinstance(value, datetime)}
+    """The UTC offset of each date of ``message`` (equal dates may differ in offset), its
+    ``date`` (read when asked for) included."""
+    dates = {name: value for name, value in message.__dict__.items()
+             if isinstance(value, datetime)}
+    if isinstance(message, LettaMessage):
+        dates["date"] = message.date
+    return {name: value and value.utcoffset() for name, value in dates.items()}
 
 
 CHUNK = {"message_type": "assistant_message", "id": "m", "otid": "o", "seq_id": 3,
@@ -149,6 +154,20 @@ CHUNK = {"message_type": "assistant_message", "id": "m", "otid": "o", "seq_id": 
 def test_an_ordinary_chunk_takes_the_fast_path() -> None:
     fast = parse_known_json(json.dumps(CHUNK))
     assert isinstance(fast, AssistantMessage) and fast == parse_message(CHUNK)
+
+
+@pytest.mark.parametrize(("sent", "fast"), [
+    ({"reasoning": "Thinking", "content": "ignored"}, True),
+    ({"content": "Thinking"}, False),  # the prototype's shape: its validator reads it
+    ({"reasoning": None, "content": [{"type": "text", "text": "Thinking"}]}, False),
+])
+def test_a_thought_skips_its_validator_only_when_it_sends_its_text(sent: dict, fast: bool
+                                                                   ) -> None:
+    chunk = {**CHUNK, "message_type": "reasoning_message", **sent}
+    assert (parse_known_json(json.dumps(chunk)) is not None) is fast
+    assert parse_message(chunk).reasoning == "Thinking"  # type: ignore[union-attr]
+    if fast:
+        assert parse_known_json(json.dumps(chunk)) == parse_message(chunk)
 
 
 @MANY

@@ -11,6 +11,8 @@ validators so the rest of openletta reads one shape only:
   ``tool_return``/``status``/``stdout``/``stderr`` fields and the prototype's ``result``
   fill it when it is absent).
 * ``content`` of user and assistant messages is always a string (text parts joined).
+* ``date`` is read from what was sent (``sent_date``) when asked for, not while the
+  chunks that repeat it stream in.
 
 :func:`parse_message` turns any dict into one of these models, falling back to
 :class:`UnknownMessage` for types we do not know. It never raises on a dict.
@@ -22,12 +24,20 @@ cannot tell that a model defined elsewhere is a pydantic model: ``noqa``).
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import ConfigDict, StrictInt, ValidationError, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from openletta.api import json_text
-from openletta.api.wire import JsonFastPath, WireDatetime, WireModel, WireText, content_text
+from openletta.api.wire import JsonFastPath, WireModel, WireText, content_text, utc_datetime
 
 
 def _arguments_text(arguments: Any) -> str | None:
@@ -103,7 +113,8 @@ class LettaMessage(WireModel):
 
     message_type: str
     id: str | None = None
-    date: WireDatetime = None
+    #: The date as sent (read by :attr:`date`).
+    sent_date: Any = Field(default=None, alias="date")
     name: str | None = None
     otid: str | None = None
     step_id: str | None = None
@@ -111,6 +122,13 @@ class LettaMessage(WireModel):
     #: Anything but an int (``true``, ``"5"``, ``5.0``) is not a sequence number: ``None``.
     seq_id: StrictInt | None = None
     is_err: bool | None = None
+
+    @property
+    def date(self) -> datetime | None:
+        """When the message was made, by the rule of every date from the server
+        (:func:`~openletta.api.wire.utc_datetime`). Read when asked: every chunk of a stream
+        repeats the date, and few are asked for theirs."""
+        return utc_datetime(self.sent_date)
 
     @property
     def group_key(self) -> str:
@@ -139,6 +157,7 @@ class ReasoningMessage(LettaMessage):
     reasoning: str = ""
     source: str | None = None
     signature: str | None = None
+    fast_path_requires = ("reasoning",)
 
     @model_validator(mode="before")
     @classmethod

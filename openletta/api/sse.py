@@ -124,7 +124,7 @@ class StreamState:
             self.last_seq_id = max(seq_id, self.last_seq_id or 0)
         if run_id := getattr(message, "run_id", None):  # _note_run, without a call per chunk
             self.run_id = run_id
-        if isinstance(message, StopReason):
+        if type(message) is StopReason:  # not isinstance(): pydantic's classes are ABCs, slow
             self.stop_reason = message.stop_reason
             self.ended = "stop_reason"
         return [message]
@@ -195,28 +195,55 @@ def parse_sse_file(path: str | Path) -> SSEParseResult:
 
 def recorded_events(text: str | bytes) -> Iterator[tuple[str, str]]:
     """``(event, data)`` of each event of a whole body, as :class:`EventSource` reads them
-    from a response (the decoder of the SSE standard, without a response's machinery)."""
-    event, last_id, retry = "", "", False
-    data: list[str] = []
-    for line in _recorded_lines(text):
-        if line.startswith("data: "):  # nearly every line that is not blank
-            data.append(line[6:])
-            continue
-        if not line:  # the end of an event, if anything was said since the last one
-            if event or data or last_id or retry:
-                yield event or "message", "\n".join(data)
-                event, data, retry = "", [], False  # the last id is kept, by the standard
-            continue
+    from a response (the decoder of the SSE standard, without a response's machinery).
+
+    An event of one ``data: `` line (nearly every one) is sliced out whole; anything else is
+    read line by line (:class:`_EventLines`).
+    """
+    text = _recorded_body(text)
+    lines = _EventLines()
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)  # each line ends with one
+        if not lines.pending and text.startswith("data: ", start) and text.startswith(
+                "\n", end + 1):
+            yield "message", text[start + 6:end]
+            start = end + 2
+        else:
+            yield from lines.read(text[start:end])
+            start = end + 1
+
+
+class _EventLines:
+    """The SSE standard's decoder, one line at a time (the last event id outlives events)."""
+
+    def __init__(self) -> None:
+        self.event, self.last_id, self.retry = "", "", False
+        self.data: list[str] = []
+        #: Whether an event has begun and not ended.
+        self.pending = False
+
+    def read(self, line: str) -> Iterator[tuple[str, str]]:
+        """The event that ``line`` ends, if it ends one."""
+        if line:
+            self._field(line)
+            self.pending = bool(self.event or self.data or self.retry)
+        elif self.pending or self.last_id:
+            yield self.event or "message", "\n".join(self.data)
+            self.event, self.data, self.retry = "", [], False  # the id is kept
+            self.pending = False
+
+    def _field(self, line: str) -> None:
         name, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if name == "data":
-            data.append(value)
+            self.data.append(value)
         elif name == "event":
-            event = value
+            self.event = value
         elif name == "id" and "\0" not in value:
-            last_id = value
+            self.last_id = value
         elif name == "retry":
-            retry = retry or _is_int(value)
+            self.retry = self.retry or _is_int(value)
 
 
 def _is_int(text: str) -> bool:
@@ -227,9 +254,9 @@ def _is_int(text: str) -> bool:
     return True
 
 
-def _recorded_lines(text: str | bytes) -> list[str]:
-    """The lines of a body decoded as a response decodes it (UTF-8, bad bytes replaced), split
-    at ``\\r\\n``, ``\\r`` and ``\\n`` only, and ending with a blank line."""
+def _recorded_body(text: str | bytes) -> str:
+    """A body decoded as a response decodes it (UTF-8, bad bytes replaced), its line breaks
+    (``\\r\\n``, ``\\r`` and ``\\n`` only) made ``\\n``, and ending with a blank line."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     elif not text.isascii():
@@ -238,7 +265,7 @@ def _recorded_lines(text: str | bytes) -> list[str]:
         text += "\n\n"
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")[:-1]
+    return text
 
 
 # --- live: an HTTP response -----------------------------------------------------------------

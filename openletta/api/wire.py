@@ -4,7 +4,8 @@ Two rules hold for every model read from the server (:class:`WireModel`):
 
 * a field whose value has the wrong type (a string of tokens, a list for a name) gets its
   default, "unknown", instead of failing the whole model;
-* every date (:data:`WireDatetime`) is an aware datetime in UTC, or ``None`` when the
+* every date (:data:`WireDatetime`, and a message's ``date``, read when asked for) is
+  :func:`utc_datetime` of what was sent: an aware datetime in UTC, or ``None`` when the
   value is not a date, so dates from anywhere can be compared.
 
 :func:`content_text` reads a ``content`` field, given as text or as a list of parts
@@ -18,7 +19,7 @@ import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     AfterValidator,
@@ -118,6 +119,10 @@ class WireModel(BaseModel):
     #: ``defer_build``: a model's validator is built when first used, not at import (some
     #: forty models cost a tenth of a second, and a launch uses a few).
     model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
+    #: Fields that, when sent (and valid), make the model's ``before`` validator change
+    #: nothing: :class:`JsonFastPath` reads a chunk without that validator (a call to Python
+    #: with the chunk turned into a dict first), and requires them.
+    fast_path_requires: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="wrap")
     @classmethod
@@ -142,10 +147,8 @@ class JsonFastPath:
     It validates the text in one pass, without Python's JSON objects in between, and without
     the leniency of :class:`WireModel` around each model (nested models keep theirs): that
     changes nothing when validation succeeds, and it alone costs more than validating the
-    text. A date is read without a call to Python when it is ISO text in UTC, as every
-    chunk sends it (:data:`_UTC_TEXT`). A ``ValueError`` (not JSON, an unknown tag, a field
-    to default, a date in another form) means: validate the usual way. The validator is
-    built when first used.
+    text. A ``ValueError`` (not JSON, an unknown tag, a field to default) means: validate
+    the usual way. The validator is built when first used.
     """
 
     def __init__(self, models: Iterable[type[WireModel]], tag: str) -> None:
@@ -154,8 +157,8 @@ class JsonFastPath:
     @functools.cached_property
     def read(self) -> Callable[[str], WireModel]:
         """The validator of JSON text."""
-        choices = {model.model_fields[self._tag].default:
-                   _with_utc_text_dates(_without_leniency(model)) for model in self._models}
+        choices = {model.model_fields[self._tag].default: _without_leniency(model)
+                   for model in self._models}
         schema = {"type": "tagged-union", "choices": choices, "discriminator": self._tag}
         validate: Callable[[str], WireModel] = TypeAdapter(
             Annotated[Any, _CoreSchema(schema)]).validator.validate_json
@@ -169,28 +172,21 @@ def _without_leniency(model: type[WireModel]) -> dict[str, Any]:
     inner: dict[str, Any] = dict(schema.get("schema", {}))
     if schema["type"] != "function-wrap" or inner.get("cls") is not model:
         raise TypeError(f"{model.__name__} is not validated as a WireModel is")
+    if model.fast_path_requires:
+        inner["schema"] = _requiring(inner["schema"], model.fast_path_requires)
     return inner
 
 
-#: A :data:`WireDatetime` read by pydantic alone: ISO text with a UTC offset (or ``Z``), or
-#: null. It gives what :func:`utc_datetime` gives for such text; anything else fails.
-_UTC_TEXT: dict[str, Any] = {"type": "nullable", "schema": {
-    "type": "datetime", "strict": True, "tz_constraint": 0, "microseconds_precision": "truncate"}}
-
-
-def _with_utc_text_dates(model_schema: dict[str, Any]) -> dict[str, Any]:
-    """``model_schema`` with its top-level :data:`WireDatetime` fields read as :data:`_UTC_TEXT`
-    (copied where changed; the model's own schema stays as it is)."""
-    fields_schema = model_schema.get("schema", {})
-    fields = fields_schema.get("fields", {})
-    dates = {name: field for name, field in fields.items()
-             if field["schema"].get("type") == "default"
-             and field["schema"]["schema"].get("function", {}).get("function") is utc_datetime}
-    if not dates:
-        return model_schema
-    native = {name: {**field, "schema": {**field["schema"], "schema": _UTC_TEXT}}
-              for name, field in dates.items()}
-    return {**model_schema, "schema": {**fields_schema, "fields": {**fields, **native}}}
+def _requiring(before: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    """The fields of a ``before`` validator's schema, without the validator, with ``names``
+    required (a field's default taken off)."""
+    fields_schema = before.get("schema", {})
+    if before["type"] != "function-before" or fields_schema.get("type") != "model-fields":
+        raise TypeError("fast_path_requires is for a model with one before validator")
+    fields = fields_schema["fields"]
+    required = {name: {**fields[name], "schema": fields[name]["schema"]["schema"]}
+                for name in names}
+    return {**fields_schema, "fields": {**fields, **required}}
 
 
 @dataclass(eq=False)

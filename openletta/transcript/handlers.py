@@ -60,7 +60,8 @@ class MessageHandlers(TranscriptBase):
 
     def _feed_into(self, message: m.Message, change: Change) -> None:
         """:meth:`feed`, recording what changed in ``change`` (which may hold more)."""
-        if self._is_replayed(message):
+        seq_id = getattr(message, "seq_id", None)
+        if seq_id is not None and self._is_replayed(message, seq_id):
             return
         if self._followed is not None and not self._loading and self._followed.covers(message):
             return
@@ -86,10 +87,9 @@ class MessageHandlers(TranscriptBase):
         if run and run not in self._run_turns and run in self._turn.run_ids:
             self._run_turns[run] = self._turn
 
-    def _is_replayed(self, message: m.Message) -> bool:
+    def _is_replayed(self, message: m.Message, seq_id: int) -> bool:
         """True for a chunk a resumed stream delivers again (``seq_id`` not beyond the last)."""
-        seq_id = getattr(message, "seq_id", None)
-        if seq_id is None or isinstance(message, m.ErrorMessage):
+        if isinstance(message, m.ErrorMessage):
             return False
         run = getattr(message, "run_id", None)
         if seq_id <= self._last_seq.get(run, 0):
@@ -104,8 +104,8 @@ class MessageHandlers(TranscriptBase):
 
     def _on_reasoning(self, message: m.ReasoningMessage, change: Change) -> None:
         item = self._text_item(message, ReasoningItem, change)
-        if message.reasoning:
-            item.append(message.reasoning)
+        if reasoning := message.reasoning:
+            item.append(reasoning)
             self._touch_text(item, change)
 
     def _on_hidden_reasoning(self, message: m.HiddenReasoningMessage, change: Change) -> None:
@@ -117,8 +117,8 @@ class MessageHandlers(TranscriptBase):
 
     def _on_assistant(self, message: m.AssistantMessage, change: Change) -> None:
         item = self._text_item(message, AssistantItem, change)
-        if message.content:
-            item.append(message.content)
+        if content := message.content:
+            item.append(content)
             change.touch(item)  # _touch_text times only reasoning
 
     def _on_tool_calls(

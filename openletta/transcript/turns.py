@@ -10,11 +10,10 @@ counts once, by its usage if it streamed here, else by its steps and its run's t
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from openletta.api import messages as m
 from openletta.transcript.items import Item, TurnFooterItem, UserItem
@@ -24,13 +23,20 @@ _NOT_THE_AGENTS = (m.UserMessage, m.SystemMessage, m.Ping)
 
 def _by_the_agent(message: m.Message) -> TypeGuard[m.LettaMessage]:
     """Whether ``message`` is one of the agent's (and so has a date, a step and a run)."""
-    return _the_agents(type(message))
+    return _THE_AGENTS[type(message)]
 
 
-@functools.cache
-def _the_agents(kind: type) -> bool:
-    # Asked of every chunk: the answer for each class is kept (it takes four isinstance()).
-    return issubclass(kind, m.LettaMessage) and not issubclass(kind, _NOT_THE_AGENTS)
+class _AgentsKinds(dict[type, bool]):
+    """Whether messages of a class are the agent's, by class. Asked of every chunk: the
+    answer for each class is kept (it takes four slow isinstance(): pydantic's are ABCs)."""
+
+    def __missing__(self, kind: type) -> bool:
+        answer = issubclass(kind, m.LettaMessage) and not issubclass(kind, _NOT_THE_AGENTS)
+        self[kind] = answer
+        return answer
+
+
+_THE_AGENTS = _AgentsKinds()
 
 
 @dataclass
@@ -69,6 +75,9 @@ class TurnStats:
     usage_steps: dict[str | None, int] = field(default_factory=dict)
     #: The run streaming now: the usage at the end of its stream is its.
     streaming: str | None = None
+    #: The run, step and date :meth:`observe` took last (all of them counted since).
+    _last_seen: tuple[str | None, str | None, Any] | None = field(
+        default=None, repr=False, compare=False)
 
     def observe(self, message: m.Message, *, live: bool = False) -> None:
         """Take the date and step of a message of the agent's that belongs to this turn
@@ -80,12 +89,17 @@ class TurnStats:
         run = message.run_id or None
         if live and run:
             self.streaming = run
+        # A call's result is filed under the step that asked for the call: not a step of its.
+        step = None if type(message) is m.ToolReturnMessage else message.step_id
+        seen = (run, step, message.sent_date)  # the date as sent: not read yet
+        if seen == self._last_seen:  # as the chunk before said (nearly every chunk)
+            return
+        self._last_seen = seen
         if (date := message.date) is not None:
             last = self.run_ended.get(run)
             if last is None or date > last:
                 self.run_ended[run] = date
-        if (step := message.step_id) and type(message) is not m.ToolReturnMessage:
-            # (a call's result is filed under the step that asked for the call)
+        if step:
             if (steps := self.run_steps.get(run)) is None:
                 self.run_steps[run] = {step}
             else:
@@ -100,6 +114,7 @@ class TurnStats:
         if not run_id or run_id not in self.run_ids:
             return
         self.run_ids.remove(run_id)
+        self._last_seen = None
         for per_run in (self.run_steps, self.run_ended, self.run_tokens, self.usage_steps,
                         self.run_spans):
             per_run.pop(run_id, None)
