@@ -129,6 +129,13 @@ class ReplayServer(DemoServer):
             self.done.set()
 
 
+def _stat(path: Path) -> list[int]:
+    """The numeric fields of a ``/proc`` ``stat`` file after the command's name (index 0
+    is the state, which reads as 0)."""
+    return [int(field) if field.lstrip("-").isdigit() else 0
+            for field in path.read_text().rsplit(")", 1)[1].split()]
+
+
 class App:
     """``python -m openletta`` in a tmux window of :data:`SIZE`: a real terminal that
     answers the app's queries and draws what it writes."""
@@ -161,15 +168,17 @@ class App:
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
 
     def cpu(self) -> float:
-        """Seconds of CPU the app's threads have used so far (to the nanosecond; threads
-        that ended count in ``stat``, in clock ticks)."""
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ended = (int(fields[13]) + int(fields[14])) / CLOCK_TICKS  # cutime + cstime: children
+        """Seconds of CPU the app has used so far: its running threads' to the nanosecond,
+        and in clock ticks those of its threads that ended and of its children."""
+        fields = _stat(Path(f"/proc/{self.pid}/stat"))
+        ticks = fields[11] + fields[12] + fields[13] + fields[14]  # utime stime cutime cstime
         running = 0
         for task in Path(f"/proc/{self.pid}/task").iterdir():
             with contextlib.suppress(OSError):
                 running += int((task / "schedstat").read_text().split()[0])
-        return running / 1e9 + ended
+                task_fields = _stat(task / "stat")
+                ticks -= task_fields[11] + task_fields[12]  # (counted to the nanosecond)
+        return running / 1e9 + max(0, ticks) / CLOCK_TICKS
 
     async def shows(self, *texts: str, timeout: float = 20, poll: float = 0.1) -> None:
         """Wait until the window shows each of ``texts``, looking every ``poll`` seconds."""
