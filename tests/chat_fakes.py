@@ -293,7 +293,7 @@ class Listener:
     def withdraw_prompt(self, text: str) -> None:
         self.withdrawn.append(text)
 
-    def exit_app(self) -> None:
+    def leave_now(self) -> None:
         self.exits += 1
 
     def agent_changed(self, agent: Agent) -> None:

@@ -19,7 +19,7 @@ from openletta.api.answers import INTERRUPTED, reports_interruption
 from openletta.api.messages import Message, parse_message
 from openletta.transcript import EventItem, ToolCallItem, ToolStatus, Transcript, TurnFooterItem
 from openletta.transcript.edits import with_edit_note
-from openletta.transcript.interruption import HELD, TOLD, TOLD_AT_QUIT
+from openletta.transcript.interruption import HELD, TOLD, TOLD_AT_ONCE
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -64,7 +64,7 @@ def test_an_interrupted_turn_read_from_history_has_no_duration_it_cannot_know() 
 def test_a_turn_interrupted_as_the_user_quit_says_so_and_ends_with_the_agents_answer() -> None:
     transcript = read(captured()[15:])  # the second `local sleep`, then Ctrl+Q
     assert shown(transcript) == [
-        ("user", ""), ("reasoning", ""), ("tool_call", "cancelled"), ("event", TOLD_AT_QUIT),
+        ("user", ""), ("reasoning", ""), ("tool_call", "cancelled"), ("event", TOLD_AT_ONCE),
         ("reasoning", ""), ("assistant", ""), ("footer", ""),
     ]
     footer = transcript.items[-1]

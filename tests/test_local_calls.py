@@ -247,7 +247,8 @@ async def test_quitting_after_esc_stopped_a_call_tells_the_agent_first(
     chat.controller.interrupt()
     await chat.until(lambda: chat.controller.state.phase is Phase.IDLE, "the stop")
     assert not chat.client.answered
-    assert chat.controller.quit_after_local_calls()  # not left to come back as a new request
+    # (not left to come back as a new request)
+    assert chat.controller.leave_after_local_calls(quitting=True)
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.client.answered_with == [None]
     assert [answer.tool_return for answer in only_answer(chat)] == [SAID_HI_THEN_STOPPED]
@@ -428,10 +429,11 @@ async def test_quitting_while_a_call_runs_stops_it_tells_the_agent_then_exits(
         chat: LocalChat) -> None:
     chat.run_tool.hold = asyncio.Event()
     await chat.send(("call-1", "Run", {}))
-    assert not chat.controller.quit_after_local_calls()  # nothing runs yet: quit as usual
+    # (nothing runs yet: quit as usual)
+    assert not chat.controller.leave_after_local_calls(quitting=True)
     chat.controller.decide(chat.controller.state.asking, Choice.APPROVE)  # type: ignore[arg-type]
     await chat.until(lambda: chat.controller.state.phase is Phase.RUNNING)
-    assert chat.controller.quit_after_local_calls()
+    assert chat.controller.leave_after_local_calls(quitting=True)
     await chat.until(lambda: chat.listener.exits == 1, "the exit")
     assert chat.run_tool.stopped
     assert [answer.tool_return for answer in only_answer(chat)] == [SAID_HI_THEN_STOPPED]

@@ -103,16 +103,16 @@ class ApprovalFlow:
         are sent), or leave it pending for later (and maybe quit now)."""
         if self._tasks.round is None:
             if quitting:
-                self._tasks.listener.exit_app()
+                self._tasks.listener.leave_now()
             return
         if deny:
-            self._tasks.quit_when_answered = quitting
+            self._tasks.leave_when_answered = quitting
             self._tasks.round.decide_rest(Decision(approve=False, reason=CANCELLED_REASON))
             self._answer_or_ask()
         else:
             self._tasks.update(asking=None)
             if quitting:
-                self._tasks.listener.exit_app()
+                self._tasks.listener.leave_now()
 
     # --- the round ------------------------------------------------------------------------
 
@@ -152,7 +152,7 @@ class ApprovalFlow:
         round_ = self._tasks.round
         assert round_ is not None
         if round_.to_run_here() and await self._run_here(round_) and not (
-                self._tasks.quit_when_answered):
+                self._tasks.leave_when_answered):
             self._hold(round_)
             return None
         self._tasks.update(phase=Phase.ANSWERING, asking=None, undecided=0, answer_error=None,
@@ -163,8 +163,8 @@ class ApprovalFlow:
         except LettaError as error:
             round_.reset()
             round_.maybe_sent = isinstance(error, APIConnectionError) and error.may_have_arrived
-            if self._tasks.quit_when_answered:  # quitting: the calls stay pending there
-                self._tasks.listener.exit_app()
+            if self._tasks.leave_when_answered:  # quitting: the calls stay pending there
+                self._tasks.listener.leave_now()
                 return None
             self._tasks.update(phase=Phase.AWAITING_APPROVAL,
                                answer_error=answers_not_sent(error),
@@ -172,8 +172,8 @@ class ApprovalFlow:
             self.ask()
             return None
         self._tasks.round = None
-        if self._tasks.quit_when_answered:
-            self._tasks.listener.exit_app()
+        if self._tasks.leave_when_answered:
+            self._tasks.listener.leave_now()
             return None
         return await self._after(outcome)
 
@@ -208,8 +208,8 @@ class ApprovalFlow:
         self._tasks.round = None
         self._tasks.listener.report(ANSWERS_ARRIVED, title="Sent", severity="information",
                                     notice=True)
-        if self._tasks.quit_when_answered:
-            self._tasks.listener.exit_app()
+        if self._tasks.leave_when_answered:
+            self._tasks.listener.leave_now()
             return True
         self._tasks.update(phase=Phase.WAITING)
         await self._catch_up()

@@ -35,7 +35,7 @@ from openletta.chat.turn_state import Phase, TurnListener, TurnState
 from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, went_on
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
-from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_QUIT
+from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_LEAVING, TOLD_ON_QUIT
 
 log = logging.getLogger(__name__)
 
@@ -144,22 +144,23 @@ class ChatController:
             self._tasks.update(phase=Phase.WAITING)
             self._tasks.start_turn(self._catch_up)
 
-    def quit_after_local_calls(self) -> bool:
-        """The user quits while local calls run, or after Esc stopped them: stop them, tell
-        the agent, then exit (``True``). ``False`` when there are none (the UI quits as
-        usual)."""
+    def leave_after_local_calls(self, *, quitting: bool) -> bool:
+        """The user quits (``quitting``) or leaves the chat while local calls run, or after
+        Esc stopped them: stop them, tell the agent, then leave (``True``). ``False`` when
+        there are none (the UI leaves as usual)."""
         held = self._tasks.held
         if self.state.phase is Phase.IDLE and held is not None:
             self._tasks.held, self._tasks.round = None, held
             self._tasks.listener.transcript_changed(
-                self.session.transcript.reword_event(HELD, TOLD_ON_QUIT))
-            self._tasks.quit_when_answered = True
+                self.session.transcript.reword_event(
+                    HELD, TOLD_ON_QUIT if quitting else TOLD_ON_LEAVING))
+            self._tasks.leave_when_answered = True
             self._tasks.update(phase=Phase.ANSWERING)
             self._tasks.start_turn(self._approvals.answer_then_converse)
             return True
         if self.state.phase is not Phase.RUNNING:
             return False
-        self._tasks.quit_when_answered = True
+        self._tasks.leave_when_answered = True
         self.interrupt()
         return True
 
@@ -200,7 +201,7 @@ class ChatController:
             self._tasks.listener.restore_prompt(unsent)
         self._tasks.return_queue()
         self._tasks.round = None
-        self._tasks.quit_when_answered = False
+        self._tasks.leave_when_answered = False
         self._tasks.update(phase=Phase.IDLE, sending=None, asking=None, undecided=0,
                            answer_error=None, stop_reason="interrupted")
         if phase is Phase.ANSWERING:  # whether the server took the answers, it alone knows

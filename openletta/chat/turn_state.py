@@ -94,8 +94,8 @@ class TurnListener(Protocol):
         """Take ``text``, given back to the prompt, out of it again (it was sent after all),
         unless it was edited since."""
 
-    def exit_app(self) -> None:
-        """Quit (the user asked to, once the answers were sent)."""
+    def leave_now(self) -> None:
+        """Quit, or leave the chat: what the user asked for once the answers were sent."""
 
     def agent_changed(self, agent: Agent) -> None:
         """Show the agent's model (and its context window) as the server has it now."""

@@ -91,8 +91,8 @@ class TurnTasks:
         self.held: ApprovalRound | None = None
         #: Tools the user approved "for this session": their requests are answered at once.
         self.auto_approve: set[str] = set()
-        #: Whether the app quits once the open round's answers are sent.
-        self.quit_when_answered = False
+        #: Whether the chat is left (or the app quits) once the open round's answers are sent.
+        self.leave_when_answered = False
         #: The turn task, if one runs (or ran last).
         self.turn: asyncio.Task[None] | None = None
         self._side_tasks: set[asyncio.Task[None]] = set()

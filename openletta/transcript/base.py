@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from openletta.transcript.change import Change
-from openletta.transcript.interruption import TOLD_AT_QUIT, interruption_mark, marked
+from openletta.transcript.interruption import TOLD_AT_ONCE, interruption_mark, marked
 from openletta.transcript.items import (
     UNSETTLED_STATUSES,
     AssistantItem,
@@ -183,9 +183,10 @@ class TranscriptBase:
 
     def _interruption_answered(self, change: Change) -> None:
         """The agent answered the stopped calls in the same turn: the answers went alone,
-        as the user quit, and the turn ends with the agent's answer (a dated message)."""
+        as the user quit or left the chat, and the turn ends with the agent's answer (a
+        dated message)."""
         if self._interruption is not None:
-            self._interruption.text = TOLD_AT_QUIT
+            self._interruption.text = TOLD_AT_ONCE
             change.touch(self._interruption)
             self._interruption, self._turn.interrupted = None, False
 

@@ -1,11 +1,12 @@
 """The mark under a turn the user interrupted while its local calls ran (Esc), live and read
 back from history.
 
-Live, the chat puts the mark when Esc stops the calls (:data:`HELD`) and rewords it once the
-agent is told (:data:`TOLD`, :data:`TOLD_ON_QUIT`). The server keeps no record of the Esc
-itself: what it keeps is the result openletta sent for each stopped call (one that
-:func:`~openletta.api.answers.reports_interruption`), filed with the user's next message, or
-alone with the agent's answer to it when the user quit. History puts the mark back from that.
+Live, the chat puts the mark when Esc stops the calls (:data:`HELD`) and rewords it once
+the agent is told (:data:`TOLD`, :data:`TOLD_ON_QUIT`, :data:`TOLD_ON_LEAVING`). The server
+keeps no record of the Esc itself: what it keeps is the result openletta sent for each
+stopped call (one that :func:`~openletta.api.answers.reports_interruption`), filed with the
+user's next message, or alone with the agent's answer to it when the user quit or left the
+chat. History puts the mark back from that.
 The call itself shows as cancelled by the same rule live and in history
 (:func:`returned_status`).
 """
@@ -25,8 +26,11 @@ HELD = "Interrupted by you · the agent hears of it with your next message"
 TOLD = "Interrupted by you · the agent heard of it with your next message"
 #: :data:`HELD` once the user quit: the answers go before the app ends.
 TOLD_ON_QUIT = "Interrupted by you · the agent is told as you quit"
-#: :data:`TOLD_ON_QUIT` read from history: the agent answered the stopped calls at once.
-TOLD_AT_QUIT = "Interrupted by you · the agent was told as you quit"
+#: The same, as the user leaves the chat for another.
+TOLD_ON_LEAVING = "Interrupted by you · the agent is told as you leave this chat"
+#: :data:`TOLD_ON_QUIT` (or :data:`TOLD_ON_LEAVING`) read from history: the agent answered
+#: the stopped calls at once.
+TOLD_AT_ONCE = "Interrupted by you · the agent was told at once"
 
 
 def returned_status(status: str | None, tool_return: str | None) -> ToolStatus:

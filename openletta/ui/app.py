@@ -207,6 +207,8 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         ``requested_page``: its newest page of history, already asked for (else it is asked
         for now, while the agent is read)."""
         assert self.client is not None
+        if not await self.may_leave_chat(agent.id, conversation):
+            return
         page = requested_page or start_request(newest_page(self.client, agent.id, conversation))
         read = (start_request(read_conversation(self.client, agent.id, conversation))
                 if conversation else None)

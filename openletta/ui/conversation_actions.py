@@ -48,12 +48,29 @@ class ConversationActions(ChatCommands):
         """Open the chat with ``conversation`` of ``agent`` (the app's)."""
         raise NotImplementedError
 
+    def _chat_open(self) -> ChatScreen | None:
+        """The chat open, on screen or under the screens over it."""
+        return next((screen for screen in reversed(self.screen_stack)
+                     if isinstance(screen, ChatScreen)), None)
+
     def note_reply_left(self, agent_id: str, conversation: str | None) -> str | None:
         """What to say about a reply left streaming by the chat on screen, which gives way to
         ``conversation`` of ``agent_id`` (see :func:`reply_left_note`)."""
-        leaving = next((screen for screen in reversed(self.screen_stack)
-                        if isinstance(screen, ChatScreen)), None)
+        leaving = self._chat_open()
         return reply_left_note(leaving, agent_id, conversation) if leaving else None
+
+    async def may_leave_chat(self, agent_id: str | None = None,
+                             conversation: str | None = None) -> bool:
+        """Whether the open chat may give way to ``conversation`` of ``agent_id`` (``None``:
+        one not made yet): a local command running there is stopped first, if the user
+        says so, and the agent told (see :func:`stop_before_leaving`)."""
+        from openletta.ui.screens.leave_approval import stop_before_leaving
+
+        leaving = self._chat_open()
+        if leaving is None or (leaving.session.agent.id,
+                               leaving.session.conversation_id) == (agent_id, conversation):
+            return True
+        return await stop_before_leaving(leaving)
 
     @work(exclusive=True, group="open", exit_on_error=False)
     async def open_conversation(self, agent: Agent, conversation: str | None) -> None:
@@ -64,6 +81,8 @@ class ConversationActions(ChatCommands):
     async def new_conversation(self, agent: Agent, name: str | None = None) -> None:
         """Create a conversation with ``agent`` (named ``name``) and open it."""
         assert self.client is not None
+        if not await self.may_leave_chat():
+            return
         try:
             conversation = await self.client.create_conversation(agent.id, name)
         except LettaError as error:

@@ -88,6 +88,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         self._first_messages = first_messages or FirstMessages()
         self._demo, self._slash = demo, slash
         self.controller = ChatController(session, self, local)
+        #: What :meth:`leave_now` does once the answers the user's leaving waited for are sent
+        #: (``None``: quit; see :func:`~openletta.ui.screens.leave_approval.stop_before_leaving`).
+        self.after_told: Callable[[], None] | None = None
         #: The prompt shown for the call the controller asks about.
         self._asking: ApprovalPrompt | None = None
         #: Whether a request opened now takes keys at once (Esc went to it on purpose).
@@ -257,8 +260,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def withdraw_prompt(self, text: str) -> None:
         self.prompt.withdraw(text)
 
-    def exit_app(self) -> None:
-        self.app.exit()
+    def leave_now(self) -> None:
+        (self.after_told or self.app.exit)()
 
     async def on_unmount(self) -> None:
         await self.controller.close()

@@ -1,11 +1,13 @@
 """Asked when the user leaves the chat's work unfinished: leaves (Esc) or quits while the
-agent waits for an approval answer, or quits while a local command runs. Each is a
+agent waits for an approval answer, or quits or opens another chat while a local command
+runs. Each is a
 :class:`~openletta.ui.screens.letter_dialog.LetterDialog`: a message typed over it picks
 nothing and lands in the prompt.
 """
 
 from __future__ import annotations
 
+import asyncio
 from enum import StrEnum
 from typing import TYPE_CHECKING, ClassVar
 
@@ -27,8 +29,12 @@ LEFT_PENDING = ("Left pending: Esc brings it back. Until it is answered, a messa
                 "it stays in the prompt.")
 #: Said once the user chose to stop the local calls and quit.
 STOPPING_TO_QUIT = "Stopping the local calls and telling the agent, then quitting…"
+#: Said once the user chose to stop the local calls and open another chat.
+STOPPING_TO_LEAVE = "Stopping the local calls and telling the agent, then leaving this chat…"
 #: The question Ctrl+Q asks while a local call runs (quitting would stop it).
 RUNNING_QUESTION = "A command is running: stop it and quit?"
+#: The question opening another chat asks while a local call runs (leaving would stop it).
+RUNNING_LEAVING_QUESTION = "A command is running here: stop it and leave this chat?"
 
 
 class LeaveChoice(StrEnum):
@@ -56,22 +62,23 @@ class LeaveApprovalScreen(LetterDialog[LeaveChoice]):
 
 
 class QuitChoice(StrEnum):
-    """Stop the local calls running, tell the agent, and quit."""
+    """Stop the local calls running, tell the agent, and quit (or leave the chat)."""
 
     STOP = "stop"
 
 
 class QuitWhileRunningScreen(LetterDialog[QuitChoice]):
-    """Stop the command running and quit (``s``, or Ctrl+Q again), or go back while it runs
-    on (Esc: ``None``)."""
+    """Stop the command running and quit, or leave the chat (``s``, or Ctrl+Q again), or go
+    back while it runs on (Esc: ``None``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "pick('stop')", "Stop and quit", show=False),
+        Binding("s", "pick('stop')", "Stop", show=False),
     ]
 
-    def __init__(self, *, typed: Callable[[TypedElsewhere], None]) -> None:
-        super().__init__(RUNNING_QUESTION, [
-            (QuitChoice.STOP, "s", "Stop it, tell the agent, and quit"),
+    def __init__(self, *, typed: Callable[[TypedElsewhere], None], quitting: bool = True) -> None:
+        then = "quit" if quitting else "leave"
+        super().__init__(RUNNING_QUESTION if quitting else RUNNING_LEAVING_QUESTION, [
+            (QuitChoice.STOP, "s", f"Stop it, tell the agent, and {then}"),
         ], "Back: it goes on running", typed=typed)
 
 
@@ -107,9 +114,28 @@ def ask_to_leave(chat: ChatScreen, *, quitting: bool) -> bool:
 def _stop_and_quit(chat: ChatScreen) -> bool:
     """Stop the local calls running, or send the answers of those Esc stopped, then quit;
     ``False`` when there are none (the app quits as usual)."""
-    if not chat.controller.quit_after_local_calls():
+    if not chat.controller.leave_after_local_calls(quitting=True):
         return False
     chat.notify(STOPPING_TO_QUIT, title="Quitting", severity="information")
+    return True
+
+
+async def stop_before_leaving(chat: ChatScreen) -> bool:
+    """Before another chat opens in place of ``chat``: while local calls run there, ask
+    whether to stop them (``False``: the user went back to it); stopped, or stopped by Esc
+    earlier, the agent is told (their answers are sent) before this returns ``True``. Must
+    run in a worker (it waits for the answer)."""
+    controller = chat.controller
+    if controller.state.phase is Phase.RUNNING and await chat.app.push_screen_wait(
+            QuitWhileRunningScreen(typed=_typed_into(chat), quitting=False)) is None:
+        return False
+    told = asyncio.Event()
+    chat.after_told = told.set
+    if not controller.leave_after_local_calls(quitting=False):
+        chat.after_told = None
+        return True
+    chat.notify(STOPPING_TO_LEAVE, title="Leaving", severity="information")
+    await told.wait()
     return True
 
 
