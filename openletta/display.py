@@ -82,6 +82,8 @@ _PICTURES |= {0x7F: 0x2421, 0x85: ord(LINE_BREAK), 0x2028: ord(LINE_BREAK),
               0x2029: ord(LINE_BREAK)}
 _PICTURES |= {code: ord(UNSHOWABLE) for code in range(0x80, 0xA0) if code != 0x85}
 _PICTURES |= {code: ord(UNSHOWABLE) for code in range(0xD800, 0xE000)}
+#: A character :class:`DisplayText` shows as a marker, which a text field shows as ⍰.
+_HIDDEN_CHARACTER = re.compile(f"[{_HIDDEN}]")
 _PICTURED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: A carriage return right before a newline is an ordinary line ending, not worth a warning.
 _CRLF_CR = re.compile("\r(?=\n)")
@@ -149,6 +151,14 @@ def control_pictures(text: str) -> str:
     stay): what a text field shows, so that the same number of characters keeps cursor
     columns right."""
     return text.translate(_PICTURES) if _PICTURED.search(text) else text
+
+
+def field_pictures(text: str) -> str:
+    """What a text field shows of ``text``: :func:`control_pictures`, and each character that
+    reorders or hides text, which the chat shows as a marker (``⟨U+202E⟩``: the set
+    :class:`DisplayText` marks), as :data:`UNSHOWABLE`: one visible character, so that cursor
+    columns stay right and no bidi override reverses what is typed after it."""
+    return _HIDDEN_CHARACTER.sub(UNSHOWABLE, control_pictures(text))
 
 
 def pictured_text(text: str) -> DisplayText:

@@ -43,7 +43,7 @@ from openletta.transcript import (
     Transcript,
     UserItem,
 )
-from openletta.transcript.approval_notes import approval_note
+from openletta.transcript.approval_notes import approval_note, denial_reason
 from openletta.transcript.items import NOT_RUN_NOTE
 
 
@@ -158,15 +158,16 @@ def _render_call(item: ToolCallItem, max_lines: int | None, summary: str) -> Ren
     parts: list[RenderableType] = [Text(literal_text(arguments))]
     if item.status is ToolStatus.NOT_RUN:
         parts.append(Text(NOT_RUN_NOTE, style="dim italic"))
-    if item.result is not None:  # (a result of several lines starts on its own: its columns)
+    if item.status is ToolStatus.DENIED:  # in the card's words, not the server's
+        if reason := denial_reason(item):
+            parts.append(plain_text("reason: " + reason, style="italic"))
+    elif item.result is not None:  # (a result of several lines starts on its own: columns)
         if max_lines is not None and (seen := seen_note(item.result)):
             parts.append(Text(seen, style="yellow"))  # (the note the result starts with)
         arrow = Text("→\n" if "\n" in item.result.strip("\n") else "→ ")
         parts.append(arrow + _ends(max_lines, item.result))
     if item.stderr:
         parts.append(_ends(max_lines, "".join(item.stderr), style="red"))
-    if item.reason and item.reason not in (item.result or ""):  # (the server's denial has it)
-        parts.append(plain_text("reason: " + item.reason, style="italic"))
     title = Text.assemble((literal_text(item.name) or "tool", "bold"), "  ",
                           (item.status.label, _STATUS_STYLE.get(item.status, "cyan")),
                           (f"  {note}", "italic") if (note := approval_note(item)) else "")

@@ -251,3 +251,45 @@ def test_a_call_the_user_edited_says_so_as_its_card_does() -> None:
                         needs_approval=True, runs_here=True, approved=True, edited=True,
                         status=ToolStatus.SUCCESS, result="a")
     assert "*Edited by you.*" in to_markdown([call], "agent")
+
+
+
+def _local_call_and_result(result: str | None) -> list:
+    """A local Bash call of ``echo mixed`` (and its ``result``) as the server sends them."""
+    from openletta.api.messages import parse_message
+
+    chunks = [{"message_type": "approval_request_message", "id": "message-1",
+               "tool_call": {"tool_call_id": "call-1", "name": "Bash",
+                             "arguments": '{"command": "echo mixed"}'}}]
+    if result is not None:
+        chunks.append({"message_type": "tool_return_message", "id": "message-2",
+                       "tool_call_id": "call-1", "status": "success", "tool_return": result})
+    return [parse_message(chunk) for chunk in chunks]
+
+
+def _says_edited_with_what_the_agent_asked(markdown: str) -> None:
+    assert "*Edited by you.*" in markdown
+    asked = markdown.index("The agent asked for:")
+    ran = markdown.index("Arguments (as run):")
+    assert asked < markdown.index('"command": "echo mixed"') < ran
+    assert ran < markdown.index('"command": "seq 1 3"')
+
+
+def test_a_call_edited_here_and_read_back_from_history_says_so_with_what_the_agent_asked() -> None:
+    """History keeps no answer for a call run on a client, only its result, whose note of
+    the edit marks the call edited (as the card, the printout and replay show it)."""
+    from openletta.transcript.edits import with_edit_note
+
+    transcript = Transcript()
+    transcript.load_history(_local_call_and_result(with_edit_note("command", "seq 1 3", "1")))
+    _says_edited_with_what_the_agent_asked(to_markdown(transcript.items, "agent"))
+
+
+def test_a_call_edited_live_keeps_what_the_agent_asked_for() -> None:
+    transcript = Transcript()
+    transcript.feed_all(_local_call_and_result(None))
+    transcript.mark_local("call-1", None)
+    transcript.edit_local("call-1", '{"command": "seq 1 3"}')
+    transcript.start_local("call-1")
+    transcript.finish_local("call-1", "1", ok=True)
+    _says_edited_with_what_the_agent_asked(to_markdown(transcript.items, "agent"))

@@ -122,6 +122,11 @@ class NotLettaServerError(LettaError):
     answer there is not a Letta server's health."""
 
 
+#: What a :class:`NotFoundError` of an answer advises: a caller that knows what was not
+#: found (a model's handle) may say it better.
+NOT_FOUND_ADVICE = "Check the id, or choose again."
+
+
 def not_a_letta_server(status: int) -> NotLettaServerError:
     """The error for an answer with ``status`` to the health check that no Letta server
     gives."""
@@ -195,7 +200,7 @@ def error_from_response(status: int, body: bytes | str | Any) -> LettaError:
         return AuthError(f"The Letta server refused access (HTTP {status}: {shown}). "
                          "Set LETTA_API_KEY to a valid key.", **details)
     if status in (404, 410):
-        return NotFoundError(f"Not found: {shown}. Check the id, or choose again.", **details)
+        return NotFoundError(f"Not found: {shown}. {NOT_FOUND_ADVICE}", **details)
     if status == 409:
         return ConflictError(f"Conflict: {shown}. Wait a moment and try again.", **details)
     if status in (400, 422):

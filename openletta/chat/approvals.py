@@ -14,11 +14,10 @@ from openletta.api.answers import Answer, ApprovalAnswer, ToolReturnAnswer
 from openletta.api.messages import ApprovalResponseMessage, Message, ToolReturnMessage
 from openletta.tools.base import ToolOutcome
 from openletta.transcript import ToolCallItem
+from openletta.transcript.approval_notes import NO_REASON
 
 #: The reason sent when the user leaves an open prompt by denying it.
 CANCELLED_REASON = "cancelled by user"
-#: The reason sent for a denial the user gave none for (the agent reads it).
-NO_REASON = "none given"
 
 
 class Choice(StrEnum):

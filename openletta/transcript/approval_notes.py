@@ -1,8 +1,17 @@
-"""How a call was approved, in the words its card, the exit printout and ``/export`` use."""
+"""How a call was approved or denied, in the words its card, the exit printout and
+``/export`` use."""
 
 from __future__ import annotations
 
+import re
+
 from openletta.transcript.items import ToolCallItem
+
+#: The reason sent for a denial the user gave none for (the agent reads it).
+NO_REASON = "none given"
+_DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
+#: What a denial without a reason says in its place.
+_NO_REASONS = ("", "None", NO_REASON)
 
 
 def approval_note(item: ToolCallItem) -> str:
@@ -16,3 +25,13 @@ def approval_note(item: ToolCallItem) -> str:
     if item.approved and item.needs_approval and not (item.runs_here or item.client_result):
         return "approved"
     return ""
+
+
+def denial_reason(item: ToolCallItem) -> str | None:
+    """Why the call was denied: the user's reason, or the one quoted in the result (where
+    the server writes ``None``, and this client :data:`NO_REASON`, for a denial without one)."""
+    if (item.reason or "").strip() not in _NO_REASONS:
+        return item.reason
+    match = _DENIAL_REASON.search(item.result or "")
+    quoted = match[1].strip() if match else ""
+    return quoted if quoted not in _NO_REASONS else None

@@ -63,8 +63,12 @@ class CallUpdates(HistoryPages):
         return self._update_call(tool_call_id, runs_here=True, preview=preview)
 
     def edit_local(self, tool_call_id: str, arguments_text: str) -> Change:
-        """The user edited a call run here before approving it: ``arguments_text`` runs."""
-        return self._update_call(tool_call_id, arguments_text=arguments_text, edited=True)
+        """The user edited a call run here before approving it: ``arguments_text`` runs
+        (what the agent asked for is kept)."""
+        item = self._calls.get(tool_call_id)
+        asked = item and (item.asked_arguments_text or item.arguments_text)
+        return self._update_call(tool_call_id, arguments_text=arguments_text, edited=True,
+                                 asked_arguments_text=asked)
 
     def start_local(self, tool_call_id: str) -> Change:
         """A call approved here starts running on this machine."""

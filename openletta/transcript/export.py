@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
+from openletta.api import json_text
 from openletta.display import DisplayText
 from openletta.told import seen_by_agent, told_before_note
 from openletta.transcript.approval_notes import approval_note
@@ -100,15 +101,25 @@ def _tool_call(item: ToolCallItem) -> str:
     parts = [f"### Tool call: {name} ({str(item.status).replace('_', ' ')})"]
     if item.needs_approval and (approval := _approval(item)):
         parts.append(approval)
+    if item.edited and item.asked_arguments_text:
+        parts.append("The agent asked for:\n\n" + _arguments(item.asked_arguments_text))
     if item.arguments is not None:
-        parts.append("Arguments:\n\n" + _fenced(
-            json.dumps(item.arguments, indent=2, ensure_ascii=False), "json"))
+        label = "Arguments (as run)" if item.edited else "Arguments"
+        parts.append(f"{label}:\n\n" + _arguments(item.arguments_text))
     elif item.arguments_text:
         parts.append("Arguments (incomplete):\n\n" + _fenced(item.arguments_text))
     if item.status is ToolStatus.NOT_RUN:
         parts.append(f"*{NOT_RUN_NOTE}*")
     parts.extend(_results(item))
     return "\n\n".join(parts)
+
+
+def _arguments(text: str) -> str:
+    """Arguments' JSON text fenced, laid out when it is JSON."""
+    value = json_text.loads_or_none(text)
+    if value is None:
+        return _fenced(text)
+    return _fenced(json.dumps(value, indent=2, ensure_ascii=False), "json")
 
 
 def _results(item: ToolCallItem) -> list[str]:
@@ -133,12 +144,15 @@ def _results(item: ToolCallItem) -> list[str]:
 
 
 def _approval(item: ToolCallItem) -> str:
-    if item.approved is None:  # a call run here was answered by running it, or not
+    """How the call was answered, by the rule its card uses (:func:`approval_note`): a call
+    run here and read back from history has no answer but its result's (an edit's note)."""
+    if item.approved is False:
+        reason = f" Reason: {_one_line(item.reason)}" if item.reason else ""
+        return f"*Denied.{reason}*"
+    note = approval_note(item)
+    if item.approved is None and not note:  # a call run here was answered by running it
         return "*Waiting for approval.*" if item.status is ToolStatus.AWAITING_APPROVAL else ""
-    if item.approved:  # (a call run here: by the user's yes, unless a note says otherwise)
-        return f"*{(approval_note(item) or 'approved').capitalize()}.*"
-    reason = f" Reason: {_one_line(item.reason)}" if item.reason else ""
-    return f"*Denied.{reason}*"
+    return f"*{(note or 'approved').capitalize()}.*"
 
 
 def _error(item: ErrorItem) -> str:

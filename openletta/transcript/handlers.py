@@ -358,6 +358,7 @@ def _show_edit(item: ToolCallItem) -> None:
     arguments = item.arguments
     if edit is None or arguments is None or not isinstance(arguments.get(edit.argument), str):
         return
+    item.asked_arguments_text = item.arguments_text
     item.arguments_text = json.dumps({**arguments, edit.argument: edit.value})
     item.edited, item.result = True, edit.result
 

@@ -225,6 +225,8 @@ class ToolCallItem(Item):
     auto_approved: bool = False
     #: The user edited the arguments before approving the call (they are what ran).
     edited: bool = False
+    #: The arguments the agent asked for, when the user edited them before the call ran.
+    asked_arguments_text: str | None = None
     #: The call is of a tool this client runs, on this machine (not on the server).
     runs_here: bool = False
     #: A client sent the call's result (it ran on a client's machine, not on the server).

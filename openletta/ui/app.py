@@ -356,8 +356,7 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
         """Show keys and slash commands."""
         from openletta.ui.screens.help import HelpScreen
 
-        commands = [(command.name, command.description) for command in SLASH_COMMANDS.values()]
-        self.push_screen(HelpScreen(commands))
+        self.push_screen(HelpScreen(SLASH_COMMANDS.values()))
 
     def action_switch_agent(self) -> None:
         """Open the agent chooser over the chat (Esc comes back)."""

@@ -14,12 +14,13 @@ from textual import work
 from textual.app import App
 
 from openletta.api.client import LettaClient
-from openletta.api.errors import LettaError
+from openletta.api.errors import NOT_FOUND_ADVICE, LettaError, NotFoundError
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
 from openletta.display import counted
 from openletta.transcript.export import default_export_name
+from openletta.ui.commands import SLASH_COMMANDS
 from openletta.ui.dates import Clock
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.textual_internals import give_first_focus
@@ -102,7 +103,8 @@ class ChatCommands(App[None]):
             self.notify("The default thread has no name: /new NAME starts a named "
                         "conversation.", title="Rename", severity="warning")
         elif not name.strip():
-            self.notify("Say the name: /rename NAME", title="Rename", severity="warning")
+            self.notify(f"Say the name: {SLASH_COMMANDS['rename'].usage}", title="Rename",
+                        severity="warning")
         else:
             self.rename_conversation(screen, name.strip())
 
@@ -155,7 +157,11 @@ class ChatCommands(App[None]):
         try:
             agent = await session.switch_model(model)
         except LettaError as error:
-            self.notify(f"Could not switch {name} to {model}: {error.message}", title="Model",
+            message = error.message
+            if isinstance(error, NotFoundError):  # what was not found is a handle, not an id
+                message = message.replace(NOT_FOUND_ADVICE,
+                                          "Check the handle, or choose one: /model")
+            self.notify(f"Could not switch {name} to {model}: {message}", title="Model",
                         severity="error")
             return
         screen.agent_changed(agent)

@@ -6,7 +6,10 @@ it (``ESC [2J`` clears the screen, ``ESC ]2;…`` sets the window title) would r
 character that could (C0 and C1 controls but newline and tab, DEL) and every one that Python
 counts as a line break (so that lines break where they are shown) is shown as one visible
 cell of its own (:func:`~openletta.display.control_pictures`: as the user's messages and
-memory blocks are shown), the same number of characters, so that cursor columns stay right.
+memory blocks are shown), and so is every one the chat shows as a marker since it reorders
+or hides text (a bidi override, ``⟨U+202E⟩`` there, is ``⍰``:
+:func:`~openletta.display.field_pictures`): the same number of characters, so that cursor
+columns stay right.
 :class:`RawLines` keeps the text as it came beside what is shown: edits are made to both at
 the same places, which are the same since each character is shown as one.
 
@@ -21,7 +24,7 @@ import re
 from textual.widgets import TextArea
 from textual.widgets.text_area import Edit, EditResult, Location
 
-from openletta.display import control_pictures
+from openletta.display import field_pictures
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _TERMINAL_LINE_BREAK = re.compile("\r\n?")
@@ -91,7 +94,7 @@ class RawEdit(Edit):
     the text as it came (``raw``, in ``lines``), when done, undone and redone."""
 
     def __init__(self, edit: Edit, lines: RawLines) -> None:
-        super().__init__(control_pictures(edit.text), edit.from_location, edit.to_location,
+        super().__init__(field_pictures(edit.text), edit.from_location, edit.to_location,
                          edit.maintain_selection_offset)
         self.raw = edit.text
         self.lines = lines

@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets.text_area import Edit, EditResult, Location
 
-from openletta.display import control_pictures
+from openletta.display import control_pictures, field_pictures
 from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, typed_text
 from openletta.ui.textual_internals import OrderedUndoTextArea
 
@@ -111,14 +111,15 @@ class SteadyTextArea(OrderedUndoTextArea):
     Its document never holds a control character but newline and tab, nor a line break but
     newline, whatever way text comes in: the text it is made with and :meth:`load_text` (or
     ``text =``), and every :meth:`edit` (typing, a paste, ``insert``, ``replace``, undo and
-    redo). Each is shown as one visible character
-    (:func:`~openletta.display.control_pictures`: ``ESC`` as ``␛``), so that cursor
-    columns stay right. :attr:`raw_text` is the text as it came and was typed, those
-    characters and all: what the field hands on (a message sent, a block saved, a command
-    run); ``text`` is what it shows. A Control Picture the user typed or pasted (a ``␛``
-    copied from a tool call shown in the chat) stays that picture: the field keeps track of
-    which characters it pictured (:class:`~openletta.ui.editor_text.RawLines`), so a text
-    given to it and not edited is handed on unchanged. Text cut or copied from the field is
+    redo). Each is shown as one visible character, and so is each character that reorders or
+    hides text (:func:`~openletta.display.field_pictures`: ``ESC`` as ``␛``, a bidi override
+    as ``⍰``), so that cursor columns stay right. :attr:`raw_text` is the text as it came
+    and was typed, those characters and all: what the field hands on (a message sent, a
+    block saved, a command run); ``text`` is what it shows. A Control Picture the user typed
+    or pasted (a ``␛`` copied from a tool call shown in the chat) stays that picture: the
+    field keeps track of which characters it pictured
+    (:class:`~openletta.ui.editor_text.RawLines`), so a text given to it and not edited is
+    handed on unchanged. Text cut or copied from the field is
     the text shown, pictures and all.
 
     A key types what :func:`~openletta.ui.editor_text.typed_text` says (a no-break space or
@@ -129,7 +130,7 @@ class SteadyTextArea(OrderedUndoTextArea):
     """
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
-        super().__init__(control_pictures(text), **kwargs)
+        super().__init__(field_pictures(text), **kwargs)
         self.cursor_blink = False
         self._raw = RawLines(text)
         #: How many edits the field has had (whether the user typed there since a moment).
@@ -139,13 +140,13 @@ class SteadyTextArea(OrderedUndoTextArea):
     def raw_text(self) -> str:
         """The text as it came and was typed (what ``text`` shows, its pictures undone)."""
         raw = self._raw.text
-        if control_pictures(raw) != self.text:  # changed behind edit's back: keep what shows
+        if field_pictures(raw) != self.text:  # changed behind edit's back: keep what shows
             self._raw.reset(raw := self.text)
         return raw
 
     def load_text(self, text: str) -> None:
         self._raw.reset(text)
-        super().load_text(control_pictures(text))
+        super().load_text(field_pictures(text))
 
     def edit(self, edit: Edit) -> EditResult:
         self.edits += 1

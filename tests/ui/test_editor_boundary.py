@@ -24,8 +24,9 @@ from openletta.ui.steady import SteadyInput
 from openletta.ui.widgets.approval import ApprovalPrompt
 
 #: What a text field's document must never hold: controls but newline and tab, DEL, C1,
-#: line breaks Python splits lines at, lone surrogates.
-FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: line breaks Python splits lines at, lone surrogates, characters that reorder or hide text.
+FORBIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff"
+                       "\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 #: A server's text that would clear the screen, set the window title, and more.
 HOSTILE = ("red \x1b[31mRED\x1b[0m\nclear \x1b[2J\x1b[H end\ntitle \x1b]2;PWNED\x07 end\n"
            "c1 \x9b1m cr\rvt\x0bls\u2028end")
@@ -113,6 +114,22 @@ async def test_a_recalled_or_pasted_prompt_shows_pictures_and_sends_the_text(
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(app.sent) == 3, what="sent")
     assert app.sent == [HOSTILE, "abc\x1b[31mdef", "one\ntwo\nthree"]
+
+
+async def test_a_pasted_bidi_override_is_pictured_in_the_prompt_and_sent_as_it_came(
+        wait_until) -> None:
+    """Text after a right-to-left override is not drawn reversed while it is edited: the
+    prompt pictures what the chat shows as ``⟨U+202E⟩`` (zero-width spaces too)."""
+    app = PromptApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        prompt = app.query_one(Prompt)
+        prompt.focus()
+        prompt.post_message(events.Paste("bidi \u202eabc def\u202c zw\u200bx"))
+        await wait_until(pilot, lambda: prompt.text == "bidi ⍰abc def⍰ zw⍰x", what="pasted")
+        assert not FORBIDDEN.search(drawn(prompt))
+        await pilot.press("left", "backspace", "enter")  # deletes the zero-width space
+        await wait_until(pilot, lambda: app.sent, what="sent")
+    assert app.sent == ["bidi \u202eabc def\u202c zwx"]
 
 
 async def test_typed_characters_arrive_as_a_paste_has_them(wait_until) -> None:

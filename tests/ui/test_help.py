@@ -28,3 +28,19 @@ async def test_the_first_end_shows_the_end_of_the_help_at_once(demo_server, make
         app.post_message(events.Key("home", None))
         await pilot.pause()
         assert box.scroll_y == 0
+
+
+async def test_the_help_shows_each_commands_argument_as_the_slash_menu_does(
+        demo_server, make_app, wait_until) -> None:
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=(100, 70)) as pilot:
+        await open_chat(pilot, wait_until)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+        await wait_until(pilot, lambda: any(
+            "/export [path]" in strip.text for strip in app.screen._compositor.render_strips()),
+            what="the commands")
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+    for usage in ("/new [name]", "/rename <name>", "/model [handle]", "/theme [name]",
+                  "/export [path]", "/help"):
+        assert any(f"  {usage}  " in row for row in rows), usage

@@ -8,7 +8,7 @@ from chat_helpers import demo_chat, open_chat, send
 from textual.app import App
 
 from openletta.api.client import LettaClient
-from openletta.api.errors import NotFoundError
+from openletta.api.errors import error_from_response
 from openletta.api.resources import Agent, LLMConfig, Model
 from openletta.chat import turn_tasks
 from openletta.demo import catalog, resources
@@ -69,7 +69,7 @@ async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make
         async def set_agent_model(agent_id: str, model: str) -> Agent:
             asked.append(model)
             if model != OTHER:
-                raise NotFoundError(f"NOT_FOUND: Handle {model} not found", status_code=404)
+                raise error_from_response(404, {"detail": f"Handle {model} not found"})
             demo_server.server.store.agents[agent_id].model = OTHER  # as the server would
             return Agent(id=agent_id, model=OTHER,
                          llm_config=LLMConfig(handle=OTHER, context_window=128_000))
@@ -79,6 +79,9 @@ async def test_model_names_a_model_and_the_status_bar_shows_it(demo_server, make
         await wait_until(pilot, lambda: asked == ["nope/none"], what="the refused switch")
         await wait_until(pilot, lambda: any("Could not switch" in str(n.message)
                                             for n in app._notifications), what="the error")
+        (error,) = [str(n.message) for n in app._notifications if "Could not" in n.message]
+        assert "Handle nope/none not found" in error and "Check the handle" in error
+        assert "Check the id" not in error
         assert screen.status.info.model == "demo/scripted-model"
         await pilot.press(*f"/model {OTHER}", "enter")
         await wait_until(pilot, lambda: screen.status.info.model == OTHER, what="the new model")

@@ -290,6 +290,24 @@ def test_a_denial_reason_the_result_holds_is_printed_once() -> None:
     assert any("reason: not now" in line for line in rendered(told))
 
 
+def test_every_denial_is_printed_in_one_wording_as_its_card_has_it() -> None:
+    """A user's denial (the server's result quotes the reason, or only the result has it,
+    read back) and read-only mode's read ``reason: …``, not the server's error text."""
+    quoted = "Error: request to call tool denied. User reason: no echo today"
+    denials = [
+        ToolCallItem(key="call:1", name="Bash", status=ToolStatus.DENIED, result=quoted,
+                     reason="no echo today"),
+        ToolCallItem(key="call:2", name="Bash", status=ToolStatus.DENIED, result=quoted),
+        ToolCallItem(key="call:3", name="Bash", status=ToolStatus.DENIED,
+                     reason="Bash is not allowed: read-only mode"),
+    ]
+    printed = [" ".join(line.strip("│ ") for line in rendered(call)) for call in denials]
+    assert all("→" not in text and "request to call tool denied" not in text
+               for text in printed)
+    assert "reason: no echo today" in printed[0] and "reason: no echo today" in printed[1]
+    assert "reason: Bash is not allowed: read-only mode" in printed[2]
+
+
 def test_a_compaction_summary_is_printed_under_a_line_that_names_it() -> None:
     summary = EventItem(key="event:1", event_type=COMPACTION_SUMMARY,
                         text="The user said hello.\nThe agent answered.")

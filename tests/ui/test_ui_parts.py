@@ -30,7 +30,7 @@ from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import status_bar
 from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
-from openletta.ui.commands import SLASH_COMMANDS
+from openletta.ui.commands import SLASH_COMMANDS, SlashCommand
 from openletta.ui.completion_menu import USAGE_WIDTH, command_row
 from openletta.ui.dates import time_ago
 from openletta.ui.formatting import format_tokens, home_relative
@@ -499,8 +499,8 @@ async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(
 
 
 def test_help_wraps_a_long_meaning_under_itself_not_under_the_keys() -> None:
-    commands = [("context", "How the agent's context window is spent, block by block, "
-                            "message by message")]
+    commands = [SlashCommand("context", "How the agent's context window is spent, block by "
+                             "block, message by message", "context")]
     console = Console(width=60, record=True, color_system=None)
     console.print(help_table(commands))
     lines = console.export_text().splitlines()

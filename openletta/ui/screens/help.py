@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from openletta.tools.permissions import SWITCHABLE
+from openletta.ui.commands import SlashCommand
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.reading_scroll import ReadingScroll
 
@@ -55,9 +56,9 @@ STATUS_FIGURES = (
 )
 
 
-def help_table(commands: Iterable[tuple[str, str]]) -> Table:
-    """Keys, ``(name, description)`` slash commands and the status bar's figures in two
-    columns: a long meaning wraps under itself, not under the keys."""
+def help_table(commands: Iterable[SlashCommand]) -> Table:
+    """Keys, slash commands (as the ``/`` menu shows them: ``/rename <name>``) and the status
+    bar's figures in two columns: a long meaning wraps under itself, not under the keys."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -66,8 +67,8 @@ def help_table(commands: Iterable[tuple[str, str]]) -> Table:
         table.add_row(f"  {key}", meaning)
     table.add_row()
     table.add_row(Text("Commands", style="bold"))
-    for name, description in commands:
-        table.add_row(f"  /{name}", description)
+    for command in commands:
+        table.add_row(Text(f"  {command.usage}"), command.description)  # [path]: no markup
     table.add_row()
     table.add_row(Text("Status bar", style="bold"))
     for figure, meaning in STATUS_FIGURES:
@@ -82,7 +83,7 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,f1", "dismiss", "Close", id="help.close"),
     ]
 
-    def __init__(self, commands: Iterable[tuple[str, str]]) -> None:
+    def __init__(self, commands: Iterable[SlashCommand]) -> None:
         super().__init__()
         self._table = help_table(commands)
 

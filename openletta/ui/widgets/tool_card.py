@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 
@@ -14,10 +13,9 @@ from textual.timer import Timer
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from openletta.chat.approvals import NO_REASON
 from openletta.display import DisplayText, literal_text
 from openletta.transcript import ToolCallItem, ToolStatus
-from openletta.transcript.approval_notes import approval_note
+from openletta.transcript.approval_notes import approval_note, denial_reason
 from openletta.transcript.items import NOT_RUN_NOTE
 from openletta.ui.formatting import format_elapsed
 from openletta.ui.renderers import ToolRenderer, renderer_for
@@ -40,21 +38,6 @@ HIDDEN_CHARACTERS_WARNING = (
     "It is exactly what is shown: read it closely.")
 #: Seconds for the elapsed-time display; tests replace it with a frozen clock.
 clock: Callable[[], float] = time.monotonic
-_DENIAL_REASON = re.compile(r"User reason: (.*)", re.DOTALL)
-#: What a denial without a reason says in its place.
-_NO_REASONS = ("", "None", NO_REASON)
-
-
-def denial_reason(item: ToolCallItem) -> str | None:
-    """Why the call was denied: the user's reason, or the one quoted in the result (where
-    the server writes ``None``, and this client :data:`NO_REASON`, for a denial without one)."""
-    if (item.reason or "").strip() not in _NO_REASONS:
-        return item.reason
-    match = _DENIAL_REASON.search(item.result or "")
-    quoted = match[1].strip() if match else ""
-    return quoted if quoted not in _NO_REASONS else None
-
-
 def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[Content]:
     """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
     (its raw arguments while they stream), then any denial; a warning, or why it did not
