@@ -203,7 +203,7 @@ class Transcript(CallUpdates):
                       spans: Mapping[str, tuple[datetime, datetime]] | None = None) -> Change:
         """Count the usage read from runs of ``footer``'s turn that it lacks (each run once:
         what streamed here, or was read before, is not counted again). Read for the newest
-        turn, part of which streamed here, it joins the usage shown for that turn too.
+        turn (streamed here in part, or read from history), it joins the usage shown too.
         ``spans``: when those runs began and ended, which time the turn more closely than
         its messages' dates (whole seconds)."""
         change = Change()
@@ -213,7 +213,7 @@ class Transcript(CallUpdates):
             return change
         known = spans or {}
         turn.run_spans.update({run: known[run] for run in counted if run in known})
-        if turn is self._turn and turn.usage_steps:  # (the turn's usage is shown)
+        if turn is self._turn:  # the newest turn: its usage is shown, streamed or read
             read = Usage(step_count=turn.steps_of(counted))
             for run in counted:
                 read = read.plus(usages[run])

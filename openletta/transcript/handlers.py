@@ -205,6 +205,8 @@ class MessageHandlers(TranscriptBase):
                 del self._run_turns[message.run_id]  # the run is the new turn's
             self._end_turn(change)
             self._turn = TurnStats(started=message.date)
+            if self._loading and self._prepend_at is None:  # the newest turn, read here:
+                self.usage = Usage()  # its usage is its runs' (:meth:`add_run_usage`)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)
         else:  # a note the server stored later: the turn before it is over
             if self._loading and self._turn_looks_finished():
