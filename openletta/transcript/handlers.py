@@ -25,6 +25,7 @@ from openletta.transcript.items import (
     ToolStatus,
     Usage,
     UserItem,
+    event_title,
 )
 from openletta.transcript.packed import compaction_summary, unpack_user_content
 from openletta.transcript.turns import TurnStats
@@ -339,7 +340,7 @@ def _describe_event(message: m.EventMessage) -> str:
         if tokens and window:
             return f"Compacting context ({tokens:,} of {window:,} tokens)"
         return "Compacting context"
-    return (message.event_type or "event").replace("_", " ").capitalize()
+    return event_title(message.event_type or "event")
 
 
 _Handler = Callable[[MessageHandlers, Any, Change], None]
