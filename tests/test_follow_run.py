@@ -9,7 +9,9 @@ import pytest
 
 from openletta.api import messages as m
 from openletta.api.sse import parse_sse_text
-from openletta.transcript import EventItem, Transcript
+from openletta.transcript import EventItem, Transcript, UserItem
+from openletta.transcript.interruption import INTERRUPTED_EVENT
+from openletta.transcript.items import COMPACTION_SUMMARY
 from openletta.transcript.shown import part_key
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -117,3 +119,47 @@ def test_a_followed_run_counts_from_its_start_and_names_its_prompt_once_stored()
     kinds = [item.kind for item in transcript.items]
     transcript.load_history(stored)  # a newest page read later: the prompt is not added below
     assert [item.kind for item in transcript.items] == kinds
+
+
+def run_of(chunks: list[m.Message]) -> str:
+    return next(chunk.run_id for chunk in chunks if getattr(chunk, "run_id", None))
+
+
+def test_a_followed_run_this_client_sent_shows_its_message_as_a_bubble_once() -> None:
+    chunks = recorded("hello_tokens.sse")
+    run_id = run_of(chunks)
+    transcript = Transcript(footers=True)
+    change = transcript.follow_run(run_id, "Reply in progress when this chat opened",
+                                   prompt="hello there")
+    assert [(item.kind, getattr(item, "text", "")) for item in change.added] == [
+        ("event", "Reply in progress when this chat opened"), ("user", "hello there")]
+    transcript.feed_all(chunks)
+    question = m.UserMessage(message_type="user_message", id="message-q", run_id=run_id,
+                             otid="otid-q", content="hello there")
+    stored = [question, *stored_form(chunks)]
+    transcript.name_followed_prompt(stored)
+    transcript.load_history(stored)  # the newest page read later: no second bubble
+    assert [item.text for item in transcript.items if isinstance(item, UserItem)] == [
+        "hello there"]
+    assert transcript.items[0].text == "Reply in progress when this chat opened"
+
+
+def test_a_followed_run_whose_steps_are_shown_names_its_message_on_the_divider() -> None:
+    chunks = recorded("multi_text_and_approval_tokens.sse")
+    run_id = run_of(chunks)
+    transcript = Transcript(footers=True)
+    transcript.load_history(stored_form(chunks[:part_boundaries(chunks)[2]]))
+    transcript.follow_run(run_id, "Reply in progress when this chat opened", prompt="hi")
+    assert not any(isinstance(item, UserItem) for item in transcript.items)
+    divider = next(item for item in transcript.items if isinstance(item, EventItem))
+    assert divider.text == "Reply in progress when this chat opened · answering “hi”"
+
+
+def test_every_event_is_titled_in_words_not_by_its_type() -> None:
+    titles = {kind: EventItem(key=kind, event_type=kind).title for kind in (
+        "following", INTERRUPTED_EVENT, COMPACTION_SUMMARY, "summary", "compaction",
+        "event", "heartbeat_sent", "")}
+    assert titles == {"following": "Reply already started", INTERRUPTED_EVENT: "Interrupted",
+                      COMPACTION_SUMMARY: "Compaction summary", "summary": "Summary",
+                      "compaction": "Compaction", "event": "Event",
+                      "heartbeat_sent": "Heartbeat sent", "": "Event"}

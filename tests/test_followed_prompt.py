@@ -1,7 +1,7 @@
 """The message a followed reply answers, when this client sent it before the chat was left
 (the app quit mid-reply): Letta 0.16.8 stores a message only once the run answering it
-ends, so the chat opened again names it from what this client kept. If the server then drops
-the turn (Esc), the message, shown nowhere else, goes back to the prompt."""
+ends, so the chat opened again shows it from what this client kept. If the server then drops
+the turn (Esc), the message goes back to the prompt."""
 
 from __future__ import annotations
 
@@ -29,9 +29,13 @@ from openletta.chat.approvals import Choice
 from openletta.chat.controller import FOLLOWING_OPENED, ChatController
 from openletta.chat.session import ChatSession
 from openletta.chat.turn_state import Phase
+from openletta.transcript import UserItem
 
 SENT = "slow follow test"
-NAMED = f"{FOLLOWING_OPENED} · answering “{SENT}”"
+
+
+def bubbles(chat: Chat) -> list[str]:
+    return [item.text for item in chat.session.transcript.items if isinstance(item, UserItem)]
 
 
 @pytest.fixture
@@ -56,16 +60,17 @@ async def follow_held(chat: Chat) -> asyncio.Event:
     return hold
 
 
-async def test_a_followed_reply_names_the_message_this_client_sent_while_it_streams(
+async def test_a_followed_reply_shows_the_message_this_client_sent_as_its_bubble(
         chat: Chat) -> None:
     hold = await follow_held(chat)
-    assert followed_divider(chat).text == NAMED  # at once: the server has not stored it
+    assert followed_divider(chat).text == FOLLOWING_OPENED
+    assert bubbles(chat) == [SENT]  # at once: the server has not stored it
     assert chat.session.reply_in_flight() == (REPLAY_RUN, SENT)  # kept if left again
     chat.client.run_messages[REPLAY_RUN] = [parse_message(
         {"message_type": "user_message", "id": "message-q", "content": SENT})]
     hold.set()
     await chat.settled()
-    assert followed_divider(chat).text == NAMED  # named once
+    assert bubbles(chat) == [SENT]  # shown once
     assert chat.session.reply_in_flight() is None
 
 

@@ -17,7 +17,7 @@ from openletta.api import http
 from openletta.api.errors import APIConnectionError, ConnectError, StreamDroppedError
 from openletta.api.history import HistoryPage
 from openletta.api.messages import Message, parse_message
-from openletta.api.resources import Agent, Run
+from openletta.api.resources import Agent, Run, RunUsage
 from openletta.api.sse import SSEParseResult, parse_sse_text
 from openletta.chat import replies, turn_tasks
 from openletta.chat.controller import ChatController
@@ -250,6 +250,28 @@ async def test_a_send_that_may_have_arrived_is_shown_once_the_server_is_back_if_
     shown = [item.to_json() for item in chat.session.transcript.items if item.kind != "footer"]
     assert shown == [{"kind": "user", "text": "hello"},
                      {"kind": "assistant", "text": "Hi, it arrived."}]
+
+
+async def test_a_send_found_on_the_server_shows_its_own_usage_not_the_turn_before(
+        chat: Chat) -> None:
+    chat.client.turns.append(FakeStream(recorded("hello_tokens.sse").messages))
+    chat.controller.submit("first")
+    await chat.until(lambda: chat.controller.state.stop_reason == "end_turn", "answered")
+    before = chat.session.transcript.usage
+    assert before.total_tokens > 0
+    otid = await send_that_breaks(chat)
+    chat.client.history = stored_turn(otid)
+
+    async def get_run_usage(run_id: str) -> RunUsage:
+        return RunUsage(prompt_tokens=3000, completion_tokens=20, total_tokens=3020)
+
+    chat.client.get_run_usage = get_run_usage  # type: ignore[method-assign]
+    chat.client.down = None
+    await chat.until(lambda: turn_tasks.ARRIVED in chat.reports()
+                     and chat.controller.state.phase is Phase.IDLE, "found")
+    await chat.session.fill_footer_tokens(lambda change: None)  # (as the chat does, idle)
+    usage = chat.session.transcript.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.step_count) == (3000, 20, 1)
 
 
 async def test_a_send_that_did_not_arrive_is_left_in_the_prompt_and_said_so(chat: Chat) -> None:

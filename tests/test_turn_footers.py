@@ -415,3 +415,28 @@ def test_a_turn_whose_answer_is_read_back_after_a_broken_connection_keeps_its_fi
     assert transcript.items[-1] is footer
     assert footer.steps == 2
     assert footer.duration == 7.0
+
+
+def test_a_turn_read_from_history_after_a_live_one_shows_its_own_usage() -> None:
+    # A message that may not have been sent turns out to be on the server: its turn is read
+    # from history. The usage shown (the status bar's) is that turn's, read from its run,
+    # not the turn streamed before it.
+    transcript = Transcript(footers=True)
+    live_turn(transcript, "one", "run-a")
+    transcript.load_history(of_run(turn("two", 60, 1), "run-b"))
+    assert transcript.usage == Usage()  # not known yet: not the earlier turn's
+    (recovered,) = transcript.footers_without_tokens()
+    transcript.add_run_usage(recovered, {"run-b": read(400)})
+    assert transcript.usage == Usage(prompt_tokens=390, completion_tokens=10,
+                                     total_tokens=400, step_count=1)
+
+
+def test_the_newest_turn_read_at_launch_shows_its_usage_an_older_one_not() -> None:
+    transcript = Transcript(footers=True)
+    transcript.load_history(of_run(turn("one", 0, 2), "run-1") + of_run(turn("two", 60, 1),
+                                                                         "run-2"))
+    first, last = footers(transcript)
+    transcript.add_run_usage(first, {"run-1": read(300)})
+    assert transcript.usage == Usage()
+    transcript.add_run_usage(last, {"run-2": read(500)})
+    assert (transcript.usage.total_tokens, transcript.usage.step_count) == (500, 1)

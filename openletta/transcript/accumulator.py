@@ -36,6 +36,7 @@ from openletta.transcript.calls import CallUpdates
 from openletta.transcript.change import Change
 from openletta.transcript.interruption import INTERRUPTED_EVENT
 from openletta.transcript.items import (
+    FOLLOWING_EVENT,
     UNSETTLED_STATUSES,
     AssistantItem,
     ErrorItem,
@@ -70,7 +71,7 @@ class Transcript(CallUpdates):
     """Ordered display items of one conversation plus the bookkeeping of its last turn."""
 
     _dropped: _DroppedTurn | None = None
-    #: The followed run whose message this client remembers (on its divider: no bubble).
+    #: The followed run whose message this client remembers (its bubble, or on its divider).
     _unshown: tuple[str, str] | None = None
 
     # --- live turn ------------------------------------------------------------------------
@@ -93,8 +94,9 @@ class Transcript(CallUpdates):
     def follow_run(self, run_id: str, note: str, *, started_ago: float = 0.0,
                    prompt: str | None = None) -> Change:
         """Start showing a run that was going before this transcript followed it (the chat
-        opened mid-reply, or another client started it), under an event saying ``note``
-        (and naming ``prompt``, the message it answers, if this client knows it); the run
+        opened mid-reply, or another client started it), under an event saying ``note``;
+        ``prompt``, the message it answers, if this client sent it, follows as its bubble
+        (or is named on the event, when steps of the run are shown already); the run
         began ``started_ago`` seconds ago (its turn's footer counts from then).
 
         Its stream is fed from the first chunk: what the loaded history already shows of it
@@ -105,16 +107,19 @@ class Transcript(CallUpdates):
         self._dropped = None
         change = Change()
         self._close_open(change)
+        begun = run_id in self._turn.run_ids  # (its finished steps are shown, from history)
         if self._turn.footer is not None:  # the last turn shown is over: this is a new one
             self._turn = TurnStats()
         self._turn.live_started = self._clock() - max(0.0, started_ago)
         self._turn.streaming = run_id
-        self._following = EventItem(key=self._fresh_key("event"), event_type="following",
+        self._following = EventItem(key=self._fresh_key("event"), event_type=FOLLOWING_EVENT,
                                     text=note)
         self._add(self._following, change)
         self.turn_prompt = prompt
         self._unshown = (run_id, prompt) if prompt else None
-        if prompt:
+        if prompt and not begun:  # sent from here: its bubble, as when it was sent
+            self._add(UserItem(key=self._fresh_key("user"), text=prompt), change)
+        elif prompt:  # (a bubble would go below the steps shown: named on the divider)
             self._name_followed(prompt, change)
         return change
 
@@ -203,7 +208,7 @@ class Transcript(CallUpdates):
                       spans: Mapping[str, tuple[datetime, datetime]] | None = None) -> Change:
         """Count the usage read from runs of ``footer``'s turn that it lacks (each run once:
         what streamed here, or was read before, is not counted again). Read for the newest
-        turn, part of which streamed here, it joins the usage shown for that turn too.
+        turn (streamed here in part, or read from history), it joins the usage shown too.
         ``spans``: when those runs began and ended, which time the turn more closely than
         its messages' dates (whole seconds)."""
         change = Change()
@@ -213,7 +218,7 @@ class Transcript(CallUpdates):
             return change
         known = spans or {}
         turn.run_spans.update({run: known[run] for run in counted if run in known})
-        if turn is self._turn and turn.usage_steps:  # (the turn's usage is shown)
+        if turn is self._turn:  # the newest turn: its usage is shown, streamed or read
             read = Usage(step_count=turn.steps_of(counted))
             for run in counted:
                 read = read.plus(usages[run])

@@ -163,7 +163,7 @@ def _error(item: ErrorItem) -> str:
 
 
 def _event(item: EventItem) -> str:
-    label = _one_line(item.event_type).replace("_", " ").capitalize() or "Event"
+    label = _one_line(item.title)
     return _quote(f"**{label}:** {_clean(item.text).strip()}")
 
 

@@ -25,6 +25,7 @@ from openletta.transcript.items import (
     ToolStatus,
     Usage,
     UserItem,
+    event_title,
 )
 from openletta.transcript.packed import compaction_summary, unpack_user_content
 from openletta.transcript.turns import TurnStats
@@ -205,6 +206,8 @@ class MessageHandlers(TranscriptBase):
                 del self._run_turns[message.run_id]  # the run is the new turn's
             self._end_turn(change)
             self._turn = TurnStats(started=message.date)
+            if self._loading and self._prepend_at is None:  # the newest turn, read here:
+                self.usage = Usage()  # its usage is its runs' (:meth:`add_run_usage`)
             item = UserItem(key=key, date=message.date, text=text, otid=message.otid)
         else:  # a note the server stored later: the turn before it is over
             if self._loading and self._turn_looks_finished():
@@ -337,7 +340,7 @@ def _describe_event(message: m.EventMessage) -> str:
         if tokens and window:
             return f"Compacting context ({tokens:,} of {window:,} tokens)"
         return "Compacting context"
-    return (message.event_type or "event").replace("_", " ").capitalize()
+    return event_title(message.event_type or "event")
 
 
 _Handler = Callable[[MessageHandlers, Any, Change], None]

@@ -284,6 +284,17 @@ class ErrorItem(Item):
 
 #: The ``event_type`` of the summary a compaction stored in the thread (read from history).
 COMPACTION_SUMMARY = "compaction_summary"
+#: The ``event_type`` of the divider above a reply that was going when this client followed it.
+FOLLOWING_EVENT = "following"
+#: Titles of the event types named for the code, not for the user (any other type is
+#: titled by its name in words: :func:`event_title`).
+EVENT_TITLES = {FOLLOWING_EVENT: "Reply already started"}
+
+
+def event_title(event_type: str) -> str:
+    """What a user reads as the name of an event of ``event_type``: "Compaction summary"."""
+    return EVENT_TITLES.get(event_type) or event_type.replace("_", " ").strip().capitalize() \
+        or "Event"
 
 
 #: Longest note that goes on an event's divider itself; longer text goes below it.
@@ -313,8 +324,8 @@ class EventItem(Item):
 
     @property
     def title(self) -> str:
-        """The event's name: "Compaction summary"."""
-        return self.event_type.replace("_", " ").capitalize()
+        """The event's name: "Compaction summary" (:func:`event_title`)."""
+        return event_title(self.event_type)
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "event_type": self.event_type, "text": self.text}

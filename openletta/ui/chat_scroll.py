@@ -24,6 +24,7 @@ from textual.widgets import Static
 from openletta.display import counted, pictured_text, plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
+from openletta.ui.kept_at_bottom import KeptAtBottom
 from openletta.ui.screenful import screenful
 from openletta.ui.stray_keys import StrayKeys
 from openletta.ui.textual_internals import FrugalScroll, anchor_holds, remove_hidden
@@ -133,7 +134,7 @@ class PendingRows(Static):
         self.display = bool(rows)
 
 
-class ChatScroll(FrugalScroll, can_focus=False):
+class ChatScroll(FrugalScroll, KeptAtBottom, can_focus=False):
     """The scrolling part of the chat view; reports where the user scrolled to (it lays out
     and paints as :class:`FrugalScroll` says)."""
 

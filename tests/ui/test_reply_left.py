@@ -1,5 +1,6 @@
-"""A chat left while its reply streams (the app quit) names, when it opens again on that
-reply, the message the reply answers: the server stores it only once the run ends. If Esc
+"""A chat left while its reply streams (the app quit) shows, when it opens again on that
+reply, the message the reply answers as its bubble: the server stores it only once the run
+ends. If Esc
 then stops the reply and the server drops the turn, the message goes back to the prompt, as
 it does for a turn stopped live before its first word."""
 
@@ -11,7 +12,7 @@ from test_app import SIZE, first_agent_name
 
 from openletta.chat.controller import FOLLOWING_OPENED
 from openletta.demo import DemoServer
-from openletta.transcript import EventItem, TurnFooterItem
+from openletta.transcript import EventItem, TurnFooterItem, UserItem
 from openletta.ui.screens.chat import ChatScreen
 
 
@@ -25,7 +26,7 @@ def unkept(screen: ChatScreen) -> bool:
                for item in screen.session.transcript.items)
 
 
-async def test_a_reply_left_streaming_names_its_message_and_gives_it_back_if_dropped(
+async def test_a_reply_left_streaming_shows_its_message_and_gives_it_back_if_dropped(
         make_app, wait_until) -> None:
     server = DemoServer(speed=1.0)
     base_url = await server.start()
@@ -44,7 +45,9 @@ async def test_a_reply_left_streaming_names_its_message_and_gives_it_back_if_dro
                              and again.screen.session.turn_open, what="the reply followed")
             screen = again.screen
             assert isinstance(screen, ChatScreen)
-            assert divider(screen) == f"{FOLLOWING_OPENED} · answering “slow follow test”"
+            assert divider(screen) == FOLLOWING_OPENED
+            assert [item.text for item in screen.session.transcript.items
+                    if isinstance(item, UserItem)] == ["slow follow test"]  # its bubble
             await pilot.press("escape")  # the server drops the whole turn
             await wait_until(pilot, lambda: unkept(screen), what="not kept", timeout=10)
             await wait_until(pilot, lambda: screen.prompt.text == "slow follow test",

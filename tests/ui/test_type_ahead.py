@@ -9,11 +9,12 @@ import pty
 import termios
 
 import pytest
-from chat_helpers import demo_chat, open_chat, send
+from chat_helpers import demo_chat, laid_out, open_chat, send
 from textual import events
 from textual.widgets import Collapsible, Input
 
 from openletta.cli import keys_not_echoed
+from openletta.transcript import UserItem
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.screens.connect import ConnectScreen
 from openletta.ui.widgets.base import ItemWidget
@@ -219,3 +220,25 @@ async def test_ctrl_t_says_whether_internal_messages_are_shown_and_how_many_are_
             await wait_until(pilot, lambda said=said: [
                 note.message for note in app._notifications
                 if note.title == "Internal messages"] == [said], what="one toast, saying so")
+
+
+async def test_a_message_sent_stays_in_view_when_another_is_queued_before_its_reply(
+        demo_server, make_app, wait_until) -> None:
+    # A chat longer than the view; no token yet when a second message is queued: the row
+    # that says so takes a line from the view, which still ends with the message just sent.
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(80, 20)) as (
+            _app, pilot, screen):
+        await send(pilot, screen, "long", wait_until)
+        demo_server.server.engine.pacer.speed = 200  # the first token comes in 30 s
+        transcript, view = screen.session.transcript, screen.view
+        await pilot.press(*"hello", "enter")
+        await wait_until(pilot, lambda: isinstance(transcript.items[-1], UserItem)
+                         and view.widget_for(transcript.items[-1]) is not None, what="sent")
+        await laid_out(pilot, view)
+        await pilot.press(*"more", "enter")
+        await wait_until(pilot, lambda: view.query_one("#pending").size.height > 0,
+                         what="the queued row shown")
+        await laid_out(pilot, view)
+        sent = view.widget_for(transcript.items[-1])
+        assert view.scroll.scroll_y == view.scroll.max_scroll_y
+        assert sent is not None and sent.region.bottom <= view.scroll.region.bottom
