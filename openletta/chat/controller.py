@@ -14,8 +14,9 @@ The controller is made of parts: a :class:`~openletta.chat.turn_tasks.TurnTasks`
 state, what is reported, the tasks), shared with an
 :class:`~openletta.chat.approval_flow.ApprovalFlow` (approval rounds and the calls run here),
 a :class:`~openletta.chat.stopped_sends.StoppedSends` (Esc before the server answered a
-request), and this module's own: the other intents and the turn flow (sending, following a
-reply that is going, what comes after a turn).
+request), a :class:`~openletta.chat.maybe_sent.MaybeSent` (a message whose request broke,
+looked for on the server), and this module's own: the other intents and the turn flow
+(sending, following a reply that is going, what comes after a turn).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from openletta.api.resources import Compaction
 from openletta.chat.approval_flow import APPROVAL_FIRST, ApprovalFlow
 from openletta.chat.approvals import Choice
 from openletta.chat.local_calls import LocalCalls
+from openletta.chat.maybe_sent import MaybeSent
 from openletta.chat.replies import SendInFlight, TurnOutcome
 from openletta.chat.session import ChatSession, Outgoing
 from openletta.chat.stopped_sends import StoppedSends
 from openletta.chat.turn_state import Phase, TurnListener, TurnState
-from openletta.chat.turn_tasks import ARRIVED, CLEAN_STOPS, NOT_ARRIVED, TurnTasks, went_on
+from openletta.chat.turn_tasks import CLEAN_STOPS, TurnTasks, went_on
 from openletta.tools.permissions import PermissionMode
 from openletta.transcript import ToolCallItem
 from openletta.transcript.interruption import HELD, TOLD, TOLD_ON_LEAVING, TOLD_ON_QUIT
@@ -61,6 +63,7 @@ class ChatController:
         self._approvals = ApprovalFlow(self._tasks, converse=self._converse, after=self._after,
                                        catch_up=self._catch_up)
         self._stops = StoppedSends(self._tasks)
+        self._maybe_sent = MaybeSent(self._tasks, catch_up=self._catch_up)
 
     @property
     def session(self) -> ChatSession:
@@ -237,7 +240,7 @@ class ChatController:
         earlier, self._tasks.unconfirmed = self._tasks.unconfirmed, None
         if earlier is not None and earlier.text == text:
             try:
-                if await self._show_if_sent(earlier):
+                if await self._maybe_sent.show_if_sent(earlier):
                     return None
             except LettaError as error:
                 self._tasks.give_back(text, error)
@@ -249,36 +252,6 @@ class ChatController:
         except LettaError as error:
             self._tasks.send_failed(outgoing, error)
             return None
-
-    async def _show_if_sent(self, outgoing: Outgoing) -> bool:
-        """Whether the server has ``outgoing`` (its request broke); if it has, it leaves the
-        prompt, and it and the reply are shown (followed while it goes on)."""
-        if not await self.session.show_if_sent(outgoing.otid, self._tasks.on_change):
-            return False
-        self._tasks.held = None  # its answers went in the same request
-        self._tasks.listener.withdraw_prompt(outgoing.text)
-        self._tasks.listener.report(ARRIVED, title="Sent", severity="information", notice=True)
-        self._tasks.update(phase=Phase.WAITING, sending=None)
-        await self._catch_up()
-        return True
-
-    async def _confirm_sent(self, outgoing: Outgoing) -> None:
-        """The server is back after ``outgoing``'s request broke: show it if it arrived, or
-        say it is in the prompt to send."""
-        try:
-            if await self._show_if_sent(outgoing):
-                return
-        except LettaError as error:
-            self._tasks.unconfirmed = outgoing
-            self._tasks.update(phase=Phase.IDLE, offline=isinstance(error, APIConnectionError))
-            return
-        if self._tasks.queue:  # typed meanwhile: it goes back after the message not sent
-            self._tasks.listener.withdraw_prompt(outgoing.text)
-            self._tasks.queue.appendleft(outgoing.text)
-            self._tasks.return_queue()
-        self._tasks.update(phase=Phase.IDLE)
-        self._tasks.listener.report(NOT_ARRIVED, title="Send failed", severity="warning",
-                                    notice=True)
 
     async def _send_when_free(self, outgoing: Outgoing) -> TurnOutcome:
         """Send ``outgoing``. While the server says the conversation is busy, follow the run
@@ -374,7 +347,7 @@ class ChatController:
         if self.state.phase is Phase.IDLE and (outgoing := self._tasks.unconfirmed) is not None:
             self._tasks.unconfirmed = None
             self._tasks.update(phase=Phase.WAITING)
-            self._tasks.start_turn(lambda: self._confirm_sent(outgoing))
+            self._tasks.start_turn(lambda: self._maybe_sent.confirm_sent(outgoing))
         elif self.state.phase is Phase.IDLE and self.session.dropped_unreached:
             self._tasks.update(phase=Phase.STREAMING, stop_reason=None)
             self._tasks.start_turn(self._take_up_dropped)
