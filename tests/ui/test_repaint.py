@@ -85,14 +85,15 @@ class Terminal:
     def __init__(self, compositor: Compositor) -> None:
         self.compositor = compositor
         self.rows = [cells(strip) for strip in compositor.render_strips()]
-        #: Rows written by each update since :meth:`watch` began.
+        #: Rows written by each update since :meth:`watch` began (none for a frame that
+        #: painted nothing), and whether it changed a cell.
         self.updated: list[set[int]] = []
+        self.changed: list[bool] = []
         render_update = compositor.render_update
 
         def recorded(*args: object, **kwargs: object) -> object:
             update = render_update(*args, **kwargs)  # type: ignore[arg-type]
-            if update is not None:
-                self.apply(update)
+            self.apply(update)
             return update
 
         compositor.render_update = recorded  # type: ignore[method-assign]
@@ -100,6 +101,7 @@ class Terminal:
     def apply(self, update: object) -> None:
         """Write ``update`` as Textual's driver writes it (``render_segments``)."""
         written: set[int] = set()
+        before = [row.copy() for row in self.rows]
         if isinstance(update, LayoutUpdate):
             for y, strips in enumerate(update.strips):
                 self.write(y, 0, Strip.join(strips))
@@ -114,6 +116,7 @@ class Terminal:
                     self.write(y, x, strip if inside else strip.crop(0, min(end, x2) - x))
                     written.add(y)
         self.updated.append(written)
+        self.changed.append(self.rows != before)
 
     def write(self, y: int, x: int, strip: Strip) -> None:
         for offset, cell in enumerate(cells(strip)):

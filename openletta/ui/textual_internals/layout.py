@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Self
 
 from textual import messages
@@ -93,6 +93,24 @@ class FrugalCompositor(Compositor):
         self._dirty_regions |= moved_regions(shown, arranged)
         return arranged
 
+    def forget_painted(self, painted: Collection[Region]) -> None:
+        """Forget the repaints widgets asked for that an update painting ``painted`` (screen
+        regions) has just painted, with their lines rendered anew.
+
+        A widget asks for a repaint and the screen hears of it later (``messages.Update``,
+        posted when the widget is next idle). A layout paints what it moved at once, and
+        with it what the widgets it moved or resized (a new item, the scroll bar whose thumb
+        the layout moved) asked for meanwhile; the screen then painted it all again in a
+        frame of its own. Their pending repaints cleared, the late ``Update`` finds nothing
+        to paint (:meth:`FrugalScreen._on_update`). A widget with lines still to render
+        anew (asked for while it was painted, or out of view) keeps its repaint."""
+        for widget, (region, clip) in self.visible_widgets.items():
+            pending = widget._repaint_regions
+            if pending and not widget._styles_cache._dirty_lines and all(
+                    _inside(dirty.translate(region.offset).intersection(clip), painted)
+                    for dirty in pending):
+                pending.clear()
+
     def _get_renders(self, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
         if crop is None or crop == self.size.region:
@@ -168,6 +186,28 @@ class FrugalScreen(Screen[ScreenResultType]):
         finally:
             _VIRTUAL_SIZE._layout = asks_for_layout
 
+    def _compositor_refresh(self) -> None:
+        """Paint what changed, then forget the repaints it painted
+        (:meth:`FrugalCompositor.forget_painted`)."""
+        compositor = self._compositor
+        painted = set(compositor._dirty_regions)
+        super()._compositor_refresh()
+        if (self is self.app.screen and not self.app.is_inline
+                and isinstance(compositor, FrugalCompositor)):
+            compositor.forget_painted(painted)
+
+    async def _on_update(self, message: messages.Update) -> None:
+        """A widget asked for a repaint: paint it in the next frame, unless what it asked
+        for was painted since (:meth:`FrugalCompositor.forget_painted`), or it asked before
+        it was mounted (mounting lays it out, which paints it): a frame then paints nothing
+        new (three frames of each turn of the chat did)."""
+        widget = message.widget
+        if isinstance(widget, Widget) and not widget._repaint_regions:
+            message.stop()
+            message.prevent_default()
+            return
+        await super()._on_update(message)
+
     async def _on_layout(self, message: messages.Layout) -> None:
         """Note, for each container up to the first of a fixed size, the child of it that
         holds the widget that asked for a layout.
@@ -196,6 +236,11 @@ class FrugalScreen(Screen[ScreenResultType]):
         if noted and not self._layout_required:
             self._layout_required = True
             self.check_idle()
+
+
+def _inside(region: Region, painted: Collection[Region]) -> bool:
+    """Whether ``region`` is empty or inside one of ``painted``."""
+    return not region or any(area.contains_region(region) for area in painted)
 
 
 # --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------
