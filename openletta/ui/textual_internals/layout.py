@@ -129,6 +129,32 @@ class FrugalCompositor(Compositor):
 _VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
 
 
+class RowScrollBar(ScrollBar):
+    """A vertical scroll bar that styles each kind of row once per paint.
+
+    A scroll bar's rows are of a few kinds (the track above the thumb, the thumb, its two
+    ends, the track below), and Textual styles every row on its own (``StylesCache``): a
+    bar the height of the chat cost a few milliseconds each time the thumb moved, which is
+    at every layout of a chat that grows. Rows are alike when their content is, as long
+    as the bar has no border, padding or outline (the rows at its edges would differ)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        styles = self.styles
+        if styles.gutter or any(edge for edge, _color in styles.outline):
+            return super().render_lines(crop)
+        styled: dict[tuple[object, ...], Strip] = {}
+        strips = []
+        for y in crop.line_range:
+            content = tuple(self.render_line(y))
+            strip = styled.get(content)
+            if strip is None:
+                strip = styled[content] = super().render_lines(crop.intersection(
+                    Region(crop.x, y, crop.width, 1)))[0]
+            strips.append(strip)
+        self._styles_cache._dirty_lines.difference_update(crop.line_range)
+        return strips
+
+
 class FrugalScroll(VerticalScroll):
     """A vertical scroll of widgets that come and go (the chat's) that lays out and paints no
     more than they need.
@@ -149,6 +175,17 @@ class FrugalScroll(VerticalScroll):
 
     virtual_size = size_without_relayout()
     _drawn_with: tuple[object, ...] | None = None
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Its vertical scroll bar (made when first asked for, as Textual's), a
+        :class:`RowScrollBar`."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = bar = RowScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
                 recompose: bool = False) -> Self:
