@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Self
 
 from textual import messages
-from textual._compositor import Compositor, CompositorMap, ReflowResult
+from textual._compositor import Compositor, CompositorMap, LayoutUpdate, ReflowResult
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
@@ -18,6 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from openletta.ui.repaint import moved_regions
+from openletta.ui.textual_internals.painted import PaintedLines
 
 # --- layout (openletta.ui.widgets.base) -------------------------------------------------------
 
@@ -50,15 +52,24 @@ class FrugalCompositor(Compositor):
       widget whose *clip* overlaps the changed region, all of its visible lines: a word added
       to a paragraph rendered every widget in the chat (their clip is the whole scroller).
       Here only the widgets whose visible part meets the changed region are rendered, and
-      only its rows. Textual writes only the changed spans, and every widget that covers a
-      cell of them is still rendered for its rows (``tests/ui/test_frugal_compositor.py``
-      compares the two, frame by frame).
+      only its rows (also when the changes span the screen, as a layout of the chat and a
+      key of the key bar do at a turn's end), and a widget that only moved gives the lines
+      it gave before (:class:`~openletta.ui.textual_internals.painted.PaintedLines`).
+      Textual writes only the changed spans, and every widget that covers a cell of them is
+      still rendered for its rows (``tests/ui/test_frugal_compositor.py`` compares the two,
+      frame by frame).
 
     And it paints two things Textual's leaves stale: a scroll bar whose thumb the layout
     moved, keeping an anchored scroller at its bottom (it sets the bar's position without the
     repaint that setting it otherwise asks for), as when a narrower window wraps the chat;
     and what moved when the full map was arranged again after a scroll (:attr:`full_map`).
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._painted_lines = PaintedLines()
+        #: True while the whole screen renders, as Textual renders it (:meth:`_whole_screen`).
+        self._whole = False
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         dirty, old_map = set(self._dirty_regions), self._full_map
@@ -111,9 +122,26 @@ class FrugalCompositor(Compositor):
                     for dirty in pending):
                 pending.clear()
 
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        with self._whole_screen():
+            return super().render_full_update(simplify)
+
+    def render_strips(self, size: Size | None = None) -> list[Strip]:
+        with self._whole_screen():
+            return super().render_strips(size)
+
+    @contextmanager
+    def _whole_screen(self) -> Iterator[None]:
+        """Render the screen as Textual does while inside (a full update, a screenshot)."""
+        self._whole = True
+        try:
+            yield
+        finally:
+            self._whole = False
+
     def _get_renders(self, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
-        if crop is None or crop == self.size.region:
+        if crop is None or self._whole:
             yield from super()._get_renders(crop)
             return
         for widget, (region, clip) in self.visible_widgets.items():
@@ -123,7 +151,7 @@ class FrugalCompositor(Compositor):
                 continue
             rows = Region(visible.x, changed.y, visible.width, changed.height)
             lines = rows.translate(-region.offset)
-            yield region, rows, widget.render_lines(lines)
+            yield region, rows, self._painted_lines.render_lines(widget, lines)
 
 
 _VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
