@@ -7,12 +7,15 @@ reactive then asks for another layout of the whole screen, which changes nothing
 
 from __future__ import annotations
 
+from test_repaint import Terminal
 from textual.app import App, ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
+from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Markdown, Static
 
+from openletta.ui.chat_scroll import ChatScroll
 from openletta.ui.textual_internals import FrugalScreen
 
 REPLY = """# A reply
@@ -109,3 +112,53 @@ async def test_a_card_that_grows_as_a_widget_below_it_changes_gets_its_room(
         app.screen.query_one("#body", Static).update("two\nlines")
         app.screen.query_one("#below", Static).update("below the card, changed")
         await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
+
+
+class ChatLikeScreen(FrugalScreen[None]):
+    """A scroller anchored to its bottom, taller than the window (a chat under way)."""
+
+    def compose(self) -> ComposeResult:
+        with ChatScroll():
+            for number in range(30):
+                yield Static(f"item {number}")
+
+    def on_mount(self) -> None:
+        self.query_one(ChatScroll).anchor()
+
+
+class ChatLikeApp(App[None]):
+    def on_mount(self) -> None:
+        self.push_screen(ChatLikeScreen())
+
+
+async def test_a_widget_added_at_the_bottom_paints_in_one_frame(wait_until) -> None:
+    """Mounting a widget lays the screen out, which paints it and the scroll bar whose thumb
+    moved; the repaints they asked for (the widget's content set before it was mounted, the
+    thumb's new place) then reached the screen, and it painted again what was on screen: a
+    frame that changes no cell, or none, after each item the chat added."""
+    app = ChatLikeApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ChatLikeScreen)
+                         and app.screen.query_one(ChatScroll).max_scroll_y > 0,
+                         what="the scroller laid out")
+        scroll = app.screen.query_one(ChatScroll)
+        await settle(pilot)
+        terminal = Terminal(app.screen._compositor)
+        for number in range(3):
+            item = Static()
+            item.update(f"new item {number}", layout=False)  # as the chat fills a new widget
+            await scroll.mount(item)
+            await wait_until(pilot, lambda item=item: scroll.shows(item), what="shown")
+            await settle(pilot)
+        assert terminal.changed == [True] * 3
+        assert terminal.matches_a_full_render()
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until the screen has nothing left to lay out or paint."""
+    screen = pilot.app.screen
+    for _ in range(5):
+        await pilot.pause()
+        while screen._layout_required or screen._dirty_widgets or any(
+                widget._repaint_required for widget in screen.walk_children()):
+            await pilot.pause()

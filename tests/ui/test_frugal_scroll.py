@@ -11,7 +11,10 @@ import pytest
 from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.color import Color
+from textual.geometry import Region
 from textual.pilot import Pilot
+from textual.scrollbar import ScrollBar
+from textual.widget import Widget
 from textual.widgets import Static
 
 from openletta.ui.chat_scroll import ChatScroll
@@ -32,7 +35,7 @@ class ScrollApp(App[None]):
 
 
 @contextmanager
-def lines_rendered(scroll: ChatScroll, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+def lines_rendered(scroll: Widget, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The rows of ``scroll``'s own lines rendered anew (not from its cache) while inside."""
     rows: list[int] = []
     original = StylesCache.render_line
@@ -84,3 +87,25 @@ async def test_the_scrollers_lines_are_drawn_anew_when_its_padding_or_the_backgr
             await scroll.mount(Static("another"))
             await pilot.pause()
         assert rows
+
+
+async def test_the_scroll_bar_styles_each_kind_of_row_once_and_draws_what_textuals_does(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its rows are the track, the thumb and the thumb's two ends: Textual styled every row
+    anew each time the thumb moved (every layout of a growing chat), all 36 of a chat's."""
+    async with ScrollApp().run_test(size=(40, 12)) as pilot:
+        scroll = await shown_scroll(pilot)
+        await scroll.mount_all([Static(f"item {number}") for number in range(40)])
+        while not scroll.vertical_scrollbar.size.height:
+            await pilot.pause()
+        bar = scroll.vertical_scrollbar
+        rows = Region(0, 0, bar.size.width, bar.size.height)
+        for eighths in range(0, 8 * round(scroll.max_scroll_y) + 1, 3):
+            bar.mouse_over = eighths % 2 == 0  # the thumb's other colours
+            bar.position = eighths / 8
+            bar.refresh()
+            with lines_rendered(bar, monkeypatch) as styled:
+                ours = bar.render_lines(rows)
+            bar.refresh()
+            assert ours == ScrollBar.render_lines(bar, rows)
+            assert len(styled) <= 5 < rows.height

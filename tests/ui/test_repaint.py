@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from chat_helpers import demo_chat, send
+from chat_helpers import demo_chat, laid_out, send
 from rich.cells import cell_len
 from rich.style import Style
 from test_chat_view import ViewApp, add_turns, settled
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
+from textual._styles_cache import StylesCache
 from textual.geometry import Region, Spacing
 from textual.map_geometry import MapGeometry
 from textual.pilot import Pilot
@@ -85,14 +86,15 @@ class Terminal:
     def __init__(self, compositor: Compositor) -> None:
         self.compositor = compositor
         self.rows = [cells(strip) for strip in compositor.render_strips()]
-        #: Rows written by each update since :meth:`watch` began.
+        #: Rows written by each update since :meth:`watch` began (none for a frame that
+        #: painted nothing), and whether it changed a cell.
         self.updated: list[set[int]] = []
+        self.changed: list[bool] = []
         render_update = compositor.render_update
 
         def recorded(*args: object, **kwargs: object) -> object:
             update = render_update(*args, **kwargs)  # type: ignore[arg-type]
-            if update is not None:
-                self.apply(update)
+            self.apply(update)
             return update
 
         compositor.render_update = recorded  # type: ignore[method-assign]
@@ -100,6 +102,7 @@ class Terminal:
     def apply(self, update: object) -> None:
         """Write ``update`` as Textual's driver writes it (``render_segments``)."""
         written: set[int] = set()
+        before = [row.copy() for row in self.rows]
         if isinstance(update, LayoutUpdate):
             for y, strips in enumerate(update.strips):
                 self.write(y, 0, Strip.join(strips))
@@ -114,6 +117,7 @@ class Terminal:
                     self.write(y, x, strip if inside else strip.crop(0, min(end, x2) - x))
                     written.add(y)
         self.updated.append(written)
+        self.changed.append(self.rows != before)
 
     def write(self, y: int, x: int, strip: Strip) -> None:
         for offset, cell in enumerate(cells(strip)):
@@ -173,6 +177,33 @@ async def test_the_terminal_shows_a_full_render_after_turns_that_prune_the_chat(
         assert terminal.matches_a_full_render()
         view.scroll.scroll_relative(y=-30, animate=False)
         await settled(pilot, view)
+        assert terminal.matches_a_full_render()
+
+
+async def test_a_layout_gives_the_lines_of_items_that_only_moved_as_they_were(
+        demo_server, make_app, monkeypatch) -> None:
+    """A turn added at the bottom moves every item in view up: their lines are the ones
+    painted before (Textual worked out each one's colours, filters and crop again)."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
+            _app, pilot, screen):
+        scroll = screen.view.scroll
+        while scroll.max_scroll_y <= 0:  # a chat taller than the view: each turn scrolls it
+            await send(pilot, screen, "hello", wait_until)
+            await laid_out(pilot, screen.view)
+        terminal = Terminal(screen._compositor)
+        before = {widget for widget in scroll.children if scroll.shows(widget)}
+        styled: list[object] = []
+        render_widget = StylesCache.render_widget
+
+        def counted(cache: StylesCache, widget: object, crop: Region) -> list[Strip]:
+            styled.append(widget)
+            return render_widget(cache, widget, crop)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(StylesCache, "render_widget", counted)
+        await send(pilot, screen, "hello", wait_until)
+        await laid_out(pilot, screen.view)
+        moved = {widget for widget in before if scroll.shows(widget)}
+        assert len(moved) > 3 and not moved & set(styled)
         assert terminal.matches_a_full_render()
 
 

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Self
 
 from textual import messages
-from textual._compositor import Compositor, CompositorMap, ReflowResult
+from textual._compositor import Compositor, CompositorMap, LayoutUpdate, ReflowResult
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
@@ -18,6 +19,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from openletta.ui.repaint import moved_regions
+from openletta.ui.textual_internals.painted import PaintedLines
 
 # --- layout (openletta.ui.widgets.base) -------------------------------------------------------
 
@@ -50,15 +52,24 @@ class FrugalCompositor(Compositor):
       widget whose *clip* overlaps the changed region, all of its visible lines: a word added
       to a paragraph rendered every widget in the chat (their clip is the whole scroller).
       Here only the widgets whose visible part meets the changed region are rendered, and
-      only its rows. Textual writes only the changed spans, and every widget that covers a
-      cell of them is still rendered for its rows (``tests/ui/test_frugal_compositor.py``
-      compares the two, frame by frame).
+      only its rows (also when the changes span the screen, as a layout of the chat and a
+      key of the key bar do at a turn's end), and a widget that only moved gives the lines
+      it gave before (:class:`~openletta.ui.textual_internals.painted.PaintedLines`).
+      Textual writes only the changed spans, and every widget that covers a cell of them is
+      still rendered for its rows (``tests/ui/test_frugal_compositor.py`` compares the two,
+      frame by frame).
 
     And it paints two things Textual's leaves stale: a scroll bar whose thumb the layout
     moved, keeping an anchored scroller at its bottom (it sets the bar's position without the
     repaint that setting it otherwise asks for), as when a narrower window wraps the chat;
     and what moved when the full map was arranged again after a scroll (:attr:`full_map`).
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._painted_lines = PaintedLines()
+        #: True while the whole screen renders, as Textual renders it (:meth:`_whole_screen`).
+        self._whole = False
 
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         dirty, old_map = set(self._dirty_regions), self._full_map
@@ -93,9 +104,44 @@ class FrugalCompositor(Compositor):
         self._dirty_regions |= moved_regions(shown, arranged)
         return arranged
 
+    def forget_painted(self, painted: Collection[Region]) -> None:
+        """Forget the repaints widgets asked for that an update painting ``painted`` (screen
+        regions) has just painted, with their lines rendered anew.
+
+        A widget asks for a repaint and the screen hears of it later (``messages.Update``,
+        posted when the widget is next idle). A layout paints what it moved at once, and
+        with it what the widgets it moved or resized (a new item, the scroll bar whose thumb
+        the layout moved) asked for meanwhile; the screen then painted it all again in a
+        frame of its own. Their pending repaints cleared, the late ``Update`` finds nothing
+        to paint (:meth:`FrugalScreen._on_update`). A widget with lines still to render
+        anew (asked for while it was painted, or out of view) keeps its repaint."""
+        for widget, (region, clip) in self.visible_widgets.items():
+            pending = widget._repaint_regions
+            if pending and not widget._styles_cache._dirty_lines and all(
+                    _inside(dirty.translate(region.offset).intersection(clip), painted)
+                    for dirty in pending):
+                pending.clear()
+
+    def render_full_update(self, simplify: bool = False) -> LayoutUpdate:
+        with self._whole_screen():
+            return super().render_full_update(simplify)
+
+    def render_strips(self, size: Size | None = None) -> list[Strip]:
+        with self._whole_screen():
+            return super().render_strips(size)
+
+    @contextmanager
+    def _whole_screen(self) -> Iterator[None]:
+        """Render the screen as Textual does while inside (a full update, a screenshot)."""
+        self._whole = True
+        try:
+            yield
+        finally:
+            self._whole = False
+
     def _get_renders(self, crop: Region | None = None
                      ) -> Iterable[tuple[Region, Region, list[Strip]]]:
-        if crop is None or crop == self.size.region:
+        if crop is None or self._whole:
             yield from super()._get_renders(crop)
             return
         for widget, (region, clip) in self.visible_widgets.items():
@@ -105,10 +151,36 @@ class FrugalCompositor(Compositor):
                 continue
             rows = Region(visible.x, changed.y, visible.width, changed.height)
             lines = rows.translate(-region.offset)
-            yield region, rows, widget.render_lines(lines)
+            yield region, rows, self._painted_lines.render_lines(widget, lines)
 
 
 _VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size
+
+
+class RowScrollBar(ScrollBar):
+    """A vertical scroll bar that styles each kind of row once per paint.
+
+    A scroll bar's rows are of a few kinds (the track above the thumb, the thumb, its two
+    ends, the track below), and Textual styles every row on its own (``StylesCache``): a
+    bar the height of the chat cost a few milliseconds each time the thumb moved, which is
+    at every layout of a chat that grows. Rows are alike when their content is, as long
+    as the bar has no border, padding or outline (the rows at its edges would differ)."""
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        styles = self.styles
+        if styles.gutter or any(edge for edge, _color in styles.outline):
+            return super().render_lines(crop)
+        styled: dict[tuple[object, ...], Strip] = {}
+        strips = []
+        for y in crop.line_range:
+            content = tuple(self.render_line(y))
+            strip = styled.get(content)
+            if strip is None:
+                strip = styled[content] = super().render_lines(crop.intersection(
+                    Region(crop.x, y, crop.width, 1)))[0]
+            strips.append(strip)
+        self._styles_cache._dirty_lines.difference_update(crop.line_range)
+        return strips
 
 
 class FrugalScroll(VerticalScroll):
@@ -131,6 +203,17 @@ class FrugalScroll(VerticalScroll):
 
     virtual_size = size_without_relayout()
     _drawn_with: tuple[object, ...] | None = None
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Its vertical scroll bar (made when first asked for, as Textual's), a
+        :class:`RowScrollBar`."""
+        if self._vertical_scrollbar is None:
+            self._vertical_scrollbar = bar = RowScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
                 recompose: bool = False) -> Self:
@@ -168,6 +251,28 @@ class FrugalScreen(Screen[ScreenResultType]):
         finally:
             _VIRTUAL_SIZE._layout = asks_for_layout
 
+    def _compositor_refresh(self) -> None:
+        """Paint what changed, then forget the repaints it painted
+        (:meth:`FrugalCompositor.forget_painted`)."""
+        compositor = self._compositor
+        painted = set(compositor._dirty_regions)
+        super()._compositor_refresh()
+        if (self is self.app.screen and not self.app.is_inline
+                and isinstance(compositor, FrugalCompositor)):
+            compositor.forget_painted(painted)
+
+    async def _on_update(self, message: messages.Update) -> None:
+        """A widget asked for a repaint: paint it in the next frame, unless what it asked
+        for was painted since (:meth:`FrugalCompositor.forget_painted`), or it asked before
+        it was mounted (mounting lays it out, which paints it): a frame then paints nothing
+        new (three frames of each turn of the chat did)."""
+        widget = message.widget
+        if isinstance(widget, Widget) and not widget._repaint_regions:
+            message.stop()
+            message.prevent_default()
+            return
+        await super()._on_update(message)
+
     async def _on_layout(self, message: messages.Layout) -> None:
         """Note, for each container up to the first of a fixed size, the child of it that
         holds the widget that asked for a layout.
@@ -196,6 +301,11 @@ class FrugalScreen(Screen[ScreenResultType]):
         if noted and not self._layout_required:
             self._layout_required = True
             self.check_idle()
+
+
+def _inside(region: Region, painted: Collection[Region]) -> bool:
+    """Whether ``region`` is empty or inside one of ``painted``."""
+    return not region or any(area.contains_region(region) for area in painted)
 
 
 # --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------
