@@ -150,8 +150,10 @@ class App:
     async def start(self) -> None:
         command = shlex.join([sys.executable, "-m", "openletta", "--base-url", self.base_url,
                               "--agent", self.agent, "--no-local-tools"])
+        # (started in the throwaway config directory: ``-m`` puts the window's directory
+        # first on the path, before PYTHONPATH, so the caller's would choose the code run)
         await tmux("new-session", "-d", "-s", self.session, "-x", str(SIZE[0]), "-y",
-                   str(SIZE[1]), "-e", f"OPENLETTA_CONFIG_DIR={self.config}",
+                   str(SIZE[1]), "-c", self.config, "-e", f"OPENLETTA_CONFIG_DIR={self.config}",
                    "-e", "LETTA_API_KEY=", "-e", "PYTHONDONTWRITEBYTECODE=",
                    # tmux gives a window its server's environment, not this one's.
                    "-e", f"PYTHONPATH={os.environ.get('PYTHONPATH', '')}", f"exec {command}")
