@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from test_repaint import Terminal
 from textual.app import App, ComposeResult
+from textual.color import Color
 from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -162,3 +163,38 @@ async def settle(pilot: Pilot[None]) -> None:
         while screen._layout_required or screen._dirty_widgets or any(
                 widget._repaint_required for widget in screen.walk_children()):
             await pilot.pause()
+
+
+class CoveredApp(App[None]):
+    """A frugal screen with a line on it in the theme's accent."""
+
+    CSS = "#line { color: $accent; }"
+
+    def on_mount(self) -> None:
+        class LineScreen(FrugalScreen[None]):
+            def compose(self) -> ComposeResult:
+                yield Static("a line", id="line")
+
+        self.push_screen(LineScreen())
+
+
+async def test_a_screen_shown_the_first_time_is_styled_once(wait_until, monkeypatch) -> None:
+    """Its first frame needs no second styling of every widget it just mounted: they were
+    styled as they mounted (the accent of the theme, here)."""
+    restyled: list[object] = []
+    update_styles = App.update_styles
+
+    def counted(app: App[None], node: object, **options: object) -> None:
+        restyled.append(node)
+        update_styles(app, node, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(App, "update_styles", counted)
+    app = CoveredApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#line"), what="the screen")
+        await pilot.pause()
+        assert app.screen not in restyled
+        accent = app.current_theme.accent
+        assert accent is not None
+        shown, wanted = app.screen.query_one("#line").styles.color.rgb, Color.parse(accent).rgb
+        assert all(abs(a - b) <= 1 for a, b in zip(shown, wanted, strict=True))  # (rounding)

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Self
 
-from textual import messages
+from textual import events, messages
 from textual._compositor import Compositor, CompositorMap, LayoutUpdate, ReflowResult
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
@@ -243,6 +243,17 @@ class FrugalScreen(Screen[ScreenResultType]):
                  classes: str | None = None) -> None:
         super().__init__(name, id, classes)
         self._compositor = FrugalCompositor()
+        self._shown_before = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        """The first time it shows, the screen is not styled again: it was as it mounted.
+
+        (Textual's own handler, which runs after this one, styles every widget of a screen
+        that resumes anew, for what changed while it was covered: for a screen shown for the
+        first time, a second styling of all it just mounted, before its first frame.)"""
+        if not self._shown_before:
+            self._shown_before = True
+            event.refresh_styles = False
 
     def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
         asks_for_layout, _VIRTUAL_SIZE._layout = _VIRTUAL_SIZE._layout, False
