@@ -78,8 +78,20 @@ async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) ->
                 and transcript.stop_reason is not None)
 
     await pilot.press(*text, "enter")
-    await wait_until(pilot, turn_ended, what=f"turn {text!r} ended")
+    try:  # (a turn of the demo takes well under a second; a loaded CI machine, longer)
+        await wait_until(pilot, turn_ended, timeout=15, what=f"turn {text!r} ended")
+    except AssertionError as error:
+        raise AssertionError(f"{error}; {turn_picture(screen)}") from None
     await pilot.pause()
+
+
+def turn_picture(screen: ChatScreen) -> str:
+    """Where the chat's turn is: what a failed wait for its end says."""
+    transcript = screen.session.transcript
+    users = [item.text for item in transcript.items if isinstance(item, UserItem)]
+    return (f"messages sent {users[-3:]}, busy {screen.busy}, phase "
+            f"{screen.controller.state.phase.name}, stop reason {transcript.stop_reason!r}, "
+            f"prompt {screen.prompt.text!r}, focused {screen.app.focused!r}")
 
 
 async def start_new_conversation(pilot: Pilot[None], screen: ChatScreen,
