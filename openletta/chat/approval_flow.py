@@ -322,7 +322,7 @@ class ApprovalFlow:
         round_.decide(call, Decision(approve=True, refused=True))
         round_.results[call.tool_call_id] = failure
         self._tasks.listener.transcript_changed(self._tasks.session.transcript.finish_local(
-            call.tool_call_id, failure.text, ok=False))
+            call.tool_call_id, failure.text, ok=False, stdout=failure.stdout))
 
     def _judge(self, round_: ApprovalRound, call: ToolCallItem) -> bool:
         """Answer ``call`` as the permission mode or a rule of the user decides it (run, or

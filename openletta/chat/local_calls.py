@@ -164,7 +164,7 @@ class LocalCalls:
         try:
             tool.check(args, self.workspace)
         except ToolInputError as error:
-            return ToolOutcome(str(error), ok=False)
+            return self._failed(call, ToolOutcome(str(error), ok=False))
         except (OSError, ValueError) as error:
             log.info("could not check %s: %s", call.name, error)
         return None
@@ -176,8 +176,18 @@ class LocalCalls:
 
         Cancelling the task stops the call (and every process it started).
         """
-        outcome = await self._outcome(call, on_output, budget)
+        outcome = self._failed(call, await self._outcome(call, on_output, budget))
         return dataclasses.replace(outcome, text=budget.clip(outcome.text))
+
+    def _failed(self, call: ToolCallItem, outcome: ToolOutcome) -> ToolOutcome:
+        """``outcome``, and when it is a failure of a tool whose failures show their preview
+        (:attr:`~openletta.tools.base.LocalTool.failure_shows_preview`), the call's preview
+        as its output: what it would have changed, kept with the result for history."""
+        tool = self.tool_of(call)
+        if outcome.ok or outcome.stdout is not None or call.preview is None \
+                or tool is None or not tool.failure_shows_preview:
+            return outcome
+        return dataclasses.replace(outcome, stdout=[call.preview])
 
     @staticmethod
     def stopped(printed: Capture, budget: ReturnBudget) -> ToolOutcome:

@@ -195,6 +195,10 @@ class LocalTool(ABC):
     #: The text argument the user may edit on the approval prompt before the call runs
     #: (``None``: none).
     editable_argument: ClassVar[str | None] = None
+    #: Whether a failed call's result carries its preview as its output (what it would have
+    #: changed, numbered by the file's lines): the server keeps it, so the call read back
+    #: from history shows the change as its card did.
+    failure_shows_preview: ClassVar[bool] = False
 
     def declaration(self) -> dict[str, Any]:
         """The tool as declared in a request's ``client_tools``."""

@@ -237,17 +237,23 @@ class Write(LocalTool):
 
     async def run(self, args: Mapping[str, Any], workspace: Workspace, on_output: OnOutput,
                   budget: ReturnBudget = DEFAULT_BUDGET) -> ToolOutcome:
-        """Write the file."""
+        """Write the file. Its output is the change made, as a unified diff (only its
+        ``--- /dev/null`` header for a file it creates: the content is in the arguments), so
+        the call read back from history shows it as its card did."""
         path, content = self._target(args, workspace)
         target = workspace.target(path)
         existed = path.exists()
+        before = await in_thread(_disk_text, path) if existed else None
         size = await in_thread(write_atomically, path, content, target)
         workspace.note_read(path)
         count = len(split_lines(content)) if content else 0
         lines = counted(count, "line")
         if existed:
-            return ToolOutcome(f"Wrote {size:,} bytes ({lines}) to {path}")
-        return ToolOutcome(f"Created {path} ({size:,} bytes, {lines})")
+            change = [_shown(unified_diff(path, workspace, before, content))] \
+                if before is not None else None
+            return ToolOutcome(f"Wrote {size:,} bytes ({lines}) to {path}", stdout=change)
+        return ToolOutcome(f"Created {path} ({size:,} bytes, {lines})",
+                           stdout=[unified_diff(path, workspace, None, "")])
 
     @staticmethod
     def _target(args: Mapping[str, Any], workspace: Workspace) -> tuple[Path, str]:
@@ -301,6 +307,7 @@ class Edit(LocalTool):
     )
     access: ClassVar[Access] = Access.EDIT
     path_argument: ClassVar[str | None] = "file_path"
+    failure_shows_preview: ClassVar[bool] = True
 
     def preview(self, args: Mapping[str, Any], workspace: Workspace) -> str | None:
         """The edit as a unified diff; ``None`` when it cannot be made."""

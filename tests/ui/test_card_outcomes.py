@@ -144,16 +144,27 @@ async def edited_here(root: Path, request: dict[str, Any] = EDIT_REQUEST, *,
     return call, answer
 
 
-def stored(answer: ToolReturnAnswer) -> list[Message]:
+def stored(answer: ToolReturnAnswer,
+           request: dict[str, Any] = EDIT_REQUEST) -> list[Message]:
     """The call and its answer as the server gives them back in the history."""
     sent = answer.model_dump()
     returned = {name: sent[name] for name in ("tool_call_id", "tool_return", "status",
                                               "stdout", "stderr")}
-    return [parse_message(EDIT_REQUEST),
+    return [parse_message(request),
             parse_message({"message_type": "approval_response_message", "id": "message-answer",
                            "approvals": [sent]}),
             parse_message({"message_type": "tool_return_message", "id": "message-return",
                            **returned, "tool_returns": [sent]})]
+
+
+def from_history(answer: ToolReturnAnswer,
+                 request: dict[str, Any] = EDIT_REQUEST) -> ToolCallItem:
+    """The card's item of ``request`` read back from history with ``answer``."""
+    transcript = Transcript()
+    transcript.load_history(stored(answer, request))
+    (history,) = [item for item in transcript.items if isinstance(item, ToolCallItem)]
+    assert history.client_result
+    return history
 
 
 async def test_a_local_edit_is_numbered_by_the_files_lines_live_and_from_history(
@@ -169,6 +180,47 @@ async def test_a_local_edit_is_numbered_by_the_files_lines_live_and_from_history
     assert live_card[1:] == history_card[1:]  # the same body, live and from history
     assert "▌ 15    - line 15" in history_card  # numbered by the file's lines
     assert "▌    15 + line fifteen" in history_card
+
+
+async def test_a_local_edit_that_failed_keeps_its_numbered_change_in_history(
+        tmp_path: Path) -> None:
+    # Before, the change it would have made went with the call's card only: read back from
+    # history, the card showed the agent's two strings, unnumbered ("line 15 │ line fifteen").
+    (tmp_path / "notes.md").write_text("".join(f"line {number}\n" for number in range(1, 21)))
+    live, answer = await edited_here(tmp_path, read=False)  # not read: it fails unrun
+    assert live.status is ToolStatus.ERROR and "line fifteen" not in (
+        tmp_path / "notes.md").read_text()
+    history = from_history(answer)
+    assert history.status is ToolStatus.ERROR
+    live_card, history_card = await cards(live, history)
+    assert live_card[1:] == history_card[1:]  # the same body, live and from history
+    assert "▌ The edit it would have made:" in history_card
+    assert "▌ 15    - line 15" in history_card  # numbered by the file's lines
+    assert "▌    15 + line fifteen" in history_card
+
+
+def write_request(path: str) -> dict[str, Any]:
+    return {"message_type": "approval_request_message", "id": "message-asks",
+            "tool_calls": [{"tool_call_id": "call-1", "name": "Write", "arguments": json.dumps(
+                {"file_path": path, "content": "hello from the agent\n"})}]}
+
+
+async def test_a_local_write_says_from_history_whether_it_created_or_replaced_the_file(
+        tmp_path: Path) -> None:
+    # Before, history read "Write  new.txt (21 bytes, 1 line)": whether it created the file
+    # was known from the preview alone, which history does not keep.
+    (tmp_path / "notes.md").write_text("kept on disk\n")
+    made: list[tuple[ToolCallItem, ToolCallItem]] = []
+    for path in ("new.txt", "notes.md"):
+        live, answer = await edited_here(tmp_path, write_request(path))
+        made.append((live, from_history(answer, write_request(path))))
+    cards_made = await cards(*(item for pair in made for item in pair))
+    (new_live, new_history), (old_live, old_history) = cards_made[:2], cards_made[2:]
+    assert "Write  new.txt (creates it: 21 bytes, 1 line)" in new_history[0]
+    assert "Write  notes.md (replaces it: 21 bytes, 1 line)" in old_history[0]
+    assert new_live[1:] == new_history[1:] and old_live[1:] == old_history[1:]
+    assert "▌ 1   - kept on disk" in old_history  # what it replaced, as live
+    assert (tmp_path / "notes.md").read_text() == "hello from the agent\n"
 
 
 async def test_a_write_a_mode_allows_but_its_tool_refuses_is_not_called_auto_approved(

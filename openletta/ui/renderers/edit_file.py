@@ -100,8 +100,8 @@ class EditFileRenderer(ToolRenderer):
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
         if item.status in UNMADE_STATUSES:  # not a change to the file: the one asked for,
             # as its approval prompt showed it (numbered by the file's lines) when it did
-            asked = (patch_blocks(item.preview, width) if item.preview
-                     else _asked_blocks(item, width))
+            change = change_on_disk(item)
+            asked = patch_blocks(change, width) if change else _asked_blocks(item, width)
             return unmade_change(item, "Not changed", "The edit it would have made", asked)
         blocks: list[Content] = []
         if (change := change_on_disk(item)) is not None:  # numbered by the file's lines
@@ -115,11 +115,12 @@ class EditFileRenderer(ToolRenderer):
 
 def change_on_disk(item: ToolCallItem) -> str | None:
     """The change a local call makes to the file, as a unified diff: once it succeeded, the
-    one it made (sent with its result as its output, so read back from history the same);
-    before, the preview against the file on disk. ``None`` when neither is known."""
-    made = "".join(item.stdout)
-    if item.status is ToolStatus.SUCCESS and patch_hunks(made) is not None:
-        return made
+    one it made; once it failed, the one it would have made (each sent with its result as
+    its output, so read back from history the same); before, the preview against the file
+    on disk. ``None`` when none is known."""
+    sent = "".join(item.stdout)
+    if item.status in (ToolStatus.SUCCESS, ToolStatus.ERROR) and patch_hunks(sent) is not None:
+        return sent
     return item.preview
 
 

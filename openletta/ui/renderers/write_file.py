@@ -8,7 +8,7 @@ import re
 from textual.content import Content
 
 from openletta.display import counted
-from openletta.transcript import ToolCallItem
+from openletta.transcript import ToolCallItem, ToolStatus
 from openletta.ui.renderers import register
 from openletta.ui.renderers.base import (
     MUTED,
@@ -76,18 +76,29 @@ class WriteFileRenderer(ToolRenderer):
         if (output := finished_output(item)) is not None:
             what = outcome(output) or "written"
             blocks.append(Content.assemble(("✓ ", OK), (what, MUTED)))
-        if item.preview is not None and not item.preview.startswith(NEW_FILE):
-            blocks.extend(patch_blocks(item.preview, width))  # what it changes on disk
+        if (change := written_change(item)) is not None and not change.startswith(NEW_FILE):
+            blocks.extend(patch_blocks(change, width))  # what it changes on disk
             return blocks
         return blocks + _content_blocks(content, path)
 
 
+def written_change(item: ToolCallItem) -> str | None:
+    """What a local write changes on disk, as a unified diff: once it succeeded, the change
+    it made (sent with its result as its output, so read back from history the same; a file
+    it created has only the ``--- /dev/null`` header); before, its preview against the file
+    on disk. ``None`` when neither is known."""
+    sent = "".join(item.stdout)
+    if item.status is ToolStatus.SUCCESS and sent.startswith("--- "):
+        return sent
+    return item.preview
+
+
 def _fate(item: ToolCallItem) -> str:
-    """``creates it: `` or ``replaces it: ``, when the call's preview (the file on disk
-    against the content, read when the call came) tells; else nothing."""
-    if item.preview is None:
+    """``creates it: `` or ``replaces it: ``, when the change the call makes
+    (:func:`written_change`) tells; else nothing."""
+    if (change := written_change(item)) is None:
         return ""
-    return "creates it: " if item.preview.startswith(NEW_FILE) else "replaces it: "
+    return "creates it: " if change.startswith(NEW_FILE) else "replaces it: "
 
 
 def _content_blocks(content: str, path: str | None) -> list[Content]:
