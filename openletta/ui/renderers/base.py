@@ -26,6 +26,7 @@ from openletta.display import (
     capped_lines,
     has_hidden_characters,
     literal_text,
+    pictured_text,
     terminal_text,
 )
 from openletta.tools.output import shown_ends
@@ -218,14 +219,18 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
 
 
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
-                 both_ends: bool = True, literal: bool = False) -> list[Content]:
+                 both_ends: bool = True, literal: bool = False,
+                 pictured: bool = False) -> list[Content]:
     """Tool output with its SGR colours kept and every other escape removed: its first and
     last lines when long, or cut where it was captured, with a note between them of how many
     lines that leaves out (:func:`~openletta.tools.output.shown_ends`, as on exit).
     ``both_ends=False``: an excerpt, its first lines only. ``literal``: not a terminal's
     output (paths, lines of files): every control character shown (``␛``), none applied, so
-    that a name cannot pass for another."""
+    that a name cannot pass for another. ``pictured``: a memory block's text, pictured as
+    the memory panel pictures it (:func:`~openletta.display.pictured_text`)."""
     def shown(lines: list[str]) -> Content:
+        if pictured:
+            return Content.styled(pictured_text("\n".join(lines)), style)
         if literal:
             return Content.styled(literal_text("\n".join(lines)), style)
         return Content.from_rich_text(terminal_text("\n".join(lines))).stylize_before(style)
