@@ -123,7 +123,8 @@ class ChatSession(ContextSize, ReplyStreams):
         history (history itself has none); a run the server cannot tell about is skipped."""
         for footer in self.transcript.footers_without_tokens():
             runs = footer.unread_runs
-            if self._unknown_runs.intersection(runs):
+            if unknown := self._unknown_runs.intersection(runs):
+                on_change(self.transcript.runs_unreadable(footer, unknown))
                 continue
             try:  # each run's usage and span, read at once
                 usages, spans = await asyncio.gather(
@@ -131,6 +132,7 @@ class ChatSession(ContextSize, ReplyStreams):
                     asyncio.gather(*(self._run_span(run_id) for run_id in runs)))
             except LettaError:
                 self._unknown_runs.update(runs)
+                on_change(self.transcript.runs_unreadable(footer, runs))
                 continue
             on_change(self.transcript.add_run_usage(footer, {
                 run_id: Usage(prompt_tokens=usage.prompt_tokens,

@@ -226,6 +226,15 @@ class Transcript(CallUpdates):
         self._end_turn(change, turn)
         return change
 
+    def runs_unreadable(self, footer: TurnFooterItem, runs: Iterable[str]) -> Change:
+        """The server cannot tell of ``runs`` of ``footer``'s turn: their tokens are not
+        waited for any more (the footer stops saying they are being read)."""
+        change = Change()
+        if (turn := self._unread_turns.get(footer.key)) is not None:
+            turn.unreadable.update(runs)
+            self._end_turn(change, turn)
+        return change
+
     def end_stream(self, reason: str, message: str) -> Change:
         """Close a turn that ended without a stop reason: ``interrupted`` or ``dropped``
         (which :meth:`reopen_dropped` can undo)."""

@@ -71,6 +71,9 @@ class TurnStats:
     #: Per run read from the server: when it began and ended, to the microsecond (the
     #: messages' dates are whole seconds).
     run_spans: dict[str, tuple[datetime, datetime]] = field(default_factory=dict)
+    #: Its runs the server could not tell of: their tokens are not waited for (the turn's
+    #: count stays unknown).
+    unreadable: set[str] = field(default_factory=set)
     #: Per run that streamed here: the steps its usage counted.
     usage_steps: dict[str | None, int] = field(default_factory=dict)
     #: The run streaming now: the usage at the end of its stream is its.
@@ -143,12 +146,13 @@ class TurnStats:
     @property
     def unread_runs(self) -> list[str]:
         """The turn's runs whose tokens are not counted (they did not stream here)."""
-        return [run for run in self.run_ids if run not in self.run_tokens]
+        return [run for run in self.run_ids
+                if run not in self.run_tokens and run not in self.unreadable]
 
     @property
     def tokens(self) -> int | None:
         """The turn's tokens, once every run's are counted."""
-        if self.unread_runs or not self.run_tokens:
+        if self.unread_runs or not self.run_tokens or self.unreadable.intersection(self.run_ids):
             return None
         return sum(self.run_tokens.values())
 
@@ -177,6 +181,7 @@ class TurnStats:
         for run, tokens in earlier.run_tokens.items():
             self.run_tokens.setdefault(run, tokens)
         self.run_spans = {**earlier.run_spans, **self.run_spans}
+        self.unreadable |= earlier.unreadable
 
     @property
     def ended(self) -> datetime | None:

@@ -18,14 +18,24 @@ from openletta.ui.widgets.base import TextItemWidget
 UNKEPT = "not kept by the server: the agent will not see this turn"
 
 
-def footer_text(item: TurnFooterItem, today: datetime | None = None) -> str:
+#: Where a footer's token count goes while its turn's runs are read (the count takes its
+#: place: the line does not grow by a field once they are).
+TOKENS_READ = "… tokens"
+
+
+def footer_text(item: TurnFooterItem, today: datetime | None = None, *,
+                reading: bool = False) -> str:
     """When the turn ended (local time; with the day when not today), how long, what it
-    cost, and that the server dropped it if it did."""
-    return " · ".join(filter(None, (figures(item, today), UNKEPT if item.unkept else "")))
+    cost, and that the server dropped it if it did; ``reading``: :data:`TOKENS_READ` while
+    the cost is read from the turn's runs."""
+    return " · ".join(filter(None, (figures(item, today, reading=reading),
+                                    UNKEPT if item.unkept else "")))
 
 
-def figures(item: TurnFooterItem, today: datetime | None = None) -> str:
-    """When the turn ended (local time; with the day when not today), how long, what it cost."""
+def figures(item: TurnFooterItem, today: datetime | None = None, *,
+            reading: bool = False) -> str:
+    """When the turn ended (local time; with the day when not today), how long, what it cost
+    (``reading``: :data:`TOKENS_READ` while that is read from its runs)."""
     parts: list[str] = []
     if item.date is not None:
         local = item.date.astimezone()
@@ -36,6 +46,8 @@ def figures(item: TurnFooterItem, today: datetime | None = None) -> str:
         parts.append("<1s" if item.duration < 1 else format_elapsed(item.duration))
     if item.tokens:
         parts.append(f"{format_tokens(item.tokens)} tokens")
+    elif reading and item.unread_runs:
+        parts.append(TOKENS_READ)
     if item.steps:
         parts.append(f"{item.steps} step" + ("s" if item.steps > 1 else ""))
     return " · ".join(parts)
@@ -60,10 +72,10 @@ class TurnFooter(TextItemWidget, can_focus=True):
         self.post_message(self.Inspect(self.item.run_ids))
 
     def state(self) -> str:
-        return footer_text(self.item)
+        return footer_text(self.item, reading=True)
 
     def draw(self) -> Content:
         if not self.item.unkept:
             return Content(self.state())
-        shown = figures(self.item)
+        shown = figures(self.item, reading=True)
         return Content.assemble(f"{shown} · " if shown else "", (UNKEPT, WARN))
