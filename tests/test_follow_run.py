@@ -163,3 +163,30 @@ def test_every_event_is_titled_in_words_not_by_its_type() -> None:
                       COMPACTION_SUMMARY: "Compaction summary", "summary": "Summary",
                       "compaction": "Compaction", "event": "Event",
                       "heartbeat_sent": "Heartbeat sent", "": "Event"}
+
+
+@pytest.mark.parametrize("otid", ["otid-q", None])
+def test_a_followed_run_completed_from_its_stored_messages_keeps_one_bubble(
+        otid: str | None) -> None:
+    # Before, the stream of a run followed here breaking before the run ended, the turn was
+    # completed from the run's stored messages, the user's message among them: it came as a
+    # second bubble (under the reply's start) and split the turn in two.
+    chunks = recorded("hello_tokens.sse")
+    run_id = run_of(chunks)
+    transcript = Transcript(footers=True)
+    transcript.follow_run(run_id, "Reply in progress when this chat opened",
+                          prompt="hello there")
+    transcript.feed_all(chunks[:part_boundaries(chunks)[2]])  # the stream breaks here
+    question = m.UserMessage(message_type="user_message", id="message-q", run_id=run_id,
+                             otid=otid, content="hello there")
+    stored = [question, *stored_form(chunks)]
+
+    transcript.complete_run(stored, "end_turn")
+    transcript.name_followed_prompt(stored)
+    transcript.load_history(stored)  # the newest page read later: no bubble either
+
+    assert [item.text for item in transcript.items if isinstance(item, UserItem)] == [
+        "hello there"]
+    kinds = [item.kind for item in transcript.items]
+    assert kinds[:2] == ["event", "user"] and kinds.count("footer") == 1
+    assert kinds[-1] == "footer"

@@ -23,8 +23,9 @@ from test_controller import (
     running,
 )
 
+from openletta.api.errors import NotFoundError, StreamDroppedError
 from openletta.api.messages import parse_message
-from openletta.api.resources import Agent
+from openletta.api.resources import Agent, Run
 from openletta.chat.approvals import Choice
 from openletta.chat.controller import FOLLOWING_OPENED, ChatController
 from openletta.chat.session import ChatSession
@@ -72,6 +73,30 @@ async def test_a_followed_reply_shows_the_message_this_client_sent_as_its_bubble
     await chat.settled()
     assert bubbles(chat) == [SENT]  # shown once
     assert chat.session.reply_in_flight() is None
+
+
+async def test_a_followed_reply_completed_from_its_run_shows_the_message_once(
+        chat: Chat) -> None:
+    # Before, the followed stream breaking and the turn completed from what its run stored,
+    # the user's message stored with it came as a second bubble, under the reply's start.
+    from test_follow_run import stored_form
+
+    chunks = recorded(REPLAY)
+    chat.client.active = [running()]
+    chat.client.resumes.append(FakeStream(chunks[:8], drop=StreamDroppedError(REPLAY_RUN, 8)))
+    chat.client.resumes.append(FakeStream([], refuse=NotFoundError("the stream expired")))
+    chat.client.run_messages[REPLAY_RUN] = [parse_message(
+        {"message_type": "user_message", "id": "message-q", "run_id": REPLAY_RUN,
+         "content": SENT}), *stored_form(chunks)]
+    chat.controller.opened()
+    await chat.until(lambda: chat.session.turn_open, "following")
+    chat.client.runs[REPLAY_RUN] = Run(id=REPLAY_RUN, status="completed",
+                                       stop_reason="end_turn")  # (it ends meanwhile)
+    await chat.settled()
+    assert chat.client.resumed  # the stream broke and could not be taken up again
+    assert bubbles(chat) == [SENT]
+    kinds = [item.kind for item in chat.session.transcript.items]
+    assert kinds[:2] == ["event", "user"] and kinds.count("footer") == 1
 
 
 async def test_esc_on_a_followed_reply_the_server_drops_gives_its_message_back(

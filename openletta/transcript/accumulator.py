@@ -123,6 +123,14 @@ class Transcript(CallUpdates):
             self._name_followed(prompt, change)
         return change
 
+    def _shown_as_followed(self, message: m.UserMessage) -> bool:
+        """The message that started the run followed here, which this client sent: its bubble
+        (or its divider) shows it already, were the turn completed from the run's stored
+        messages (its stream broke) or read back from history."""
+        unshown = self._unshown
+        return unshown is not None and message.run_id is not None \
+            and message.run_id == unshown[0]
+
     def prompt_of_run(self, run_id: str) -> str | None:
         """The message the turn ``run_id`` began answers: a followed run's, as named on its
         divider, or the bubble the turn starts with (``None``: not known here)."""

@@ -46,6 +46,11 @@ _GOING_ON = (m.ReasoningMessage, m.HiddenReasoningMessage, m.AssistantMessage,
 class MessageHandlers(TranscriptBase):
     """Stream chunks and stored messages applied to the transcript, one at a time."""
 
+    def _shown_as_followed(self, message: m.UserMessage) -> bool:
+        """Whether ``message`` is the stored message of a run this transcript followed and
+        shows already (as its bubble, or named on its divider): not added again."""
+        return False
+
     def feed(self, message: m.Message) -> Change:
         """Apply one stream chunk (or one stored message) and report what changed."""
         change = Change()
@@ -194,7 +199,7 @@ class MessageHandlers(TranscriptBase):
 
     def _on_user(self, message: m.UserMessage, change: Change) -> None:
         key = f"user:{message.otid}" if message.otid else f"user:{message.id}"
-        if key in self._by_key:
+        if key in self._by_key or self._shown_as_followed(message):
             return
         self._close_open(change)
         self._interruption = None  # (its turn is over)
