@@ -25,6 +25,8 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
+from openletta.settings import cache_dir
+
 #: The file's first bytes: the bytecode's magic number of the Python that wrote it.
 MAGIC = importlib.util.MAGIC_NUMBER
 #: More kept texts than this, and only those of the latest launch are kept.
@@ -63,18 +65,8 @@ class CompiledCode:
 
 
 def cache_path() -> Path:
-    """Where the compiled code is kept: in the cache directory (or, with
-    ``OPENLETTA_CONFIG_DIR``, in its ``cache`` folder), one file per Python."""
-    from openletta.settings import CONFIG_DIR_ENV
-
-    override = os.environ.get(CONFIG_DIR_ENV)
-    if override:
-        folder = Path(override).expanduser() / "cache"
-    else:
-        import platformdirs
-
-        folder = Path(platformdirs.user_cache_dir("openletta"))
-    return folder / f"dataclass-code.{sys.implementation.cache_tag}.marshal"
+    """Where the compiled code is kept: in openletta's cache directory, one file per Python."""
+    return cache_dir() / f"dataclass-code.{sys.implementation.cache_tag}.marshal"
 
 
 def read_kept(path: Path) -> dict[str, CodeType]:
