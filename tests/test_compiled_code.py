@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +65,36 @@ def test_kept_in_the_config_folder_when_one_is_named(tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path))
     assert cache_path().parent == tmp_path / "cache"
+
+
+PATTERNS = [(r"(?P<word>\w+)-(\d+)?", 0), (r"^\s*#.*$", re.MULTILINE), (rb"[\x00-\x1f]+", 0),
+            (r"caf[eé]", re.IGNORECASE)]
+TEXTS = ["alpha-12 beta-", "  # note\ncode", "Café CAFE", "a\x01b"]
+
+
+def matches(compile_pattern: Any) -> list[object]:
+    """What each of :data:`PATTERNS` finds in each text, and its groups."""
+    found: list[object] = []
+    for source, flags in PATTERNS:
+        pattern = compile_pattern(source, flags)
+        for text in TEXTS:
+            subject: Any = text.encode() if isinstance(source, bytes) else text
+            found.append([(match.group(0), match.groups(), match.span())
+                          for match in pattern.finditer(subject)])
+        found.append((pattern.groupindex, pattern.groups, pattern.flags, pattern.pattern))
+    return found
+
+
+def test_regular_expressions_are_built_from_kept_code_and_match_the_same(
+        tmp_path: Path) -> None:
+    path = tmp_path / "code.marshal"
+    compiler = re._compiler  # type: ignore[attr-defined]
+    fresh = matches(compiler.compile)
+    with compiled_code_kept(path) as first:
+        assert matches(compiler.compile) == fresh
+    assert first.compiled >= len(PATTERNS)
+    with compiled_code_kept(path) as second:
+        assert matches(compiler.compile) == fresh
+    assert second.compiled == 0
+    assert compiler.compile(*PATTERNS[0]).match("x-1")  # the compiler is Python's again
+    assert type(compiler._sre).__name__ == "module"
