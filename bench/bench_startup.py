@@ -4,11 +4,13 @@ Run: python bench/bench_startup.py [--imports N] [--apps N]
 
 * **import**: the wall time of importing what ``python -m openletta`` imports before the app
   runs (``openletta.cli``, then ``openletta.ui.launch``), the collector paused as the command
-  line pauses it, each in a fresh Python that writes and reads its bytecode cache; the
+  line pauses it, each in a fresh Python that writes and reads its bytecode cache and, as
+  the command line does, the code earlier launches compiled (``openletta.compiled_code``); the
   quickest and the median of ``--imports`` processes, and the modules loaded.
 * **start**: the CPU time of one process from making the app until its chat shows the newest
   reply of its history (a greeting the demo agent gave), headless at 120x40, against the
-  embedded demo server running in the same process (its answers count too); the quickest and
+  embedded demo server running in the same process (its answers count too), with the styles
+  an earlier app parsed as a launch keeps them (``parsed_css_kept``); the quickest and
   the median of ``--apps`` apps, one after another in that process (the first ones warm up
   what a process does once, and are left out).
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import os
 import statistics
@@ -32,9 +35,20 @@ import time
 #: Apps started before the ones measured.
 WARM_UP = 3
 SIZE = (120, 40)
-IMPORT = ("import gc, sys, time; gc.disable(); started = time.perf_counter(); "
-          "import openletta.cli; import openletta.ui.launch; "
-          "print(time.perf_counter() - started, len(sys.modules))")
+#: As the command line imports: with what an earlier launch compiled (when the code keeps it).
+IMPORT = """
+import contextlib, gc, sys, time
+gc.disable()
+started = time.perf_counter()
+try:
+    from openletta.compiled_code import compiled_code_kept as kept
+except ImportError:
+    kept = contextlib.nullcontext
+with kept():
+    import openletta.cli
+    import openletta.ui.launch
+print(time.perf_counter() - started, len(sys.modules))
+"""
 
 
 def import_times(count: int) -> tuple[list[float], int]:
@@ -67,11 +81,12 @@ async def start_times(count: int) -> list[float]:
         gc.disable()
         started = time.process_time()
         app = OpenLettaApp(base_url=base_url, agent="demo-agent")
-        async with app.run_test(size=SIZE) as pilot:
-            while not chat_shown(app):
-                await pilot.pause()
-            await pilot.pause()  # the frame that shows it
-            used = time.process_time() - started
+        with styles_kept():
+            async with app.run_test(size=SIZE) as pilot:
+                while not chat_shown(app):
+                    await pilot.pause()
+                await pilot.pause()  # the frame that shows it
+                used = time.process_time() - started
         gc.enable()
         return used
 
@@ -90,6 +105,16 @@ async def start_times(count: int) -> list[float]:
         await server.stop()
 
 
+def styles_kept() -> contextlib.AbstractContextManager[object]:
+    """The styles an earlier app parsed, as a launch takes them (when the code keeps them)."""
+    try:
+        from openletta.settings import cache_dir
+        from openletta.ui.textual_internals import parsed_css_kept
+    except ImportError:
+        return contextlib.nullcontext()
+    return parsed_css_kept(cache_dir() / "styles.pickle")
+
+
 def line(name: str, seconds: list[float]) -> str:
     return (f"{name:8s} quickest {1000 * min(seconds):6.1f} ms   "
             f"median {1000 * statistics.median(seconds):6.1f} ms")
@@ -100,10 +125,10 @@ def main() -> None:
     parser.add_argument("--imports", type=int, default=15, help="fresh processes importing")
     parser.add_argument("--apps", type=int, default=15, help="apps started in one process")
     options = parser.parse_args()
-    times, modules = import_times(options.imports)
-    print(line("import", times) + f"   {modules} modules")
-    with tempfile.TemporaryDirectory() as config:  # the apps keep settings and drafts here
+    with tempfile.TemporaryDirectory() as config:  # settings, drafts and what is compiled
         os.environ["OPENLETTA_CONFIG_DIR"] = config
+        times, modules = import_times(options.imports)
+        print(line("import", times) + f"   {modules} modules")
         print(line("start", asyncio.run(start_times(options.apps))))
 
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Sequence
 
 from openletta import __version__
 from openletta.chat.early import EarlyOpening
+from openletta.compiled_code import compiled_code_kept
 from openletta.config import DEMO_SERVER, Server, choose_server
 from openletta.settings import Settings, SettingsWarning, load_settings
 from openletta.tls import prepare_tls_context, speaks_tls
@@ -72,6 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
               "`openletta replay FILE` prints a recorded transcript.", file=sys.stderr)
         return 2
     pause_for_startup()  # the app settles the collector after its first connection attempt
+    with compiled_code_kept():
+        return run_chat(args)
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """Read the settings, send the requests for the agent named and run the app until the
+    user quits; the exit status."""
     with warnings.catch_warnings(record=True) as problems:
         warnings.simplefilter("always", SettingsWarning)
         settings = load_settings()

@@ -67,6 +67,15 @@ def config_dir() -> Path:
     return Path(platformdirs.user_config_dir("openletta"))
 
 
+def cache_dir() -> Path:
+    """Where openletta keeps what it can make again (what a launch compiled or parsed): the
+    platform's cache directory, or the ``cache`` folder of ``$OPENLETTA_CONFIG_DIR``."""
+    override = os.environ.get(CONFIG_DIR_ENV)
+    if override:
+        return Path(override).expanduser() / "cache"
+    return Path(platformdirs.user_cache_dir("openletta"))
+
+
 def config_path() -> Path:
     """Where the settings file is (it may not exist yet)."""
     return config_dir() / SETTINGS_FILE

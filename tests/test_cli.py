@@ -43,10 +43,12 @@ def test_the_server_is_chosen_from_the_flag_then_the_environment_then_the_settin
 
 
 @pytest.fixture
-def launched(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Server, str | None, str | None]]:
+def launched(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+             ) -> list[tuple[Server, str | None, str | None]]:
     """``cli.main`` as at a terminal, with the settings ``SAVED``; records the server, agent
     and conversation the app would open instead of starting it."""
     opened: list[tuple[Server, str | None, str | None]] = []
+    monkeypatch.setenv("OPENLETTA_CONFIG_DIR", str(tmp_path))  # (its compiled code)
     monkeypatch.setattr(cli, "at_a_terminal", lambda: True)
     monkeypatch.setattr(cli, "pause_for_startup", lambda: None)
     monkeypatch.setattr(cli, "prepare_tls_context", lambda: None)

@@ -12,12 +12,13 @@ from openletta.chat.early import EarlyOpening
 from openletta.chat.local_calls import LocalCalls
 from openletta.config import Server
 from openletta.display import DisplayText
-from openletta.settings import Settings
+from openletta.settings import Settings, cache_dir
 from openletta.tools.base import Workspace
 from openletta.tools.permissions import PermissionMode, Permissions
 from openletta.tools.private_process import keep_memory_private
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import print_chats, print_unsent
+from openletta.ui.textual_internals import parsed_css_kept
 
 
 def run(args: argparse.Namespace, settings: Settings, server: Server,
@@ -27,7 +28,8 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
     app = OpenLettaApp(base_url=server.base_url, api_key=server.api_key, demo=server.demo,
                        agent=args.agent, conversation=args.conversation, theme=args.theme,
                        settings=settings, tune_gc=True, local=local_calls(args), early=early)
-    app.run()
+    with parsed_css_kept(cache_dir() / "styles.pickle"):  # parsed once, not every launch
+        app.run()
     if app.settings.print_chat_on_exit:
         kept = not server.demo and app.unkept_drafts is None
         print_chats(app.chats.said(), Console(), drafts_kept=kept)

@@ -15,6 +15,7 @@ Not here, because they are public or documented, though they look private or low
 """
 
 from openletta.ui.textual_internals.crash import KeepsBeforeCrash
+from openletta.ui.textual_internals.css_cache import parsed_css_kept
 from openletta.ui.textual_internals.footer import (
     FooterKey,
     footer_keys,
@@ -74,6 +75,7 @@ __all__ = [
     "markdown_block_document",
     "markdown_block_token",
     "markdown_child_blocks",
+    "parsed_css_kept",
     "preset_footer_key",
     "remove_hidden",
     "set_footer_key_enabled",
