@@ -289,12 +289,13 @@ class ChatScroll(FrugalScroll, KeptAtBottom, can_focus=False):
         waiting.add_done_callback(release)
         return released
 
-    def mount_arriving(self) -> None:
+    def mount_arriving(self, *, held: bool = False) -> None:
         """Mount the widgets that arrived since the last flush, at the end, together: the
-        items of a reply that come within one flush (its thought, its text) cost one layout."""
+        items of a reply that come within one flush (its thought, its text) cost one layout;
+        ``held`` (:meth:`mount_held`), it also paints what changed with them (the status)."""
         if self.arriving:
             widgets, self.arriving = self.arriving, []
-            self.mount_all(widgets)
+            self.mount_held(widgets) if held else self.mount_all(widgets)
 
     def discard(self, widget: Widget) -> None:
         """Remove ``widget``, mounted or still arriving."""

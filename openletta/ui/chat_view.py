@@ -12,18 +12,18 @@ once and removed with the next move or once the view is still (:meth:`ChatScroll
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widget import Widget
 
 from openletta.transcript import Change, Item, UserItem
+from openletta.ui.chat_paging import ChatPaging
 from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator, PendingRows
 from openletta.ui.chat_window import ChatWindow, Move
 from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
@@ -31,7 +31,7 @@ from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
 FLUSH_HZ = 30
 
 
-class ChatView(Vertical):
+class ChatView(ChatPaging):
     """Item widgets in a scroller, the "↓ new" indicator and the rows of queued messages."""
 
     BINDINGS: ClassVar[list[BindingType]] = [("end", "jump_to_bottom", "Bottom")]
@@ -52,6 +52,7 @@ class ChatView(Vertical):
         self._widgets: dict[str, ItemWidget] = {}
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
+        self._with_flush: list[Callable[[], None]] = []
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator(id="new-indicator")
         self._pending = PendingRows(id="pending")
@@ -155,12 +156,22 @@ class ChatView(Vertical):
                 and not change.prepended and not self._indicator.display and not self.following:
             self._indicator.display = True  # the end of the chat grew
 
+    def with_next_flush(self, show: Callable[[], None]) -> None:
+        """Call ``show`` with the next flush (at most ``1 / FLUSH_HZ`` s away): what it changes
+        (the status bar's state) is painted with what arrives, not in a frame of its own."""
+        self._with_flush.append(show)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(1 / FLUSH_HZ, self.flush)
+
     def flush(self) -> None:
         """Mount what arrived, sync every dirty widget (by the timer, and as a turn ends)."""
         if self._flush_timer is not None:
             self._flush_timer.stop()
             self._flush_timer = None
-        self._scroll.mount_arriving()
+        shows, self._with_flush = self._with_flush, []
+        for show in shows:
+            show()
+        self._scroll.mount_arriving(held=bool(shows))
         dirty, self._dirty = self._dirty, {}
         for key, widget in dirty.items():
             if widget.is_mounted:
@@ -363,31 +374,6 @@ class ChatView(Vertical):
 
     def on_new_indicator_pressed(self) -> None:
         self.action_jump_to_bottom()
-
-    def page(self, direction: int) -> None:
-        """Scroll a page up (``-1``) or down (``+1``), as PageUp and PageDown do."""
-        self.call_later(self._page_down if direction > 0 else self._page_up)
-
-    async def _page_down(self) -> None:
-        """A page down once what mounts below is laid out, a screenful more mounted first if
-        less than a page is below the view (the items pruned above do not move it)."""
-        if self._window.hidden_below and self._scroll.rows_below < self._scroll.page_height:
-            self._show_later(self._window.filling_below)
-        await self._scroll.wait_for_mounts()
-        self.call_after_refresh(self._scroll.page_down)
-
-    async def _page_up(self) -> None:
-        """A page up, a screenful more mounted above first if less than a page is above the
-        view; at the very top, the older page of history is asked for."""
-        top_line = None
-        if self._window.hidden_above and self._scroll.scroll_y < self._scroll.page_height:
-            top_line = self._scroll.top_line()
-            self._show_earlier(self._window.filling_above)
-            await self._scroll.wait_for_mounts()
-        elif self._scroll.scroll_y < 1:
-            self.show_earlier()
-            return
-        self.call_after_refresh(self._scroll.page_up, top_line)
 
     def action_jump_to_bottom(self) -> None:
         """Scroll to the newest item and follow new content again."""

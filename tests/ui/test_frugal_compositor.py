@@ -12,7 +12,10 @@ import random
 
 from chat_helpers import open_chat, send
 from textual._compositor import Compositor
+from textual.dom import DOMNode
 from textual.geometry import Region
+from textual.scrollbar import ScrollBar
+from textual.widget import Widget
 
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.textual_internals import FrugalCompositor
@@ -116,3 +119,29 @@ async def test_a_layout_arranges_the_screen_once(demo_server, make_app, wait_unt
             assert compositor.find_widget(screen.prompt).region == screen.prompt.region
             arrangements[kind] = count[0]
         assert arrangements == {Compositor: 2, FrugalCompositor: 1}
+
+
+async def test_a_paint_works_out_backgrounds_from_the_parents_not_each_widgets_ancestors(
+        demo_server, make_app, wait_until, monkeypatch) -> None:
+    """Whether a widget's lines can be given again depends on the background under it;
+    Textual's ``background_colors`` walks every ancestor of the widget, for each widget of
+    the chat in view at every layout that moves them (a few milliseconds a layout)."""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        screen = await busy_screen(pilot, wait_until)
+        ours = screen._compositor
+        assert isinstance(ours, FrugalCompositor)
+        everything = [Region(0, 0, *SIZE)]
+        update_bytes(ours, everything, app.console)
+        walks: list[object] = []
+        colors = DOMNode.background_colors
+
+        def counted(node: DOMNode) -> object:
+            walks.append(node)
+            return colors.fget(node)  # type: ignore[attr-defined]
+
+        monkeypatch.setattr(DOMNode, "background_colors", property(counted))
+        assert update_bytes(ours, everything, app.console)
+        in_chat = [node for node in walks if isinstance(node, Widget)
+                   and screen.view in node.ancestors and not isinstance(node, ScrollBar)]
+        assert in_chat == []

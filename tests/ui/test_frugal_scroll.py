@@ -89,17 +89,22 @@ async def test_the_scrollers_lines_are_drawn_anew_when_its_padding_or_the_backgr
         assert rows
 
 
+async def scroll_with_bar(pilot: Pilot[None]) -> tuple[ChatScroll, ScrollBar, Region]:
+    """The scroller, with items enough for a scroll bar; its bar, and all the bar's rows."""
+    scroll = await shown_scroll(pilot)
+    await scroll.mount_all([Static(f"item {number}") for number in range(40)])
+    while not scroll.vertical_scrollbar.size.height:
+        await pilot.pause()
+    bar = scroll.vertical_scrollbar
+    return scroll, bar, Region(0, 0, bar.size.width, bar.size.height)
+
+
 async def test_the_scroll_bar_styles_each_kind_of_row_once_and_draws_what_textuals_does(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Its rows are the track, the thumb and the thumb's two ends: Textual styled every row
     anew each time the thumb moved (every layout of a growing chat), all 36 of a chat's."""
     async with ScrollApp().run_test(size=(40, 12)) as pilot:
-        scroll = await shown_scroll(pilot)
-        await scroll.mount_all([Static(f"item {number}") for number in range(40)])
-        while not scroll.vertical_scrollbar.size.height:
-            await pilot.pause()
-        bar = scroll.vertical_scrollbar
-        rows = Region(0, 0, bar.size.width, bar.size.height)
+        scroll, bar, rows = await scroll_with_bar(pilot)
         for eighths in range(0, 8 * round(scroll.max_scroll_y) + 1, 3):
             bar.mouse_over = eighths % 2 == 0  # the thumb's other colours
             bar.position = eighths / 8
@@ -109,3 +114,30 @@ async def test_the_scroll_bar_styles_each_kind_of_row_once_and_draws_what_textua
             bar.refresh()
             assert ours == ScrollBar.render_lines(bar, rows)
             assert len(styled) <= 5 < rows.height
+
+
+async def test_the_scroll_bar_draws_rows_styled_before_without_rendering_the_bar_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chat that grows moves the thumb at every layout, but its rows take the same few
+    shapes: those styled before are drawn again as they were, without rendering the bar
+    (through Rich, every row) to find what its rows are."""
+    async with ScrollApp().run_test(size=(40, 12)) as pilot:
+        _scroll, bar, rows = await scroll_with_bar(pilot)
+        rendered: list[int] = []
+        render_line = Widget.render_line
+
+        def counted(widget: Widget, y: int) -> Any:
+            if widget is bar:
+                rendered.append(y)
+            return render_line(widget, y)
+
+        monkeypatch.setattr(Widget, "render_line", counted)
+        for repeat in range(2):
+            for position in (0, 3, 6, 3, 0):
+                bar.position = position
+                bar.refresh()
+                rendered.clear()
+                ours = bar.render_lines(rows)
+                assert repeat == 0 or rendered == []
+                bar.refresh()
+                assert ours == ScrollBar.render_lines(bar, rows)

@@ -22,7 +22,7 @@ from openletta.chat.turn_state import Phase, Severity, TurnState
 from openletta.display import counted
 from openletta.recall import SentMessages
 from openletta.tools.permissions import PermissionMode
-from openletta.transcript import Change
+from openletta.transcript import Change, UserItem
 from openletta.ui.attention import draw_attention
 from openletta.ui.chat_approvals import ChatApprovals
 from openletta.ui.chat_focus import FocusInChat
@@ -216,6 +216,8 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
     def transcript_changed(self, change: Change, *, arrived: bool = True) -> None:
         """Show ``change`` (``arrived``: from the request in flight) and the turn's usage."""
         self.view.apply(change)
+        if any(isinstance(item, UserItem) for item in change.added):
+            self.view.flush()  # the user's message is whole: shown in the next frame
         if change and arrived:  # (a ping changes nothing: the wait goes on being counted)
             self.status.note_arrival()
         transcript = self.session.transcript
@@ -225,13 +227,15 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
             self.status.show_first_message(self.session.first_message)
 
     def turn_state_changed(self, state: TurnState) -> None:
+        before, self._state_shown = self._state_shown, state
         if self.busy and not state.phase.busy:
+            self.view.with_next_flush(self._show_state)  # painted with the turn's footer
             self.view.flush()
             if self.memory is not None:
                 self.memory.turn_ended()
             self.fill_from_runs()
         self.busy = state.phase.busy
-        agent, before, self._state_shown = self.session.agent, self._state_shown, state
+        agent = self.session.agent
         draw_attention(self.app, agent.name or agent.id, before, state)
         if before.offline and not state.offline and self._history_error is not None:
             self.load_earlier()  # the page that could not be read while offline
@@ -239,6 +243,14 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
                 ] if state.sending is not None else []
         self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
         self._show_approval(state)
+        if state.replying and not before.replying:  # "streaming" shown with the reply
+            self.view.with_next_flush(self._show_state)
+        else:
+            self._show_state()
+
+    def _show_state(self) -> None:
+        """Show the turn's newest state in the status bar."""
+        state = self._state_shown
         self.status.info = dataclasses.replace(
             self.status.info, state=status_state(state), busy_since=state.busy_since,
             stop_reason=state.stop_reason,

@@ -7,9 +7,13 @@ from __future__ import annotations
 from typing import NamedTuple
 from weakref import WeakKeyDictionary
 
+from textual.color import Color
+from textual.dom import DOMNode
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
+
+_TRANSPARENT = Color(0, 0, 0, 0)
 
 
 class _Painted(NamedTuple):
@@ -37,6 +41,27 @@ class PaintedLines:
 
     def __init__(self) -> None:
         self._painted: WeakKeyDictionary[Widget, _Painted] = WeakKeyDictionary()
+        #: Each node's background and opacity, from the root down, during one paint.
+        self._backgrounds: dict[DOMNode, tuple[Color, float]] = {}
+
+    def begin_paint(self) -> None:
+        """A paint begins: the backgrounds are worked out again (styles may have changed)."""
+        self._backgrounds.clear()
+
+    def _background(self, node: DOMNode) -> tuple[Color, float]:
+        """``node.background_colors[1]`` (and the opacity so far), worked out as Textual does
+        but from its parent's, once a paint: Textual walks every ancestor for each widget."""
+        known = self._backgrounds.get(node)
+        if known is None:
+            parent = node._parent
+            background, opacity = (self._background(parent) if isinstance(parent, DOMNode)
+                                   else (_TRANSPARENT, 1.0))
+            styles = node.styles
+            opacity *= styles.opacity
+            background += styles.background.tint(styles.background_tint).multiply_alpha(
+                opacity)
+            known = self._backgrounds[node] = (background, opacity)
+        return known
 
     def render_lines(self, widget: Widget, lines: Region) -> list[Strip]:
         """The strips of ``lines`` (a region of ``widget``) as ``widget.render_lines`` gives."""
@@ -44,7 +69,7 @@ class PaintedLines:
             return widget.render_lines(lines)
         cache = widget._styles_cache
         filters = tuple(map(id, widget.get_line_filters()))
-        key = (lines, widget.size, filters, filters and widget.background_colors[1],
+        key = (lines, widget.size, filters, filters and self._background(widget)[0],
                widget.auto_links and widget.hover_style)
         painted = self._painted.get(widget)
         rows = lines.line_range
