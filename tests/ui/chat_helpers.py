@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import waiting
 from textual.pilot import Pilot
 
-from openletta.transcript import UserItem
+from openletta.transcript import Item, UserItem
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
@@ -50,6 +50,14 @@ async def open_chat(pilot: Pilot[None], wait_until) -> ChatScreen:
         w.group != "history" or w.is_finished for w in screen.workers), what="history")
     await laid_out(pilot, screen.view)
     return screen
+
+
+async def all_mounted(pilot: Pilot[None], view: ChatView, items: Sequence[Item]) -> None:
+    """Wait until every item of ``items`` has a mounted widget: items that arrive between two
+    flushes are mounted by the flush's timer, which a ``pilot.pause()`` does not wait for."""
+    await waiting.wait_until(pilot, lambda: all(
+        (widget := view.widget_for(item)) is not None and widget.is_mounted for item in items),
+        what="a mounted widget for every item")
 
 
 async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> None:

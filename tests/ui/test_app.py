@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from chat_helpers import (
+    all_mounted,
     laid_out,
     mounted_items,
     open_chat,
@@ -250,9 +251,7 @@ async def test_streamed_turn_keeps_every_item_in_order(demo_server, make_app, wa
         assert ReasoningItem in kinds and ToolCallItem in kinds and AssistantItem in kinds
         assert kinds.index(ReasoningItem) < kinds.index(ToolCallItem)
         assert all(item.status.is_final for item in turn if isinstance(item, ToolCallItem))
-        await wait_until(pilot, lambda: all(
-            (widget := screen.view.widget_for(item)) is not None and widget.is_mounted
-            for item in turn), what="a mounted widget for every item of the turn")
+        await all_mounted(pilot, screen.view, turn)
         assert mounted_items(screen.view) == screen.session.transcript.items
         assert all(screen.view.widget_for(item) is not None for item in turn)
 

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from chat_helpers import laid_out
+from chat_helpers import all_mounted, laid_out
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -180,7 +180,7 @@ async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:
     async with app.run_test() as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         view.apply(transcript.feed(reply("a1", "start")))
-        await pilot.pause()
+        await all_mounted(pilot, view, transcript.items)
         widget = view.widget_for(transcript.items[0])
         assert widget is not None
         synced: list[str] = []
@@ -260,9 +260,7 @@ async def test_widgets_pruned_while_following_leave_the_dom_once_the_view_is_qui
         assert oldest is not None
         add_turns(view, transcript, PRUNE_SLACK)
         added = transcript.items[-2 * PRUNE_SLACK:]
-        await wait_until(pilot, lambda: all(
-            (widget := view.widget_for(item)) is not None and widget.is_mounted
-            for item in added), what="the new turns mounted")
+        await all_mounted(pilot, view, added)
         assert oldest.item not in view.mounted_items
         waiting = waiting_widgets(view)
         assert oldest in waiting, "a pruned widget is hidden at first"
@@ -435,7 +433,7 @@ async def test_internal_items_are_hidden_until_toggled() -> None:
         system = parse_message({"message_type": "system_message", "id": "s1",
                                 "content": "You are a helpful agent."})
         view.apply(transcript.load_history([system]))
-        await pilot.pause()
+        await all_mounted(pilot, view, transcript.items)
         widget = view.widget_for(transcript.items[0])
         assert widget is not None and not widget.display
         view.show_internal = True
