@@ -60,9 +60,18 @@ async def all_mounted(pilot: Pilot[None], view: ChatView, items: Sequence[Item])
         what="a mounted widget for every item")
 
 
+async def settled(pilot: Pilot[None], view: ChatView) -> None:
+    """Wait until what was applied to the view is mounted and laid out, and it holds still."""
+    view.flush()
+    await view.scroll.wait_for_mounts()
+    await laid_out(pilot, view)
+
+
 async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> None:
     """Wait until the chat's height stops changing (Markdown renders after it mounts): the
-    same height at ``steady`` checks in a row, each after the app's queues ran dry."""
+    same height at ``steady`` checks in a row, each after the app's queues ran dry. What
+    waits for the view's next flush is flushed first, or the wait could end before it."""
+    view.flush()
     heights: list[int] = []
 
     def height_steady() -> bool:

@@ -418,7 +418,8 @@ async def test_an_approval_answered_after_reopening_counts_the_whole_turn(
             tokens = sum(step["prompt_tokens"] + step["completion_tokens"]
                          for run in (asked, answering) for step in run.steps)
             assert (footer.item.tokens, footer.item.steps) == (tokens, 2)
-            assert f"{format_tokens(tokens)} tokens · 2 steps" in str(footer.render())
+            await wait_until(pilot, lambda: f"{format_tokens(tokens)} tokens · 2 steps"
+                             in str(footer.render()), what="the footer showing them")
             usage = screen.status.info.usage  # the status bar: the same turn
             assert usage is not None and (usage.total_tokens, usage.step_count) == (tokens, 2)
     finally:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import chat_helpers
 import pytest
 from chat_helpers import all_mounted, laid_out
 from textual import events
@@ -66,15 +67,15 @@ async def long_chat() -> AsyncIterator[tuple[ViewApp, Pilot[None], ChatView, Tra
     async with app.run_test(size=(80, 24)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         add_turns(view, transcript, 200)
-        await pilot.pause()
+        await settled(pilot, view)
         yield app, pilot, view, transcript
 
 
 async def settled(pilot: Pilot[None], view: ChatView) -> None:
-    """Wait until the view is still: the window moves under way have mounted, the view keeps
-    its height (their Markdown has rendered) and no unmounted widget waits to be removed."""
-    await view.scroll.wait_for_mounts()
-    await laid_out(pilot, view)
+    """Wait until the view is still: what was applied and the window moves under way have
+    mounted, the view keeps its height (their Markdown has rendered) and no unmounted widget
+    waits to be removed."""
+    await chat_helpers.settled(pilot, view)
     await wait_until(pilot, lambda: not waiting_widgets(view), what="unmounted widgets removed")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat_helpers import open_chat, send
+from chat_helpers import all_mounted, open_chat, send
 
 from openletta.chat.turn_state import Phase
 from openletta.demo import DemoServer
@@ -48,10 +48,9 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
         assert before is not None and window.context_window_size_current < before
         assert f"~{window.context_window_size_current / 1000:.1f}k/" in str(
             screen.status.render())  # the gauge says so at once, as an estimate
-        await wait_until(pilot, lambda: isinstance(screen.view.widget_for(summary),
-                                                   EventDivider), what="the divider")
+        await all_mounted(pilot, screen.view, [summary])
         divider = screen.view.widget_for(summary)
-        assert divider is not None
+        assert isinstance(divider, EventDivider)
         await wait_until(pilot, lambda: "Compaction summary" in rendered(divider, ".event-line"),
                          what="the divider's title")
         assert "hello; hello again" in rendered(divider, ".event-text")  # short, but below

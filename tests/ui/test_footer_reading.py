@@ -49,9 +49,9 @@ async def test_a_footer_says_its_tokens_are_being_read_until_they_are(
         assert footer.item.tokens is None and TOKENS_READ in shown_text(footer)
         release.set()
         await wait_until(pilot, lambda: footer.item.tokens is not None, what="tokens read")
-        await pilot.pause()
-        shown = shown_text(footer)
-        assert TOKENS_READ not in shown and f"{footer.item.tokens / 1000:.1f}k tokens" in shown
+        await wait_until(pilot, lambda: TOKENS_READ not in shown_text(footer),
+                         what="the footer synced")
+        assert f"{footer.item.tokens / 1000:.1f}k tokens" in shown_text(footer)
 
 
 async def test_a_footer_whose_runs_are_unknown_stops_saying_its_tokens_are_read(
@@ -63,8 +63,9 @@ async def test_a_footer_whose_runs_are_unknown_stops_saying_its_tokens_are_read(
         assert TOKENS_READ in shown_text(footer)
         release.set()
         await wait_until(pilot, lambda: not footer.item.unread_runs, what="runs given up")
-        await pilot.pause()
-        assert footer.item.tokens is None and TOKENS_READ not in shown_text(footer)
+        await wait_until(pilot, lambda: TOKENS_READ not in shown_text(footer),
+                         what="the footer synced")
+        assert footer.item.tokens is None
 
 
 def test_a_footer_says_its_tokens_are_being_read_until_its_runs_tell_them() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from chat_helpers import laid_out, open_chat
+from chat_helpers import open_chat, settled
 
 from openletta.demo import DemoServer
 from openletta.transcript import Item, UserItem
@@ -42,12 +42,6 @@ def shown(view) -> list[tuple[Item, int, int]]:
 def item_at(view, line: int) -> Item | None:
     """The item whose widget covers ``line`` of the scrolled content (or the first below)."""
     return next((item for item, _top, bottom in shown(view) if bottom > line), None)
-
-
-async def settled(pilot, view) -> None:
-    """Wait until what a key mounted is mounted and laid out, and the view holds still."""
-    await view.scroll.wait_for_mounts()
-    await laid_out(pilot, view)
 
 
 async def to_the_top(pilot, screen, wait_until) -> None:
