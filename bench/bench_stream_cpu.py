@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
 import re
 import shlex
@@ -54,6 +53,8 @@ from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from pathlib import Path
 
+from measure import process_cpu  # this script's folder is on the path
+
 from openletta.demo import DemoServer
 from openletta.demo.http import Handler, Request, Response, StreamResponse
 
@@ -63,7 +64,6 @@ SIZE = (120, 40)
 LONG_TURNS = 3
 #: Samples a second py-spy takes with ``--profile``.
 PROFILE_RATE = 1000
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 #: The end of the demo's own greeting: the newest message on screen after a relaunch.
 NEWEST_REPLY = "to see what I can show you."
@@ -129,13 +129,6 @@ class ReplayServer(DemoServer):
             self.done.set()
 
 
-def _stat(path: Path) -> list[int]:
-    """The numeric fields of a ``/proc`` ``stat`` file after the command's name (index 0
-    is the state, which reads as 0)."""
-    return [int(field) if field.lstrip("-").isdigit() else 0
-            for field in path.read_text().rsplit(")", 1)[1].split()]
-
-
 class App:
     """``python -m openletta`` in a tmux window of :data:`SIZE`: a real terminal that
     answers the app's queries and draws what it writes."""
@@ -170,17 +163,8 @@ class App:
                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
 
     def cpu(self) -> float:
-        """Seconds of CPU the app has used so far: its running threads' to the nanosecond,
-        and in clock ticks those of its threads that ended and of its children."""
-        fields = _stat(Path(f"/proc/{self.pid}/stat"))
-        ticks = fields[11] + fields[12] + fields[13] + fields[14]  # utime stime cutime cstime
-        running = 0
-        for task in Path(f"/proc/{self.pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                running += int((task / "schedstat").read_text().split()[0])
-                task_fields = _stat(task / "stat")
-                ticks -= task_fields[11] + task_fields[12]  # (counted to the nanosecond)
-        return running / 1e9 + max(0, ticks) / CLOCK_TICKS
+        """Seconds of CPU the app has used so far (:func:`~measure.process_cpu`)."""
+        return process_cpu(self.pid)
 
     async def shows(self, *texts: str, timeout: float = 20, poll: float = 0.1) -> None:
         """Wait until the window shows each of ``texts``, looking every ``poll`` seconds."""

@@ -3,7 +3,8 @@
 :class:`Paints` counts a screen's paints and tells which of them changed what a terminal
 shows (:class:`Terminal`); :class:`Spans` notes stretches of time a timing leaves out
 (waiting for the server, or the bench's own checks); :func:`drained` waits for a message
-pump to handle what it holds. The rest are figures: memory, percentiles.
+pump to handle what it holds; :func:`process_cpu` and :func:`process_rss_mb` read what a
+process (and those it started) ran and holds. The rest are figures: memory, percentiles.
 """
 
 from __future__ import annotations
@@ -25,6 +26,58 @@ from textual._compositor import ChopsUpdate, LayoutUpdate
 from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.strip import Strip
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """Seconds of CPU a process and every process under it have used so far: running threads
+    to the nanosecond (``schedstat``), and in clock ticks the threads that ended and the
+    children reaped. A process that ends counts once its parent reaps it (as ``cutime``)."""
+    tree = _process_tree(pid)
+    total = 0.0
+    for member in tree:
+        with contextlib.suppress(OSError):
+            fields = _stat(Path(f"/proc/{member}/stat"))
+            ticks = fields[11] + fields[12] + fields[13] + fields[14]  # utime stime cutime cstime
+            running = 0
+            for task in Path(f"/proc/{member}/task").iterdir():
+                with contextlib.suppress(OSError):
+                    running += int((task / "schedstat").read_text().split()[0])
+                    task_fields = _stat(task / "stat")
+                    ticks -= task_fields[11] + task_fields[12]  # (counted to the nanosecond)
+            total += running / 1e9 + max(0, ticks) / CLOCK_TICKS
+    return total
+
+
+def process_rss_mb(pid: int) -> float:
+    """Resident set size of a process and every process under it now."""
+    pages = 0
+    for member in _process_tree(pid):
+        with contextlib.suppress(OSError):
+            pages += int(Path(f"/proc/{member}/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and the processes under it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                children.setdefault(_stat(entry / "stat")[1], []).append(int(entry.name))
+    tree, index = [pid], 0
+    while index < len(tree):
+        tree += children.get(tree[index], [])
+        index += 1
+    return tree
+
+
+def _stat(path: Path) -> list[int]:
+    """The numeric fields of a ``/proc`` ``stat`` file after the command's name (index 0
+    is the state, which reads as 0)."""
+    return [int(field) if field.lstrip("-").isdigit() else 0
+            for field in path.read_text().rsplit(")", 1)[1].split()]
 
 
 def rss_mb() -> float:

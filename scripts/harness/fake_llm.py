@@ -150,13 +150,15 @@ class Reply:
 
 #: A terminal shows only ``echo 'hello world'``: the carriage return hides the rest.
 SPOOF_COMMAND = "echo pwned > spoofed.txt; \recho 'hello world'"
+SYSTEM_REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 
 def message_text(message: dict[str, Any]) -> str:
-    """The text of a chat message whose content is a string or a list of parts."""
+    """The text of a chat message whose content is a string or a list of parts, without the
+    ``<system-reminder>`` blocks some clients (Letta Code) add to what the user typed."""
     content = message.get("content")
     if isinstance(content, list):
-        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return content or ""
+        content = " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return SYSTEM_REMINDER.sub("", content or "")
 
 
 def file_argument(text: str, default: str) -> str:

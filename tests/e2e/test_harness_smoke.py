@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import fake_llm
 import httpx
 import pytest
 
@@ -49,6 +50,19 @@ def joined(events: list[Any], message_type: str, key: str) -> str:
 def of_type(events: list[Any], message_type: str) -> list[dict[str, Any]]:
     return [event for event in events
             if isinstance(event, dict) and event.get("message_type") == message_type]
+
+
+def test_scripted_model_answers_what_the_user_typed_past_a_clients_reminders() -> None:
+    """Letta Code sends its own ``<system-reminder>`` parts before what the user typed; their
+    words ("Local time", "read") must not choose the reply (bench/bench_vs_letta_code.py)."""
+    reminder = ("<system-reminder>\n- **Local time**: Saturday at 12:12 PM UTC\n"
+                "- read the docs before you edit\n</system-reminder>")
+    message = {"role": "user", "content": [{"type": "text", "text": reminder},
+                                           {"type": "text", "text": "hello"}]}
+
+    reply = fake_llm.choose_reply([message], stall_seconds=0)
+
+    assert (reply.reasoning, reply.content) == (HELLO_REASONING, HELLO_ANSWER)
 
 
 def test_health_reports_letta_0_16_8(http: httpx.Client) -> None:
