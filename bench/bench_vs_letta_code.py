@@ -55,7 +55,8 @@ import fake_llm
 import setup_agent
 
 SIZE = (120, 40)
-TURN_TIMEOUT = 60.0
+#: Seconds a turn may take before the bench gives up (the slow reply takes about 12).
+TURN_TIMEOUT = 180.0
 #: What each kind of turn types, and the end of the reply the scripted model gives it.
 TURNS = {"long": ("long", "end of the long answer."),
          "slow": ("slow", fake_llm.SLOW_TEXT.split()[-1]),
@@ -126,7 +127,9 @@ class Session:
         """Start the client; seconds until its prompt is ready."""
         work = self.home / "work"
         work.mkdir(exist_ok=True)
-        variables = [option for name, value in self.client.environment(self.home).items()
+        environment = {**self.client.environment(self.home), "PWD": str(work)}  # (tmux's own
+        # would name the directory the bench started in, which Letta Code takes as its own)
+        variables = [option for name, value in environment.items()
                      for option in ("-e", f"{name}={value}")]
         command = shlex.join(self.client.command(self.base_url, self.agent))
         started = time.monotonic()
@@ -158,12 +161,17 @@ class Session:
         before = process_cpu(self.pid)
         await tmux("send-keys", "-t", self.window, "-l", typed)
         await tmux("send-keys", "-t", self.window, "Enter")
-        async with asyncio.timeout(TURN_TIMEOUT):
-            while True:
-                newest = await newest_message(server, self.agent)
-                if newest and newest != before_turn and "assistant_message" in newest.values():
-                    break
-                await asyncio.sleep(0.1)
+        try:
+            async with asyncio.timeout(TURN_TIMEOUT):
+                while True:
+                    newest = await newest_message(server, self.agent)
+                    if newest and newest != before_turn and (
+                            "assistant_message" in newest.values()):
+                        break
+                    await asyncio.sleep(0.1)
+        except TimeoutError:
+            sys.exit(f"{self.client.name}: no reply to {typed!r} stored on the server after "
+                     f"{TURN_TIMEOUT:.0f} s (is the server well? see its log)")
         await self.quiet()
         spent = process_cpu(self.pid) - before
         await self.shows(reply_end)
@@ -236,12 +244,12 @@ async def main() -> None:
     base_url = os.environ.get("LETTA_BASE_URL")
     if not base_url:
         sys.exit("LETTA_BASE_URL is not set: start the harness (see the docstring)")
-    version = subprocess.run([options.letta_code, "--version"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    print(f"Letta Code: {version}; server: {base_url}", file=sys.stderr)
     clients = [openletta_client(), letta_code_client(options.letta_code)]
     figures = {client.name: Figures() for client in clients}
     with tempfile.TemporaryDirectory() as scratch:
+        version = subprocess.run([options.letta_code, "--version"], capture_output=True,
+                                 text=True, check=True, cwd=scratch).stdout.strip()
+        print(f"Letta Code: {version}; server: {base_url}", file=sys.stderr)
         agents, homes = {}, {}
         for client in clients:
             slug = client.name.replace(" ", "-").lower()
