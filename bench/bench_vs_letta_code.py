@@ -24,9 +24,10 @@ The clients take turns, one session each per round, and every session is the sam
 A turn's CPU is what the client's processes ran (:func:`~measure.process_cpu`) from just
 before it types until the server holds the reply and the client has been quiet (under 1 % of
 a CPU) for half a second. Figures are medians over the turns of a kind and then the rounds;
-the ratio is openletta's over Letta Code's (issue 21's goal: at most 0.5 for a turn). Letta
-Code's version is the one installed: the registry this machine reaches holds 0.25.9. Nothing
-is asserted.
+the ratio is openletta's over Letta Code's (issue 21's goal: at most 0.5 for a turn). A child
+process that ends within a measure counts in whole clock ticks once reaped: an idle share can
+read a little below zero. Letta Code's version is the one installed: the registry this machine
+reaches holds 0.25.9 (later ones need packages it does not have). Nothing is asserted.
 """
 
 from __future__ import annotations
