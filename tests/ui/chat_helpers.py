@@ -14,6 +14,7 @@ from openletta.ui.chat_view import ChatView
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.widgets import ItemWidget
 from openletta.ui.widgets.approval import ApprovalPrompt
+from openletta.ui.widgets.assistant import AssistantMessage
 
 
 def chat(app: OpenLettaApp) -> ChatScreen:
@@ -69,12 +70,19 @@ async def settled(pilot: Pilot[None], view: ChatView) -> None:
 
 async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> None:
     """Wait until the chat's height stops changing (Markdown renders after it mounts): the
-    same height at ``steady`` checks in a row, each after the app's queues ran dry. What
-    waits for the view's next flush is flushed first, or the wait could end before it."""
+    same height at ``steady`` checks in a row, each after the app's queues ran dry, with
+    every reply's Markdown rendered and no layout of the screen pending (a loaded machine
+    found the height steady while the layout that the replies asked for waited for the
+    screen's timer). What waits for the view's next flush is flushed first, or the wait
+    could end before it."""
     view.flush()
     heights: list[int] = []
 
     def height_steady() -> bool:
+        screen = view.screen
+        if screen._layout_required or screen._layout_widgets or not replies_rendered(view):
+            heights.clear()
+            return False
         heights.append(view.scroll.virtual_size.height)
         return len(heights) > steady and len(set(heights[-steady:])) == 1
 
@@ -83,6 +91,17 @@ async def laid_out(pilot: Pilot[None], view: ChatView, *, steady: int = 3) -> No
                                  what="the chat view to keep its height")
     except AssertionError as error:
         raise AssertionError(f"{error}; its last heights: {heights[-10:]}") from None
+
+
+def replies_rendered(view: ChatView) -> bool:
+    """Whether every reply in the view shows all the text written to it. A streamed reply
+    renders in its stream's own task, which the app's queues running dry does not wait for."""
+    for reply in view.scroll.query(AssistantMessage):
+        stream = reply._stream
+        if reply._queued or reply.lock.is_locked or reply.source != "".join(reply._written) or (
+                stream is not None and (stream._pending or stream._new_markup.is_set())):
+            return False
+    return True
 
 
 async def send(pilot: Pilot[None], screen: ChatScreen, text: str, wait_until) -> None:

@@ -115,6 +115,26 @@ async def test_a_card_that_grows_as_a_widget_below_it_changes_gets_its_room(
         await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
 
 
+async def test_a_widget_that_grew_before_a_layout_for_another_gets_its_room(wait_until) -> None:
+    """A widget asks for a layout as it idles (its containers forget their arrangement then)
+    and the screen hears of it later. A layout that ran in between, for a widget below it
+    (a reply streaming at the chat's end), kept the grown card's old place and stored that
+    arrangement; the layout the card's body asked for then used it, and the card kept its
+    old height (replies of a history loaded on a busy machine were left with no lines)."""
+    app = StreamApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#below"), what="the screen")
+        screen, card = app.screen, app.screen.query_one("#card")
+        await wait_until(pilot, lambda: card.region.height == 2, what="the card laid out")
+        body = screen.query_one("#body", Static)
+        body.update("two\nlines")
+        body._check_refresh()  # it idles: asks the screen for a layout, which hears of it later
+        scroll = screen.query_one(VerticalScroll)
+        screen._layout_widgets.setdefault(scroll, set()).add(screen.query_one("#below"))
+        screen._refresh_layout()  # the layout the widget below asked for runs first
+        await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
+
+
 class ChatLikeScreen(FrugalScreen[None]):
     """A scroller anchored to its bottom, taller than the window (a chat under way)."""
 

@@ -333,6 +333,12 @@ class FrugalScreen(Screen[ScreenResultType]):
         grew was never noted in the chat, and kept its old height whenever a widget below it
         asked for a layout in the same frame (a call's "not run" reason, shown as the
         turn's reply came, was cut off).
+
+        Each container noted forgets its arrangement here too. Textual forgets it when the
+        widget asks (as the widget idles) and the screen hears of it later: a layout that ran
+        in between, for a widget further down, kept the grown widget's old place and stored
+        that arrangement, which the layout the widget asked for then found and used (replies
+        of a history loaded on a busy machine were left with no lines).
         """
         message.stop()
         message.prevent_default()
@@ -341,6 +347,7 @@ class FrugalScreen(Screen[ScreenResultType]):
         for ancestor in widget.ancestors:
             if not isinstance(ancestor, Widget):
                 break
+            ancestor._clear_arrangement_cache()
             asked = self._layout_widgets.setdefault(ancestor, set())
             if widget not in asked:
                 asked.add(widget)
