@@ -248,3 +248,35 @@ async def test_a_prompt_grown_by_a_redo_after_a_scroll_is_repainted(demo_server,
             compositor._dirty_regions or screen._layout_widgets), what="the redo laid out")
         assert prompt.text == pasted
         assert terminal.matches_a_full_render()
+
+
+async def test_a_scroll_after_a_layout_repaints_the_chat_not_the_whole_screen(
+        demo_server, make_app) -> None:
+    """Textual compares a scroll's arrangement with the last scroll's, which every layout
+    forgets: the first scroll after a layout (once a turn, as the chat follows its newest
+    line) repainted every row of the screen, the prompt and the bars with it."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
+            _app, pilot, screen):
+        scroll = screen.view.scroll
+        while scroll.max_scroll_y <= 0:  # a chat taller than the view: it can scroll
+            await send(pilot, screen, "hello", wait_until)
+            await laid_out(pilot, screen.view)
+        size = screen.outer_size
+        textuals, ours = Compositor(), FrugalCompositor()
+        for compositor in (textuals, ours):
+            compositor.reflow(screen, size)
+            compositor._dirty_regions.clear()
+            compositor.reflow_visible(screen, size)  # nothing scrolled since the layout
+        assert size.region in textuals._dirty_regions
+        assert ours._dirty_regions == set()
+
+        terminal = Terminal(screen._compositor)
+        scroll.refresh(layout=True)
+        await laid_out(pilot, screen.view)
+        scroll.scroll_relative(y=-3, animate=False)
+        await wait_until(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y - 3,
+                         what="the chat scrolled")
+        await laid_out(pilot, screen.view)
+        chat_rows = set(range(scroll.region.y, scroll.region.bottom))
+        assert terminal.updated and set().union(*terminal.updated) <= chat_rows
+        assert terminal.matches_a_full_render()

@@ -87,6 +87,19 @@ class FrugalCompositor(Compositor):
                 self._dirty_regions.add(geometry.visible_region)
         return result
 
+    def reflow_visible(self, parent: Widget, size: Size) -> set[Widget]:
+        """Arrange the widgets in view after a scroll; repaint only what moved on screen.
+
+        Textual compares the new arrangement with the last scroll's, which every layout
+        forgets: the first scroll after a layout (the chat following its newest line, once
+        a turn) found every widget new and repainted the whole screen, prompt and bars."""
+        dirty = set(self._dirty_regions)
+        shown = self._visible_map if self._visible_map is not None else self._full_map
+        exposed = super().reflow_visible(parent, size)
+        if size.region not in dirty and self._visible_map is not None:
+            self._dirty_regions = dirty | moved_regions(shown, self._visible_map)
+        return exposed
+
     @property
     def full_map(self) -> CompositorMap:
         """The map of every widget, arranged again if it is stale; what that moves on screen
