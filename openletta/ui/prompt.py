@@ -118,6 +118,8 @@ class Prompt(SteadyTextArea):
         self._draft = ""
         #: The text recalled last and where its cursor was put (↑ and ↓ step on from there).
         self._recalled: tuple[str, tuple[int, int]] | None = None
+        #: Messages given back while a command was typed: they follow once it is sent.
+        self._held: list[str] = []
 
     def on_resize(self, event: events.Resize) -> None:
         self.placeholder = fitted_hints(self._hints, event.size.width - 1)
@@ -159,13 +161,21 @@ class Prompt(SteadyTextArea):
             self.insert(typed.character)
 
     def restore(self, text: str) -> None:
-        """Put ``text`` back (a failed or unsent message), ahead of what is typed now."""
+        """Put ``text`` back (a failed or unsent message), ahead of what is typed now; while
+        a command is typed, once it is sent (ahead of it, the command would be sent to the
+        agent as part of a message)."""
         current = self.raw_text.strip()
+        if current.startswith("/"):
+            self._held.append(text)
+            return
         self.load_text(f"{text}{MESSAGES_APART}{current}" if current else text)
         self.move_cursor(self.document.end)
 
     def withdraw(self, text: str) -> None:
         """Take out ``text``, put back by :meth:`restore`, unless it was edited since."""
+        if text in self._held:
+            self._held.remove(text)
+            return
         current = self.raw_text
         if current.strip() == text:
             self.clear()
@@ -189,8 +199,16 @@ class Prompt(SteadyTextArea):
         self._menu_dismissed = None
         self.clear()
         self.post_message(self.Submitted(self, text))
+        self._release_held()
+
+    def _release_held(self) -> None:
+        """Put back the messages held while a command was typed, once it is no longer."""
+        if self._held and not self.raw_text.strip().startswith("/"):
+            held, self._held = MESSAGES_APART.join(self._held), []
+            self.restore(held)
 
     def on_text_area_changed(self) -> None:
+        self._release_held()
         self._sync_menu()
         # Textual scrolls to the cursor before the new text is laid out: a line added to a
         # prompt at its tallest would stay below the view until the next key.

@@ -98,6 +98,11 @@ async def test_after_compact_the_status_bar_no_longer_says_the_last_turn_was_sto
             await pilot.press("escape")
             await wait_until(pilot, lambda: "stopped: interrupted" in str(screen.status.render()),
                              what="the interrupt said")
+            # The run stopped in its first step kept nothing: a second after the stop, the
+            # message comes back to the prompt (typed before, "/compact" would follow it there).
+            await wait_until(pilot, lambda: screen.prompt.text == "slow",
+                             what="the message the server did not keep given back")
+            screen.prompt.clear()
             await pilot.press(*"/compact", "enter")
             await wait_until(pilot, lambda: "Messages in context: 5 → 2." in notes(app),
                              what="the compaction")

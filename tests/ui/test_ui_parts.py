@@ -295,6 +295,28 @@ async def test_prompt_restore_puts_unsent_text_first_and_withdraw_takes_it_back_
         assert prompt.text == ""
 
 
+async def test_a_message_given_back_while_a_command_is_typed_follows_once_it_is_sent() -> None:
+    """Esc stopped a turn the server then dropped; its message comes back a second later,
+    while the user types a command: ahead of it, the command went to the agent as text."""
+    app = PromptApp()
+    async with app.run_test() as pilot:
+        prompt = app.query_one(Prompt)
+        await pilot.press(*"/comp")
+        prompt.restore("unsent")
+        assert prompt.text == "/comp"
+        await pilot.press(*"act", "enter")
+        await pilot.pause()
+        assert app.sent == ["/compact"]
+        assert prompt.text == "unsent"
+        prompt.clear()
+        await pilot.press("/")
+        prompt.restore("dropped")
+        prompt.restore("later")
+        prompt.withdraw("later")
+        await pilot.press("backspace")  # no command any more: it shows at once
+        assert prompt.text == "dropped"
+
+
 async def test_the_cursor_stays_lit_and_repaints_nothing_while_the_prompt_is_idle(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Focused and typed into, the prompt shows its cursor and then draws nothing more: no
