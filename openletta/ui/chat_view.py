@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -56,6 +57,8 @@ class ChatView(ChatPaging):
         self._earlier = EarlierRow(id="earlier")
         self._indicator = NewIndicator(id="new-indicator")
         self._pending = PendingRows(id="pending")
+        #: The pending rows asked for last (shown with the next flush).
+        self._pending_rows: tuple[tuple[str, str], ...] = ()
 
     def compose(self) -> ComposeResult:
         with self._scroll:
@@ -196,8 +199,14 @@ class ChatView(ChatPaging):
         self._update_earlier_row()
 
     def set_pending(self, rows: Sequence[tuple[str, str]]) -> None:
-        """Show messages not sent yet as ``(label, text)`` rows, e.g. ``("queued", "hi")``."""
-        self._pending.show(rows)
+        """Show messages not sent yet as ``(label, text)`` rows, e.g. ``("queued", "hi")``,
+        with the next flush: a message that leaves its row for the chat shows there in the
+        same frame (a row that went at once left a frame showing neither, and cost a layout
+        of its own)."""
+        rows = tuple(rows)
+        if rows != self._pending_rows:
+            self._pending_rows = rows
+            self.with_next_flush(partial(self._pending.show, rows))
 
     # --- internals --------------------------------------------------------------------------
 

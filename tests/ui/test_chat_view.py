@@ -12,13 +12,14 @@ from chat_helpers import all_mounted, laid_out
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 from waiting import wait_until
 
 import openletta.ui
 from openletta.api.messages import parse_message
 from openletta.transcript import Change, Transcript
-from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, ChatScroll
+from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, SENDING, ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.chat_window import (
     BEGINNING,
@@ -28,6 +29,7 @@ from openletta.ui.chat_window import (
     PRUNE_SLACK,
 )
 from openletta.ui.screenful import screenful
+from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import AssistantMessage, ItemWidget
 
@@ -41,6 +43,13 @@ class ViewApp(ThemeVariables, App[None]):
 
     def compose(self) -> ComposeResult:
         yield ChatView()
+
+
+class FrugalViewApp(ViewApp):
+    """The chat view on a screen that lays out as the chat's does."""
+
+    def get_default_screen(self) -> Screen[None]:
+        return FrugalScreen(id="_default")
 
 
 def reply(key: str, text: str) -> object:
@@ -174,6 +183,59 @@ async def test_a_chat_grown_by_a_line_is_not_repainted_whole_after_its_layout() 
         await settled(pilot, view)
         assert view.scroll.virtual_size.height == virtual + 1
         assert repaints == []
+
+
+async def test_a_sending_row_gives_its_place_to_its_message_in_one_layout() -> None:
+    """As the server takes a message, its "sending" row goes in the layout that shows the
+    message in the chat: a row that went at once left a frame that showed neither, and the
+    message came with the next flush, in a layout of its own."""
+    app = FrugalViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 10)
+        await settled(pilot, view)
+        pending = view.query_one("#pending")
+        view.set_pending([(SENDING, "hello")])
+        await wait_until(pilot, lambda: pending.size.height == 1, what="the sending row")
+        await settled(pilot, view)
+        frames: list[tuple[int, bool]] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, lambda _screen: (
+            frames.append((pending.size.height, in_view(view.widget_for(transcript.items[-1]))))),
+            immediate=True)
+        view.set_pending([])  # as the screen hears of it: the row first, then the message
+        view.apply(transcript.add_user("hello"))
+        await wait_until(pilot, lambda: (0, True) in frames, what="the message in the chat")
+        await settled(pilot, view)
+        assert frames == [(0, True)]
+
+
+def in_view(widget: ItemWidget | None) -> bool:
+    """Whether ``widget`` is mounted and laid out in the view."""
+    return widget is not None and widget.is_attached and bool(widget.region)
+
+
+async def test_a_followed_chat_keeps_its_end_in_view_in_the_frame_a_row_shows_below_it() -> None:
+    """A row shown below the chat takes a line from it: the layout that does so scrolls the
+    chat by that line (Textual's anchor scrolled by its old height, a second frame fixed it)."""
+    app = ViewApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        view, transcript = app.query_one(ChatView), Transcript()
+        add_turns(view, transcript, 10)
+        await settled(pilot, view)
+        scroll, pending = view.scroll, view.query_one("#pending")
+        frames: list[tuple[int, float, int]] = []
+        app.screen.screen_layout_refresh_signal.subscribe(app.screen, lambda _screen: (
+            frames.append((pending.size.height, scroll.scroll_y, scroll.max_scroll_y))),
+            immediate=True)
+        for rows, height in (([("queued", "later")], 1), ([], 0)):
+            frames.clear()
+            view.set_pending(rows)
+            await wait_until(pilot, lambda height=height: pending.size.height == height,
+                             what=f"{height} pending rows")
+            await settled(pilot, view)
+            shown = next(frame for frame in frames if frame[0] == height)
+            assert shown[1] == shown[2], f"the first frame with {height} rows is at the end"
+            assert scroll.scroll_y == scroll.max_scroll_y
 
 
 async def test_chunks_are_coalesced_and_the_final_state_is_synced() -> None:

@@ -14,6 +14,7 @@ Not here, because they are public or documented, though they look private or low
   override ``_on_key`` for exactly that.
 """
 
+from openletta.ui.textual_internals.anchor import anchor_holds, note_view_height
 from openletta.ui.textual_internals.crash import KeepsBeforeCrash
 from openletta.ui.textual_internals.css_cache import parsed_css_kept
 from openletta.ui.textual_internals.footer import (
@@ -26,7 +27,6 @@ from openletta.ui.textual_internals.layout import (
     FrugalCompositor,
     FrugalScreen,
     FrugalScroll,
-    anchor_holds,
     remove_hidden,
     size_without_relayout,
 )
@@ -75,6 +75,7 @@ __all__ = [
     "markdown_block_document",
     "markdown_block_token",
     "markdown_child_blocks",
+    "note_view_height",
     "parsed_css_kept",
     "preset_footer_key",
     "remove_hidden",

@@ -381,16 +381,6 @@ def _inside(region: Region, painted: Collection[Region]) -> bool:
 # --- scrolling (openletta.ui.chat_scroll) -----------------------------------------------------
 
 
-def anchor_holds(widget: Widget) -> bool:
-    """Whether ``widget`` is anchored and the user has not scrolled away from its bottom.
-
-    Such a widget shows its newest line at every layout; between two layouts its content may
-    already have grown while its scroll has not moved yet. Textual keeps "the user scrolled
-    away" (which ends the anchor's hold until the bottom is reached again) in a private flag.
-    """
-    return widget.is_anchored and not widget._anchor_released
-
-
 def remove_hidden(widgets: Sequence[Widget]) -> AwaitRemove:
     """Remove ``widgets``, each hidden, without ``remove_children``'s layout and repaint of
     all of their parent (every widget in the chat's view), though nothing on screen changes.
