@@ -29,6 +29,7 @@ from waiting import wait_until
 from openletta.transcript import Transcript
 from openletta.ui.chat_view import ChatView
 from openletta.ui.repaint import moved_regions
+from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.textual_internals import FrugalCompositor, FrugalScreen
 from openletta.ui.widgets import ItemWidget
 
@@ -180,30 +181,71 @@ async def test_the_terminal_shows_a_full_render_after_turns_that_prune_the_chat(
         assert terminal.matches_a_full_render()
 
 
+@asynccontextmanager
+async def taller_demo_chat(demo_server, make_app
+                           ) -> AsyncIterator[tuple[Pilot[None], ChatScreen]]:
+    """The demo app's chat at 120x40, after enough turns for it to be taller than the view
+    (each turn then scrolls it)."""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
+            _app, pilot, screen):
+        while screen.view.scroll.max_scroll_y <= 0:
+            await send(pilot, screen, "hello", wait_until)
+            await laid_out(pilot, screen.view)
+        yield pilot, screen
+
+
+def styled_rows(monkeypatch) -> list[tuple[object, int]]:
+    """From now on, each widget Textual styles lines of, with how many lines (``StylesCache``:
+    what a widget's lines given again skip)."""
+    styled: list[tuple[object, int]] = []
+    render_widget = StylesCache.render_widget
+
+    def counted(cache: StylesCache, widget: object, crop: Region) -> list[Strip]:
+        styled.append((widget, crop.height))
+        return render_widget(cache, widget, crop)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(StylesCache, "render_widget", counted)
+    return styled
+
+
 async def test_a_layout_gives_the_lines_of_items_that_only_moved_as_they_were(
         demo_server, make_app, monkeypatch) -> None:
     """A turn added at the bottom moves every item in view up: their lines are the ones
     painted before (Textual worked out each one's colours, filters and crop again)."""
-    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
-            _app, pilot, screen):
+    async with taller_demo_chat(demo_server, make_app) as (pilot, screen):
         scroll = screen.view.scroll
-        while scroll.max_scroll_y <= 0:  # a chat taller than the view: each turn scrolls it
-            await send(pilot, screen, "hello", wait_until)
-            await laid_out(pilot, screen.view)
         terminal = Terminal(screen._compositor)
         before = {widget for widget in scroll.children if scroll.shows(widget)}
-        styled: list[object] = []
-        render_widget = StylesCache.render_widget
-
-        def counted(cache: StylesCache, widget: object, crop: Region) -> list[Strip]:
-            styled.append(widget)
-            return render_widget(cache, widget, crop)  # type: ignore[arg-type]
-
-        monkeypatch.setattr(StylesCache, "render_widget", counted)
+        styled = styled_rows(monkeypatch)
         await send(pilot, screen, "hello", wait_until)
         await laid_out(pilot, screen.view)
         moved = {widget for widget in before if scroll.shows(widget)}
-        assert len(moved) > 3 and not moved & set(styled)
+        assert len(moved) > 3 and not moved & {widget for widget, _rows in styled}
+        assert terminal.matches_a_full_render()
+
+
+async def test_the_rows_under_the_chat_are_styled_once_for_all_rows_alike(
+        demo_server, make_app, monkeypatch) -> None:
+    """The screen, the chat's view and its scroller show only their background (under and
+    between the messages): a turn that moves the chat styled each of their rows in view
+    again, one by one, at every layout. One row stands for all the rows of its kind."""
+    async with taller_demo_chat(demo_server, make_app) as (pilot, screen):
+        terminal = Terminal(screen._compositor)
+        styled = styled_rows(monkeypatch)
+        pending = screen.view.query_one("#pending")
+        shown: list[tuple[str, str]]
+        for shown in ([("queued", "later")], []):  # the chat's height changes: it repaints
+            screen.view.set_pending(shown)
+            await wait_until(pilot, lambda shown=shown: pending.size.height == len(shown),
+                             what="the queued row")
+            await laid_out(pilot, screen.view)
+        await send(pilot, screen, "hello", wait_until)
+        await laid_out(pilot, screen.view)
+        boxes: dict[object, int] = {screen: 0, screen.view: 0, screen.view.scroll: 0}
+        for widget, rows in styled:
+            if widget in boxes:
+                boxes[widget] += rows
+        assert all(rows <= 3 for rows in boxes.values()), boxes
         assert terminal.matches_a_full_render()
 
 
@@ -255,12 +297,8 @@ async def test_a_scroll_after_a_layout_repaints_the_chat_not_the_whole_screen(
     """Textual compares a scroll's arrangement with the last scroll's, which every layout
     forgets: the first scroll after a layout (once a turn, as the chat follows its newest
     line) repainted every row of the screen, the prompt and the bars with it."""
-    async with demo_chat(make_app, demo_server.base_url, wait_until, size=(120, 40)) as (
-            _app, pilot, screen):
+    async with taller_demo_chat(demo_server, make_app) as (pilot, screen):
         scroll = screen.view.scroll
-        while scroll.max_scroll_y <= 0:  # a chat taller than the view: it can scroll
-            await send(pilot, screen, "hello", wait_until)
-            await laid_out(pilot, screen.view)
         size = screen.outer_size
         textuals, ours = Compositor(), FrugalCompositor()
         for compositor in (textuals, ours):
