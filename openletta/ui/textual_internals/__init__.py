@@ -7,8 +7,10 @@ reading this package. ``tests/ui/test_textual_internals.py`` fails if another mo
 Not here, because they are public or documented, though they look private or low-level:
 
 * ``Widget.arrange`` (overridden by :class:`~openletta.ui.chat_scroll.ChatScroll` to keep a
-  widget in place) and ``DOMNode.set_reactive`` (which moves its scroll without watchers) are
-  public methods; ``arrange`` is documented as "best left alone" unless you know what it does.
+  widget in place, and by :class:`~openletta.ui.kept_at_bottom.KeptAtBottom` to give the
+  anchor the view's new height) and ``DOMNode.set_reactive`` (which moves its scroll without
+  watchers) are public methods; ``arrange`` is documented as "best left alone" unless you
+  know what it does.
 * ``TextArea._on_key``, which :class:`~openletta.ui.prompt.Prompt` overrides to act on keys
   before the text area inserts them: Textual's TextArea guide ("Extending TextArea") says to
   override ``_on_key`` for exactly that.
