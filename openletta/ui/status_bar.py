@@ -20,6 +20,7 @@ from openletta.transcript.handlers import SILENCE_SECONDS
 from openletta.ui.conversation_names import conversation_label
 from openletta.ui.formatting import format_elapsed, format_tokens
 from openletta.ui.renderers.base import one_line
+from openletta.ui.textual_internals import KeptComponentStyles
 
 GAUGE_CELLS = 5
 #: The share of the context window from which the gauge says it is nearly full (the server
@@ -231,6 +232,7 @@ class StatusBar(Widget):
     #: its seconds now.
     _last_arrival = 0.0
     _counting = False
+    _styles: KeptComponentStyles | None = None
 
     def watch_info(self, info: StatusInfo) -> None:
         if info.busy_since is None and self._ticker is not None:
@@ -280,7 +282,9 @@ class StatusBar(Widget):
 
     def render(self) -> Text:
         self._counting = self._quiet()
-        style = self.get_component_rich_style
+        if self._styles is None:
+            self._styles = KeptComponentStyles(self)
+        style = self._styles.rich_style
         styles = BarStyles(style(tone_class(self.info.state)), style("status-bar--warning"),
                            {fill: style(name) for fill, name in FILL_CLASSES.items()})
         return status_text(self.info, styles, now=clock() if self._counting else None,

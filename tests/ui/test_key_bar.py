@@ -50,8 +50,14 @@ def restyled_keys(monkeypatch: pytest.MonkeyPatch) -> list[Widget]:
     return keys
 
 
+def stop_key(screen: ChatScreen) -> Widget:
+    return next(key for key in footer_keys(screen.query_one(KeyBar)) if key.action == "interrupt")
+
+
 def stop_key_enabled(screen: ChatScreen) -> bool:
-    key = next(key for key in footer_keys(screen.query_one(KeyBar)) if key.action == "interrupt")
+    """Whether Esc's key is enabled, and looks it (a disabled key is dim)."""
+    key = stop_key(screen)
+    assert bool(key.rich_style.dim) == key.has_class("-disabled")
     return not key.has_class("-disabled")
 
 
@@ -70,6 +76,7 @@ async def test_the_chat_key_bar_is_built_once_and_enables_esc_in_place(
         await wait_until(pilot, lambda: not screen.busy and not stop_key_enabled(screen),
                          what="the turn over, Esc disabled")
         assert builds.count("ChatScreen") == 2
+        assert stop_key(screen) not in restyled_keys  # not styled anew through the stylesheet
         shown = [key.action for key in footer_keys(screen.query_one(KeyBar))]
         assert shown[:3] == ["app.switch_agent", "interrupt", "toggle_internal"]
 

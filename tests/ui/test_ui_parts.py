@@ -7,11 +7,13 @@ import dataclasses
 import socket
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
+from rich.style import Style
 from textual import events
 from textual.app import App, ComposeResult
 from textual.color import Color
@@ -469,6 +471,17 @@ class StatusApp(ThemeVariables, App[None]):
         yield StatusBar()
 
 
+def tone_colour(bar: StatusBar) -> Color:
+    """The colour of the state's part of the bar."""
+    return Color.from_rich_color(next(iter(bar.render().spans)).style.color)
+
+
+def near(shown: Color, colour: str) -> bool:
+    """Whether ``shown`` is ``colour`` (but for the rounding of blending it)."""
+    want = Color.parse(colour)
+    return max(abs(a - b) for a, b in zip(shown.rgb, want.rgb, strict=True)) <= 2
+
+
 async def test_each_state_is_coloured_by_its_tone_without_styling_the_bar_again() -> None:
     app = StatusApp()
     async with app.run_test() as pilot:
@@ -481,11 +494,37 @@ async def test_each_state_is_coloured_by_its_tone_without_styling_the_bar_again(
         for state, colour in expected.items():
             bar.info = StatusInfo(state=state)
             await pilot.pause()
-            first = next(iter(bar.render().spans))
-            shown = Color.from_rich_color(first.style.color)
-            want = Color.parse(colour)
-            assert max(abs(a - b) for a, b in zip(shown.rgb, want.rgb, strict=True)) <= 2, state
+            assert near(tone_colour(bar), colour), state
         assert restyled == []
+
+
+
+
+async def test_the_bars_styles_are_worked_out_once_and_again_for_a_new_theme() -> None:
+    """Textual forgets a widget's component styles at each repaint; the bar keeps them until
+    it is styled anew, as a change of theme does."""
+    app = StatusApp()
+    async with app.run_test() as pilot:
+        bar = app.query_one(StatusBar)
+        asked: list[str] = []
+        work_out = bar.get_component_rich_style
+
+        def counted(*names: str, **options: Any) -> Style:
+            asked.extend(names)
+            return work_out(*names, **options)
+
+        bar.get_component_rich_style = counted  # type: ignore[method-assign]
+        for state in ("connected", "streaming", "connected", "streaming", "offline"):
+            bar.info = StatusInfo(state=state)
+            await pilot.pause()
+            tone_colour(bar)
+        assert sorted(asked) == sorted(set(asked))  # each style once
+        assert near(tone_colour(bar), app.current_theme.error)
+        dark_error = tone_colour(bar)
+        app.theme = "nord"
+        await pilot.pause()
+        assert near(tone_colour(bar), app.current_theme.error)
+        assert tone_colour(bar) != dark_error
 
 
 async def test_the_bar_counts_the_seconds_only_while_nothing_arrives(

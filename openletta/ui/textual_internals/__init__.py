@@ -45,6 +45,7 @@ from openletta.ui.textual_internals.markdown import (
     markdown_child_blocks,
     set_markdown_block_content,
 )
+from openletta.ui.textual_internals.styles import KeptComponentStyles
 from openletta.ui.textual_internals.terminal import (
     INPUT_GRACE,
     QuietLinuxDriver,
@@ -63,6 +64,7 @@ __all__ = [
     "FrugalScreen",
     "FrugalScroll",
     "KeepsBeforeCrash",
+    "KeptComponentStyles",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",

@@ -31,8 +31,14 @@ def set_footer_key_enabled(key: FooterKey, enabled: bool) -> None:
     """Enable or disable one footer key in place.
 
     Textual only sets a key's state when it builds the footer's keys (``_disabled`` decides
-    what a click does; the ``-disabled`` class how it looks), and builds them all again on
-    every change of a screen's bindings.
+    what a click does; the ``-disabled`` class how it looks: ``text-style: dim``), and builds
+    them all again on every change of a screen's bindings. A class changed in place styles
+    the key again through the whole stylesheet, the key and each of its component classes
+    (~1.5 ms of CPU, twice a turn for Esc); the class is changed without that, and the look
+    it gives is set on the key itself.
     """
+    if key._disabled == (not enabled) and key.has_class("-disabled") == (not enabled):
+        return
     key._disabled = not enabled
-    key.set_class(not enabled, "-disabled")
+    key.set_class(not enabled, "-disabled", update=False)  # what a restyle will find
+    key.styles.text_style = "none" if enabled else "dim"
