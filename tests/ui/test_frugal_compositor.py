@@ -17,6 +17,7 @@ from textual.geometry import Region
 from textual.scrollbar import ScrollBar
 from textual.widget import Widget
 
+from openletta.ui.chat_scroll import ChatScroll
 from openletta.ui.screens.chat import ChatScreen
 from openletta.ui.textual_internals import FrugalCompositor
 
@@ -97,15 +98,21 @@ async def test_a_word_added_renders_the_paragraph_not_the_chat(
 
 
 async def test_a_layout_arranges_the_screen_once(demo_server, make_app, wait_until) -> None:
-    """After a layout, the region of a widget is read from the map the layout made; Textual's
-    compositor arranged the whole screen again for it when a new widget had been refreshed
-    before the layout (``update_widgets`` marks the map stale; ``reflow`` leaves it so)."""
+    """A layout arranges the whole screen once, also when a new widget had been refreshed
+    before it (``update_widgets`` marks the map stale): Textual's compositor arranged it
+    again for the first region asked for, during the layout (a scroll bar whose window the
+    layout changes repaints itself, asking for its size) or after it."""
     app = make_app(base_url=demo_server.base_url, agent="demo-agent")
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_chat(pilot, wait_until)
+        scroll = screen.query_one(ChatScroll)
+        while not scroll.max_scroll_y:
+            await send(pilot, screen, "hello", wait_until)
+        bar = scroll.vertical_scrollbar
+        shown_by = screen._compositor
         arrangements: dict[type, int] = {}
         for kind in (Compositor, FrugalCompositor):
-            compositor = kind()
+            compositor = screen._compositor = kind()
             arrange = compositor._arrange_root
             count = [0]
 
@@ -114,10 +121,12 @@ async def test_a_layout_arranges_the_screen_once(demo_server, make_app, wait_unt
                 return _arrange(*args, **kwargs)
 
             compositor._arrange_root = counted  # type: ignore[method-assign]
+            bar.set_reactive(ScrollBar.window_size, 0)  # the layout changes it (a row below)
             compositor._full_map_invalidated = True  # as a new widget's refresh leaves it
             compositor.reflow(screen, screen.outer_size)
             assert compositor.find_widget(screen.prompt).region == screen.prompt.region
             arrangements[kind] = count[0]
+        screen._compositor = shown_by
         assert arrangements == {Compositor: 2, FrugalCompositor: 1}
 
 

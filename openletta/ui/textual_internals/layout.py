@@ -48,7 +48,11 @@ class FrugalCompositor(Compositor):
     * **A second arrangement.** ``reflow`` arranges every widget (the full map) but leaves
       the map marked stale when a new or off-screen widget was refreshed before it
       (``update_widgets``); the first question about a widget's region after the layout
-      (asked while the frame is painted) then arranged the whole screen again.
+      (asked while the frame is painted) then arranged the whole screen again, and so did
+      one asked *during* it: a scroll bar whose window the arrangement changes repaints
+      itself, which asks for its size (the chat's bar, when a row shows below the chat).
+      Here the map is not stale from the start of the layout: a widget asked about while
+      it runs finds its place in the map being replaced.
     * **Repainting what a layout did not move** (:func:`~openletta.ui.repaint.moved_regions`).
 
     * **Painting what did not change.** For a partial update, ``_get_renders`` rendered every
@@ -77,8 +81,9 @@ class FrugalCompositor(Compositor):
     def reflow(self, parent: Widget, size: Size) -> ReflowResult:
         dirty, old_map = set(self._dirty_regions), self._full_map
         thumbs = {bar: bar.position for bar in old_map if isinstance(bar, ScrollBar)}
+        # (also while arranging: see the class)
+        self._full_map_invalidated = False
         result = super().reflow(parent, size)
-        self._full_map_invalidated = False  # the map just made covers every widget
         if size.region not in self._dirty_regions:
             self._dirty_regions = dirty | moved_regions(old_map, self._full_map)
         for bar, geometry in self._full_map.items():  # a thumb moved unseen (the docstring)
