@@ -16,7 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Input
 from textual.widgets.text_area import Edit, EditResult, Location
 
-from openletta.display import control_pictures, field_pictures
+from openletta.display import field_pictures
 from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, typed_text
 from openletta.ui.textual_internals import OrderedUndoTextArea
 
@@ -68,9 +68,11 @@ class SteadyInput(Input):
     """A text field whose cursor does not blink: a blinking cursor repaints the screen twice
     a second, which would be all the CPU an idle screen uses (the prompt does the same).
 
-    Its value never holds a character that could act on the terminal: each is shown as one
-    visible character (:func:`~openletta.display.control_pictures`) and is that
-    character from then on (what it filters or searches by, a reason sent). It types what a
+    Its value never holds a character that could act on the terminal, nor one that reorders
+    or hides text (a bidi override would draw what follows it reversed): each is shown as
+    one visible character (:func:`~openletta.display.field_pictures`, as the prompt shows
+    them) and is that character from then on (what it filters or searches by, a reason
+    sent). It types what a
     key types (:func:`~openletta.ui.editor_text.typed_text`), not only printable characters,
     and its own keys act as they are read (:func:`ran_own_binding`).
     """
@@ -80,7 +82,7 @@ class SteadyInput(Input):
         self.cursor_blink = False
 
     def validate_value(self, value: str) -> str:
-        return control_pictures(value)
+        return field_pictures(value)
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
         return typed_text(character) is not None

@@ -132,6 +132,21 @@ async def test_a_pasted_bidi_override_is_pictured_in_the_prompt_and_sent_as_it_c
     assert app.sent == ["bidi \u202eabc def\u202c zwx"]
 
 
+async def test_a_one_line_field_pictures_a_bidi_override_as_the_prompt_does(
+        wait_until) -> None:
+    """A filter, a search or a denial's reason is not drawn reversed after a right-to-left
+    override either: the field holds ``⍰`` for it (what it filters by, a reason sent)."""
+    app = PromptApp()
+    async with app.run_test(size=(80, 12)) as pilot:
+        field = app.query_one(SteadyInput)
+        field.focus()
+        field.post_message(events.Paste("bidi \u202eabc def\u202c zw\u200bx"))
+        await wait_until(pilot, lambda: field.value == "bidi ⍰abc def⍰ zw⍰x", what="pasted")
+        await type_keys(pilot, "\u2067!")
+        await wait_until(pilot, lambda: field.value.endswith("⍰!"), what="typed")
+        assert not FORBIDDEN.search(field.render_line(0).text)
+
+
 async def test_typed_characters_arrive_as_a_paste_has_them(wait_until) -> None:
     app = PromptApp()
     async with app.run_test(size=(80, 12)) as pilot:
