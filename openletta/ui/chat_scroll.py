@@ -21,11 +21,12 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
-from openletta.display import counted, pictured_text, plain_text
+from openletta.display import counted, plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.kept_at_bottom import KeptAtBottom
 from openletta.ui.screenful import screenful
+from openletta.ui.sending_title import pending_line
 from openletta.ui.stray_keys import StrayKeys
 from openletta.ui.textual_internals import FrugalScroll, anchor_holds, remove_hidden
 from openletta.ui.widgets.base import ItemWidget
@@ -41,9 +42,6 @@ QUIET_SECONDS = 0.5
 RETIRED_LIMIT = 40
 #: A line brought into view goes a page divided by this below the top of the view.
 LINES_ABOVE_PER_PAGE = 4
-#: The label of a message on its way to the server, and how long it goes unshown.
-SENDING = "sending"
-SENDING_ROW_DELAY = 0.15
 #: What the row below the chat says when content arrived out of view.
 NEW = "↓ new messages (Ctrl+End)"
 
@@ -87,50 +85,21 @@ class NewIndicator(Static):
 
 
 class PendingRows(Static):
-    """Below the chat: messages not sent yet, one row each."""
+    """Below the chat: messages queued to be sent after the turn, one row each (the one on
+    its way is named above the prompt: :class:`~openletta.ui.sending_title.SendingTitle`)."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        #: The rows asked for last, and the rows on screen.
-        self._wanted: tuple[tuple[str, str], ...] = ()
+        #: The rows on screen.
         self._rows: tuple[tuple[str, str], ...] = ()
-        self._delay: Timer | None = None
 
     def show(self, rows: Sequence[tuple[str, str]]) -> None:
         """Show ``(label, text)`` rows, e.g. ``("queued", "hi")``; hidden when there are none.
-
-        A message that starts :data:`SENDING` shows after :data:`SENDING_ROW_DELAY`: a server
-        usually takes it sooner, and it moves into the chat without a row appearing and going
-        below it (two layouts). The same rows again change nothing."""
-        wanted = tuple(rows)
-        if wanted == self._wanted:
+        The same rows again change nothing."""
+        if tuple(rows) == self._rows:
             return
-        self._wanted = wanted
-        if self._delay is not None:
-            self._delay.stop()
-            self._delay = None
-        if self._newly_sending(wanted):
-            self._delay = self.set_timer(SENDING_ROW_DELAY, self._show_wanted)
-        else:
-            self._show_wanted()
-
-    def _newly_sending(self, rows: tuple[tuple[str, str], ...]) -> bool:
-        shown = {text for label, text in self._rows if label == SENDING}
-        return any(label == SENDING and text not in shown for label, text in rows)
-
-    def _show_wanted(self) -> None:
-        self._delay = None
-        rows = self._wanted
-        if rows == self._rows:
-            return
-        self._rows = rows
-        text = Text()
-        for label, message in rows:
-            if text:
-                text.append("\n")
-            text.append(f"{label} ", style="bold")
-            text.append(pictured_text(message.replace("\n", " ⏎ ")))  # as it was typed
-        self.update(text)
+        self._rows = tuple(rows)
+        self.update(Text("\n").join(pending_line(label, message) for label, message in rows))
         self.display = bool(rows)
 
 

@@ -19,7 +19,7 @@ from waiting import wait_until
 import openletta.ui
 from openletta.api.messages import parse_message
 from openletta.transcript import Change, Transcript
-from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, SENDING, ChatScroll
+from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.chat_window import (
     BEGINNING,
@@ -29,6 +29,7 @@ from openletta.ui.chat_window import (
     PRUNE_SLACK,
 )
 from openletta.ui.screenful import screenful
+from openletta.ui.sending_title import SENDING, SendingTitle
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import AssistantMessage, ItemWidget
@@ -185,28 +186,29 @@ async def test_a_chat_grown_by_a_line_is_not_repainted_whole_after_its_layout() 
         assert repaints == []
 
 
-async def test_a_sending_row_gives_its_place_to_its_message_in_one_layout() -> None:
-    """As the server takes a message, its "sending" row goes in the layout that shows the
-    message in the chat: a row that went at once left a frame that showed neither, and the
-    message came with the next flush, in a layout of its own."""
+async def test_a_message_on_its_way_gives_its_name_up_in_the_layout_that_shows_it() -> None:
+    """As the server takes a message, "sending hello" leaves the rule above the prompt with
+    the flush that shows the message in the chat: no frame shows neither, and nothing but
+    the message lays the chat out (a row below the chat resized it twice a turn)."""
     app = FrugalViewApp()
     async with app.run_test(size=(80, 24)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         add_turns(view, transcript, 10)
         await settled(pilot, view)
-        pending = view.query_one("#pending")
-        view.set_pending([(SENDING, "hello")])
-        await wait_until(pilot, lambda: pending.size.height == 1, what="the sending row")
-        await settled(pilot, view)
-        frames: list[tuple[int, bool]] = []
+        title = SendingTitle(view, view)  # (the field: any widget; the prompt in the app)
+        frames: list[tuple[bool, bool]] = []
         app.screen.screen_layout_refresh_signal.subscribe(app.screen, lambda _screen: (
-            frames.append((pending.size.height, in_view(view.widget_for(transcript.items[-1]))))),
-            immediate=True)
-        view.set_pending([])  # as the screen hears of it: the row first, then the message
-        view.apply(transcript.add_user("hello"))
-        await wait_until(pilot, lambda: (0, True) in frames, what="the message in the chat")
+            frames.append((title.shown is not None,
+                           in_view(view.widget_for(transcript.items[-1]))))), immediate=True)
+        title.show((SENDING, "hello"))
+        await wait_until(pilot, lambda: title.shown is not None, what="the name shown")
         await settled(pilot, view)
-        assert frames == [(0, True)]
+        assert frames == []  # naming it laid nothing out
+        title.show(None)  # as the screen hears of it: the name first, then the message
+        view.apply(transcript.add_user("hello"))
+        await wait_until(pilot, lambda: frames, what="the message in the chat")
+        await settled(pilot, view)
+        assert frames == [(False, True)]
 
 
 def in_view(widget: ItemWidget | None) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import socket
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.pilot import Pilot
+from textual.widgets import Static
 from waiting import wait_until
 
 import openletta.ui
@@ -31,7 +33,7 @@ from openletta.tools.permissions import SWITCHABLE, PermissionMode
 from openletta.transcript import Usage
 from openletta.transcript.export import default_export_name
 from openletta.ui import status_bar
-from openletta.ui.chat_scroll import SENDING, SENDING_ROW_DELAY, PendingRows
+from openletta.ui.chat_scroll import PendingRows
 from openletta.ui.commands import SLASH_COMMANDS, SlashCommand
 from openletta.ui.completion_menu import USAGE_WIDTH, command_row
 from openletta.ui.dates import time_ago
@@ -41,6 +43,7 @@ from openletta.ui.prompt import Prompt, fitted_hints
 from openletta.ui.screens.agents import agent_row
 from openletta.ui.screens.connect import failure_text
 from openletta.ui.screens.help import help_table
+from openletta.ui.sending_title import SENDING, SENDING_ROW_DELAY, SendingTitle
 from openletta.ui.status_bar import (
     KEEP_ORDER,
     NAME_IN_FULL,
@@ -437,28 +440,76 @@ class RowsApp(App[None]):
         yield PendingRows()
 
 
-async def test_a_message_on_its_way_shows_only_if_the_server_keeps_it_waiting() -> None:
-    """A "sending" row appears after SENDING_ROW_DELAY; a message taken sooner (the usual
-    case) never shows one. Queued messages show at once; rows go at once."""
+class FlushLater:
+    """A chat view's ``with_next_flush``: the calls wait until :meth:`flush`."""
+
+    def __init__(self) -> None:
+        self.waiting: list[Callable[[], None]] = []
+
+    def with_next_flush(self, call: Callable[[], None]) -> None:
+        self.waiting.append(call)
+
+    def flush(self) -> None:
+        while self.waiting:
+            self.waiting.pop(0)()
+
+
+class TitleApp(App[None]):
+    """A field with a top border, as the prompt's, above the rows of queued messages."""
+
+    def compose(self) -> ComposeResult:
+        field = Static("type here", id="field")
+        field.styles.border_top = ("solid", "white")
+        yield field
+        yield PendingRows()
+
+
+def border_line(app: App[None]) -> str:
+    return app.screen._compositor.render_strips()[0].text
+
+
+async def test_a_message_on_its_way_is_named_above_the_prompt_if_the_server_keeps_it_waiting(
+        ) -> None:
+    """"sending hello" shows in the field's top border after SENDING_ROW_DELAY; a message
+    taken sooner (the usual case) never shows; the name goes with the chat's next flush (the
+    one showing the message), and the chat view's rows are not touched."""
+    app = TitleApp()
+    async with app.run_test() as pilot:
+        field, rows = app.query_one("#field"), app.query_one(PendingRows)
+        view = FlushLater()
+        title = SendingTitle(field, view)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        title.show((SENDING, "hello"))
+        await pilot.pause()
+        assert title.shown is None
+        title.show(None)  # taken by the server
+        view.flush()
+        await asyncio.sleep(SENDING_ROW_DELAY * 2)
+        await pilot.pause()
+        assert title.shown is None and "hello" not in border_line(app)
+        title.show((SENDING, "again [bold]x\x1b[2J"))
+        await wait_until(pilot, lambda: title.shown is not None, what="the title")
+        assert loop.time() - started >= 3 * SENDING_ROW_DELAY
+        await wait_until(pilot, lambda: "sending again [bold]x␛[2J" in border_line(app),
+                         what="the title drawn as typed")
+        title.show(("waiting", "again"))  # shown at once
+        assert title.shown == ("waiting", "again")
+        title.show(None)
+        assert title.shown == ("waiting", "again")  # until the message shows in the chat
+        view.flush()
+        assert title.shown is None
+        await wait_until(pilot, lambda: "again" not in border_line(app), what="the title gone")
+        assert not str(rows.render())  # no row below the chat came and went
+
+
+async def test_queued_messages_show_below_the_chat_at_once_as_they_were_typed() -> None:
     app = RowsApp()
     async with app.run_test() as pilot:
         rows = app.query_one(PendingRows)
-        loop = asyncio.get_running_loop()
-        started = loop.time()
-        rows.show([(SENDING, "hello")])
+        rows.show([("queued", "later \x1b[1m"), ("queued", "then")])
         await pilot.pause()
-        assert not rows.display
-        rows.show([])  # taken by the server
-        await asyncio.sleep(SENDING_ROW_DELAY * 2)
-        await pilot.pause()
-        assert not rows.display
-        rows.show([(SENDING, "again")])
-        await wait_until(pilot, lambda: rows.display, what="the sending row")
-        assert loop.time() - started >= 3 * SENDING_ROW_DELAY
-        assert "sending again" in str(rows.render())
-        rows.show([(SENDING, "again"), ("queued", "later \x1b[1m")])  # a row shown stays
-        await pilot.pause()
-        assert "queued later ␛[1m" in str(rows.render())  # (as it was typed and will show)
+        assert rows.display and str(rows.render()) == "queued later ␛[1m\nqueued then"
         rows.show([])
         await pilot.pause()
         assert not rows.display

@@ -26,7 +26,6 @@ from openletta.transcript import Change, UserItem
 from openletta.ui.attention import draw_attention
 from openletta.ui.chat_approvals import ChatApprovals
 from openletta.ui.chat_focus import FocusInChat
-from openletta.ui.chat_scroll import SENDING
 from openletta.ui.chat_view import ChatView
 from openletta.ui.completion_menu import CompletionMenu
 from openletta.ui.first_messages import FirstMessages
@@ -34,6 +33,7 @@ from openletta.ui.key_bar import KeyBar
 from openletta.ui.model_watch import WatchesModel
 from openletta.ui.prompt import DEMO_PLACEHOLDER, PLACEHOLDER, Prompt
 from openletta.ui.screens.base import ReportsWorkerErrors
+from openletta.ui.sending_title import SENDING, SendingTitle
 from openletta.ui.status_bar import StatusBar, StatusInfo
 from openletta.ui.textual_internals import FrugalScreen
 from openletta.ui.turn_status import STILL_ASKS, YOLO_WARNING, mode_fields, status_state
@@ -106,6 +106,7 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
                              menu=self.menu, mentions=local.workspace if local else None,
                              recall=recall, choices=choices)
         self.status = StatusBar(id="status")
+        self.sending_title = SendingTitle(self.prompt, self.view)
         self.add_panels(load_earlier=self._load_earlier_page, busy=lambda: self.busy)
 
     def compose(self) -> ComposeResult:
@@ -239,9 +240,9 @@ class ChatScreen(FrugalScreen[None], ReportsWorkerErrors, WatchesModel, FocusInC
         draw_attention(self.app, agent.name or agent.id, before, state)
         if before.offline and not state.offline and self._history_error is not None:
             self.load_earlier()  # the page that could not be read while offline
-        rows = [("waiting" if state.phase is Phase.WAITING else SENDING, state.sending)
-                ] if state.sending is not None else []
-        self.view.set_pending([*rows, *(("queued", text) for text in state.queued)])
+        self.sending_title.show(None if state.sending is None else (
+            "waiting" if state.phase is Phase.WAITING else SENDING, state.sending))
+        self.view.set_pending([("queued", text) for text in state.queued])
         self._show_approval(state)
         if state.replying and not before.replying:  # "streaming" shown with the reply
             self.view.with_next_flush(self._show_state)
