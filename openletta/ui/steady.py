@@ -18,7 +18,7 @@ from textual.widgets.text_area import Edit, EditResult, Location
 
 from openletta.display import field_pictures
 from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, typed_text
-from openletta.ui.textual_internals import OrderedUndoTextArea
+from openletta.ui.textual_internals import KeptThemeTextArea, OrderedUndoTextArea
 
 
 def refresh_content(widget: Widget) -> None:
@@ -103,7 +103,7 @@ class SteadyInput(Input):
             self.replace(typed, *selection)
 
 
-class SteadyTextArea(OrderedUndoTextArea):
+class SteadyTextArea(OrderedUndoTextArea, KeptThemeTextArea):
     """A multi-line text field whose cursor does not blink (as :class:`SteadyInput`), that
     draws blank lines while it has no width (Textual's text area fails wrapping its
     placeholder at width 0: the chat's prompt when the memory panel takes the whole screen),

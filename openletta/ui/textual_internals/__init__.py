@@ -54,7 +54,7 @@ from openletta.ui.textual_internals.terminal import (
     withdraw_notification,
     write_to_terminal,
 )
-from openletta.ui.textual_internals.text_area import OrderedUndoTextArea
+from openletta.ui.textual_internals.text_area import KeptThemeTextArea, OrderedUndoTextArea
 
 __all__ = [
     "INPUT_GRACE",
@@ -65,6 +65,7 @@ __all__ = [
     "FrugalScroll",
     "KeepsBeforeCrash",
     "KeptComponentStyles",
+    "KeptThemeTextArea",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",

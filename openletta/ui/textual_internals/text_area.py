@@ -1,12 +1,15 @@
 """Textual's private API for text fields: undo and redo that size the field once the cursor
-is back in the text."""
+is back in the text, and a theme filled in from the field's styles only when they change."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+from rich.style import Style
 from textual.document._edit import Edit
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import TextArea
 
 # --- text areas (openletta.ui.steady) ---------------------------------------------------------
@@ -52,3 +55,27 @@ class OrderedUndoTextArea(TextArea):
             asked, self._size_held = self._size_held, None
             if asked:
                 super()._refresh_size()
+
+
+class KeptThemeTextArea(TextArea):
+    """A text area that fills in its theme from its styles only when they changed.
+
+    Textual's text area does it at every paint (``TextAreaTheme.apply_css``): its own style
+    and six component styles worked out again, half a millisecond for each key typed into
+    the prompt. What they are made of: the theme, the app's theme, the field's own style,
+    and its component styles, which Textual makes anew whenever it styles the field (it
+    gains or loses focus, the theme changes); each is checked here before a paint.
+    """
+
+    #: What the theme was last filled in from: the objects, and the field's own style.
+    _themed_from: tuple[object, ...] = ()
+    _themed_style: Style | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        inputs = (self._theme, self.app.current_theme, *self._component_styles.values())
+        style = self.rich_style
+        if style == self._themed_style and len(inputs) == len(self._themed_from) and all(
+                now is then for now, then in zip(inputs, self._themed_from, strict=True)):
+            return super(TextArea, self).render_lines(crop)  # (Textual's, less apply_css)
+        self._themed_from, self._themed_style = inputs, style
+        return super().render_lines(crop)
