@@ -8,9 +8,11 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
+from textual.strip import Strip
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -280,7 +282,8 @@ class StatusBar(Widget):
         """A click on the bar (its context gauge) opens the context view."""
         await self.run_action("app.context")
 
-    def render(self) -> Text:
+    def status_line(self) -> Text:
+        """The line as it is shown now (:func:`status_text` fitted to the bar)."""
         self._counting = self._quiet()
         if self._styles is None:
             self._styles = KeptComponentStyles(self)
@@ -289,3 +292,13 @@ class StatusBar(Widget):
                            {fill: style(name) for fill, name in FILL_CLASSES.items()})
         return status_text(self.info, styles, now=clock() if self._counting else None,
                            width=self.size.width)
+
+    def render_line(self, y: int) -> Strip:
+        """The line drawn straight into segments over the bar's own style: Textual's way
+        from a text to a line (its content model, wrapping) took a millisecond, at each of
+        the line's changes (a few a turn)."""
+        width, base = self.size.width, self.rich_style
+        if y:
+            return Strip.blank(width, base)
+        segments = Segment.apply_style(self.status_line().render(self.app.console), base)
+        return Strip(segments).adjust_cell_length(width, base)

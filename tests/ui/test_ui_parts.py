@@ -524,7 +524,7 @@ class StatusApp(ThemeVariables, App[None]):
 
 def tone_colour(bar: StatusBar) -> Color:
     """The colour of the state's part of the bar."""
-    return Color.from_rich_color(next(iter(bar.render().spans)).style.color)
+    return Color.from_rich_color(next(iter(bar.status_line().spans)).style.color)
 
 
 def near(shown: Color, colour: str) -> bool:
