@@ -173,7 +173,7 @@ class FrugalCompositor(Compositor):
                 continue
             rows = Region(visible.x, changed.y, visible.width, changed.height)
             lines = rows.translate(-region.offset)
-            yield region, rows, self._painted_lines.render_lines(widget, lines)
+            yield region, rows, self._painted_lines.render_lines(widget, lines, region.size)
 
 
 _VIRTUAL_SIZE: Reactive[Size] = Widget.virtual_size

@@ -9,7 +9,7 @@ from weakref import WeakKeyDictionary
 
 from textual.color import Color
 from textual.dom import DOMNode
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -69,15 +69,17 @@ class PaintedLines:
             known = self._backgrounds[node] = (background, opacity)
         return known
 
-    def render_lines(self, widget: Widget, lines: Region) -> list[Strip]:
-        """The strips of ``lines`` (a region of ``widget``) as ``widget.render_lines`` gives."""
+    def render_lines(self, widget: Widget, lines: Region, size: Size) -> list[Strip]:
+        """The strips of ``lines`` (a region of ``widget``, whose outer ``size`` the caller
+        knows: ``widget.size`` looks the widget up in the screen's map) as
+        ``widget.render_lines`` gives."""
         if type(widget).render_lines is not Widget.render_lines:
             return widget.render_lines(lines)
         if plain_box(widget):
-            return self._plain_rows(widget, lines)
+            return self._plain_rows(widget, lines, size)
         cache = widget._styles_cache
         filters = tuple(map(id, widget.get_line_filters()))
-        key = (lines, widget.size, filters, filters and self._background(widget)[0],
+        key = (lines, size, filters, filters and self._background(widget)[0],
                widget.auto_links and widget.hover_style)
         painted = self._painted.get(widget)
         rows = lines.line_range
@@ -89,14 +91,14 @@ class PaintedLines:
         self._painted[widget] = _Painted(key, [cache._cache.get(y) for y in rows], strips)
         return strips
 
-    def _plain_rows(self, widget: Widget, lines: Region) -> list[Strip]:
+    def _plain_rows(self, widget: Widget, lines: Region, size: Size) -> list[Strip]:
         """The rows of a plain box: one of each kind rendered (top padding, content, bottom
         padding), given again for every row of its kind, until what they are made of changes:
         the columns asked for, the box's width and styles, the backgrounds under it, the line
         filters and the ANSI theme."""
         filters = tuple(map(id, widget.get_line_filters()))
         parent = widget._parent
-        key = (lines.x, lines.width, widget.size.width, widget.styles._cache_key,
+        key = (lines.x, lines.width, size.width, widget.styles._cache_key,
                self._background(widget), self._background(parent)
                if isinstance(parent, DOMNode) else None, filters, id(widget.app.ansi_theme))
         kept = self._box_rows.get(widget)
@@ -104,7 +106,7 @@ class PaintedLines:
             kept = self._box_rows[widget] = (key, {})
         rows = kept[1]
         top, _right, bottom, _left = widget.styles.padding
-        first_bottom = widget.size.height - bottom
+        first_bottom = size.height - bottom
         strips = []
         for y in lines.line_range:
             kind = 0 if y < top else 2 if y >= first_bottom else 1
