@@ -271,6 +271,19 @@ async def test_a_streamed_code_fence_survives_a_recompose_without_a_final_render
         assert all(line in shown_text(fence) for line in code.splitlines())
 
 
+async def stream_reply(pilot: Pilot[None], widget: AssistantMessage, chunks: list[str]) -> None:
+    """Stream ``chunks`` into the reply ``widget`` shows, end it (if any came) and wait until
+    it is laid out, ending in "More."."""
+    for chunk in chunks:
+        widget.item.text += chunk
+        await synced(pilot, widget)
+    if chunks:
+        widget.item.done = True
+        await synced(pilot, widget)
+    await wait_until(pilot, lambda: document_laid_out(widget) and "More." in shown_text(
+        widget), what="the reply laid out")
+
+
 @pytest.mark.parametrize("streamed", [True, False])
 async def test_a_heading_that_opens_a_reply_has_no_gap_above_it_and_later_ones_do(
         streamed: bool) -> None:
@@ -280,18 +293,36 @@ async def test_a_heading_that_opens_a_reply_has_no_gap_above_it_and_later_ones_d
     async with app.run_test(size=SIZE) as pilot:
         widget = app.widget_of(item)
         assert isinstance(widget, AssistantMessage)
-        if streamed:
-            for chunk in ["# Ti", "tle\n\nSome", " text.\n\n## Later\n\nMore."]:
-                item.text += chunk
-                await synced(pilot, widget)
-            item.done = True
-            await synced(pilot, widget)
-        await wait_until(pilot, lambda: document_laid_out(widget) and "More." in shown_text(
-            widget), what="the reply laid out")
+        await stream_reply(pilot, widget, ["# Ti", "tle\n\nSome", " text.\n\n## Later\n\nMore."]
+                           if streamed else [])
         title, text, later, _more = widget.children
         assert title.region.y == widget.content_region.y
         assert text.region.y == title.region.bottom + 1
         assert later.styles.margin.top == 2
+
+
+class HearingApp(ItemsApp):
+    """Notes each table of contents that reaches the app."""
+
+    def __init__(self, items: list[Item]) -> None:
+        super().__init__(items)
+        self.contents: list[Markdown.TableOfContentsUpdated] = []
+
+    def on_markdown_table_of_contents_updated(
+            self, message: Markdown.TableOfContentsUpdated) -> None:
+        self.contents.append(message)
+
+
+async def test_a_reply_sends_no_table_of_contents_up_the_chat() -> None:
+    """Textual's Markdown posts its table of contents after every update: a reply has no use
+    for one, and each went up through the chat to the app."""
+    item = AssistantItem(key="a")
+    app = HearingApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(item)
+        assert isinstance(widget, AssistantMessage)
+        await stream_reply(pilot, widget, ["# Title\n\nSome", " text.\n\n## Later\n\nMore."])
+        assert app.contents == []
 
 
 async def test_assistant_sync_is_coalesced_and_ordered() -> None:

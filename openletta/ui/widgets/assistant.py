@@ -6,6 +6,7 @@ from contextlib import suppress
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widget import AwaitMount, MountError, Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
@@ -53,6 +54,14 @@ class ReplyMarkdown(Markdown):
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
                  open_links: bool = True) -> None:
         super().__init__(markdown, id=id, open_links=open_links, parser_factory=reply_parser)
+
+    def post_message(self, message: Message) -> bool:
+        """Post ``message``, unless it is a table of contents: a reply has no use for one,
+        and Textual's Markdown posts it after every update (a streamed reply makes many),
+        up through the chat to the app."""
+        if isinstance(message, Markdown.TableOfContentsUpdated):
+            return False
+        return super().post_message(message)
 
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
               after: int | str | Widget | None = None) -> AwaitMount:
