@@ -1,6 +1,6 @@
 """A turn's length read from history is timed by its runs, as live, not by its messages'
 dates (Letta 0.16.8 gives those in whole seconds: a short turn across a second's edge read
-``1s`` where it showed ``<1s`` live)."""
+``1s`` where it showed ``<1s`` live); and the footers of history are filled newest first."""
 
 from __future__ import annotations
 
@@ -55,6 +55,25 @@ async def test_a_run_that_cannot_be_read_leaves_the_dates_length(chat: Chat) -> 
     await chat.session.fill_footer_tokens(lambda _change: None)
     footer = footer_of(chat.transcript)
     assert footer.tokens == 1336 and footer.duration == 1.0
+
+
+async def test_the_newest_footers_are_filled_first(chat: Chat) -> None:
+    """The footers in view, at the end of the chat, are the newest: the oldest of a page of
+    history were read first, and those in view said "… tokens" until the last run was."""
+    older = [parse_message(entry) for entry in
+             json.loads((FIXTURES / "run_messages.json").read_text())]
+    newer = [parse_message(entry) for entry in CAPTURE["messages"]]
+    asked: list[str] = []
+
+    async def get_run_usage(run_id: str) -> RunUsage:
+        asked.append(run_id)
+        return RunUsage.model_validate(CAPTURE["usage"])
+
+    chat.client.get_run_usage = get_run_usage  # type: ignore[method-assign]
+    chat.transcript.load_history([*older, *newer])
+    await chat.session.fill_footer_tokens(lambda _change: None)
+    assert asked == [newer[0].run_id, older[0].run_id]
+    assert chat.transcript.footers_without_tokens() == []
 
 
 def test_a_turn_is_timed_by_its_runs_only_once_each_is_known() -> None:

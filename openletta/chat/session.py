@@ -120,8 +120,9 @@ class ChatSession(ContextSize, ReplyStreams):
 
     async def fill_footer_tokens(self, on_change: OnChange) -> None:
         """Give the turn footers their token counts, from the usage of their runs read from
-        history (history itself has none); a run the server cannot tell about is skipped."""
-        for footer in self.transcript.footers_without_tokens():
+        history (history itself has none), newest first (the footers in view at the end of
+        the chat); a run the server cannot tell about is skipped."""
+        for footer in reversed(self.transcript.footers_without_tokens()):
             runs = footer.unread_runs
             if unknown := self._unknown_runs.intersection(runs):
                 on_change(self.transcript.runs_unreadable(footer, unknown))
