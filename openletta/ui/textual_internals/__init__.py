@@ -17,6 +17,7 @@ Not here, because they are public or documented, though they look private or low
 """
 
 from openletta.ui.textual_internals.anchor import anchor_holds, note_view_height
+from openletta.ui.textual_internals.callbacks import parameters_counted_once
 from openletta.ui.textual_internals.crash import KeepsBeforeCrash
 from openletta.ui.textual_internals.css_cache import parsed_css_kept
 from openletta.ui.textual_internals.footer import (
@@ -81,6 +82,7 @@ __all__ = [
     "markdown_block_token",
     "markdown_child_blocks",
     "note_view_height",
+    "parameters_counted_once",
     "parsed_css_kept",
     "preset_footer_key",
     "remove_hidden",
