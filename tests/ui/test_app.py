@@ -294,7 +294,7 @@ async def test_the_gauge_takes_the_warning_colour_near_the_window_and_the_error_
                          what="the gauge moved")
         gauge = context_gauge(tokens, CONTEXT_WINDOW)
         assert gauge.endswith(" over") is (share > 1) and gauge in screen_lines(app)[-2]
-        line = screen.status.render()
+        line = screen.status.status_line()
         start = line.plain.index(gauge)
         shown = {span.style.color for span in line.spans
                  if span.start <= start < span.end and not isinstance(span.style, str)}

@@ -47,7 +47,7 @@ async def test_compact_shows_the_summary_and_refuses_when_too_little(demo_server
                          == window.context_window_size_current, what="the context's new size")
         assert before is not None and window.context_window_size_current < before
         assert f"~{window.context_window_size_current / 1000:.1f}k/" in str(
-            screen.status.render())  # the gauge says so at once, as an estimate
+            screen.status.status_line())  # the gauge says so at once, as an estimate
         await all_mounted(pilot, screen.view, [summary])
         divider = screen.view.widget_for(summary)
         assert isinstance(divider, EventDivider)
@@ -96,8 +96,8 @@ async def test_after_compact_the_status_bar_no_longer_says_the_last_turn_was_sto
             await pilot.press(*"slow", "enter")
             await wait_until(pilot, lambda: screen.controller.state.replying, what="the reply")
             await pilot.press("escape")
-            await wait_until(pilot, lambda: "stopped: interrupted" in str(screen.status.render()),
-                             what="the interrupt said")
+            await wait_until(pilot, lambda: "stopped: interrupted" in str(
+                screen.status.status_line()), what="the interrupt said")
             # The run stopped in its first step kept nothing: a second after the stop, the
             # message comes back to the prompt (typed before, "/compact" would follow it there).
             await wait_until(pilot, lambda: screen.prompt.text == "slow",
@@ -107,6 +107,6 @@ async def test_after_compact_the_status_bar_no_longer_says_the_last_turn_was_sto
             await wait_until(pilot, lambda: "Messages in context: 5 → 2." in notes(app),
                              what="the compaction")
             assert screen.status.info.stop_reason is None
-            assert "stopped" not in str(screen.status.render())
+            assert "stopped" not in str(screen.status.status_line())
     finally:
         await server.stop()
