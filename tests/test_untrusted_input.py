@@ -73,6 +73,34 @@ def test_whatever_is_not_too_deep_reads_back_the_same(value: object) -> None:
         assert json_text.loads(text) == value
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ('{"path": "/a/b', {"path": "/a/b"}),
+    ('{"path": "/a/b.py", "content": "# No\\', {"path": "/a/b.py", "content": "# No"}),
+    ('{"content": "x\\n\\u00', {"content": "x\n"}),
+    ('{"a": [1, {"b": "c', {"a": [1, {"b": "c"}]}),
+    ('{"pa', {}), ('{"a": tr', {}), ('{"a": 12', {"a": 12}),
+    ("", None), ("nope", None), ('{"a": "x\\udfff"}', None), ("[" * (MAX_DEPTH + 1), None),
+])
+def test_the_start_of_a_json_text_reads_as_far_as_it_goes(text: str, expected: object) -> None:
+    assert json_text.loads_partial(text) == expected
+
+
+@given(st.dictionaries(st.text(), st.text() | st.integers() | st.lists(st.text())),
+       st.integers(min_value=0))
+def test_every_start_of_an_object_reads_as_the_start_of_its_value(
+        value: dict[str, object], cut: int) -> None:
+    text = json.dumps(value)
+    if "\\ud" in text:  # lone surrogates: tested above
+        return
+    begun = json_text.loads_partial(text[:cut % (len(text) + 1)])
+    assert begun is None or isinstance(begun, dict)
+    for key, entry in (begun or {}).items():
+        whole = value[key]
+        if isinstance(whole, str):
+            assert isinstance(entry, str) and whole.startswith(entry)
+    assert json_text.loads_partial(text) == value
+
+
 # --- dates -----------------------------------------------------------------------------------
 
 

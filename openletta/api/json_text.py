@@ -1,7 +1,8 @@
 """The one way openletta reads JSON it did not write: bounded, total, never a crash.
 
 Everything that decodes JSON from the server (SSE ``data:`` lines, error bodies, history
-pages, tool-call arguments, tool results) goes through :func:`loads`:
+pages, tool-call arguments, tool results) goes through :func:`loads` (the start of a text still
+arriving, through :func:`loads_partial`):
 
 * nesting deeper than :data:`MAX_DEPTH` is refused with a :class:`JSONTextError` before the
   decoder runs, so a hostile ``[[[[…]]]]`` never reaches Python's recursion limit (and the
@@ -24,6 +25,7 @@ import re
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic_core import from_json
 
 #: Deepest nesting of arrays and objects accepted. Letta's own payloads nest a handful of
 #: levels; tool results that nest deeper than this are shown as text.
@@ -72,6 +74,20 @@ def loads_or_none(text: str | bytes | None) -> Any:
     try:
         return loads(text)
     except JSONTextError:
+        return None
+
+
+def loads_partial(text: str) -> Any:
+    """The value that ``text``, the start of a JSON text, begins, as far as it goes: its last
+    string cut where the text stops, a number as far as it goes, a key or literal not yet
+    whole left out (``'{"path": "/a/b'`` gives ``{"path": "/a/b"}``). ``None`` for empty text,
+    or a start that is not acceptable JSON (by the rules of :func:`loads`; lone surrogates
+    included)."""
+    if not text or too_deep(text):
+        return None
+    try:
+        return from_json(text, allow_partial="trailing-strings")
+    except (ValueError, TypeError):
         return None
 
 

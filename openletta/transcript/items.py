@@ -7,7 +7,7 @@ accumulator reports the item as changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar, overload
@@ -248,6 +248,18 @@ class ToolCallItem(Item):
             value = json_text.loads_or_none(self.arguments_text)
             self._parsed = value if isinstance(value, dict) else None
         return self._parsed
+
+    def so_far(self) -> ToolCallItem:
+        """The call as far as its arguments have arrived: while they stream, a copy whose
+        ``arguments`` are the object they begin (its last string cut where the text stops,
+        :func:`~openletta.api.json_text.loads_partial`); else the call itself, as also while
+        not even a key of them is whole."""
+        if self.status is not ToolStatus.STREAMING or self.arguments is not None:
+            return self
+        begun = json_text.loads_partial(self.arguments_text)
+        if not isinstance(begun, dict) or not begun:
+            return self
+        return replace(self, _parsed=begun, _parsed_from=self.arguments_text)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

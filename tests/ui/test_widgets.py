@@ -444,11 +444,14 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
     async with app.run_test(size=SIZE) as pilot:
         card = app.widget_of(item)
         await pilot.pause()
-        item.arguments_text = '{"command": "ls -'
+        item.arguments_text = '{"comm'
         await synced(pilot, card)
         assert card.has_class("-streaming")
-        assert squeezed(shown_text(card)) == ["▌ bash runs on server streaming…",
-                                              '▌ {"command": "ls -']
+        assert squeezed(shown_text(card)) == ["▌ bash runs on server streaming…"]
+        item.arguments_text = '{"command": "ls -'  # shown as far as it arrived
+        await synced(pilot, card)
+        assert squeezed(shown_text(card)) == ["▌ bash ls - runs on server streaming…",
+                                              "▌ $ ls -"]
         item.arguments_text += 'la"}'
         item.status = ToolStatus.RUNNING
         await synced(pilot, card)
@@ -474,6 +477,32 @@ async def test_tool_card_streaming_running_success(clock: FakeClock) -> None:
         clock.now += 60
         await pilot.pause()
         assert squeezed(shown_text(card))[0] == "▌ bash ls -la runs on server ✓ success 7s"
+
+
+async def test_a_file_written_shows_its_path_and_lines_while_its_arguments_stream() -> None:
+    item = call("write_file", '{"path": "/p/notes.md", "content": "# Notes\\n\\n- fir',
+                status=ToolStatus.STREAMING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await synced(pilot, card)
+        assert squeezed(shown_text(card)) == [
+            "▌ write_file /p/notes.md (14 bytes, 3 lines) runs on server streaming…",
+            "▌ 1 │ # Notes", "▌ 2 │", "▌ 3 │ - fir"]
+        assert item.arguments is None  # (the call itself is not whole before it is)
+        item.arguments_text += 'st\\u00e9\\n"}'
+        item.status = ToolStatus.AWAITING_APPROVAL
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[3] == "▌ 3 │ - firsté"
+
+
+async def test_arguments_that_are_no_object_stream_as_their_text() -> None:
+    item = call("bash", "[1, 2", status=ToolStatus.STREAMING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await synced(pilot, card)
+        assert squeezed(shown_text(card)) == ["▌ bash runs on server streaming…", "▌ [1, 2"]
 
 
 async def test_tool_output_markup_and_escapes_are_literal() -> None:

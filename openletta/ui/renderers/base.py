@@ -10,9 +10,10 @@ so dark and light themes both work.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from pygments.lexers import get_lexer_for_filename
@@ -59,7 +60,8 @@ class ToolRenderer:
     subject_is_path: ClassVar[bool] = False
 
     def summary(self, item: ToolCallItem) -> str:
-        """One line describing the call (its arguments); called only once they parse."""
+        """One line describing the call (its arguments, as far as they arrived while they
+        stream); called once a key of them is whole."""
         return ""
 
     def summary_parts(self, item: ToolCallItem) -> tuple[str, str]:
@@ -163,8 +165,10 @@ def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
     return line
 
 
+@functools.lru_cache(maxsize=128)
 def language_for(path: str | None) -> str:
-    """The Pygments language for a file name, from its extension; ``text`` when unknown."""
+    """The Pygments language for a file name, from its extension; ``text`` when unknown
+    (found once per name: Pygments matches it against every lexer's patterns)."""
     if not path:
         return "text"
     try:
@@ -205,7 +209,7 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
                limit: int = MAX_LINES) -> list[Content]:
     """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter."""
     lines, left_out = capped_lines(DisplayText(code), limit)
-    highlighted = highlight("\n".join(lines), language=language).split("\n")
+    highlighted: Sequence[Content] = _highlighted("\n".join(lines), language)
     if line_numbers:
         width = len(str(start + len(lines) - 1))
         highlighted = [
@@ -216,6 +220,13 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
     if left_out:
         blocks.append(more_note(left_out))
     return blocks
+
+
+@functools.lru_cache(maxsize=32)
+def _highlighted(code: str, language: str) -> tuple[Content, ...]:
+    """The lines of ``code`` highlighted as ``language``; the same code is highlighted once (a
+    streaming file's first lines, at every sync of its card)."""
+    return tuple(highlight(code, language=language).split("\n"))
 
 
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,

@@ -70,8 +70,9 @@ def _last_cells(text: str, cells: int) -> str:
 
 
 def card_title(item: ToolCallItem, renderer: ToolRenderer) -> CardTitle:
-    """The title of a card: the tool's name, and the summary of its arguments once they
-    parse."""
+    """The title of a card: the tool's name, and the summary of its arguments as far as they
+    arrived (once a key of them is whole)."""
+    item = item.so_far()
     subject, detail = renderer.summary_parts(item) if item.arguments is not None else ("", "")
     return CardTitle(literal_text(item.name) or "tool", subject, detail,
                      renderer.subject_is_path)

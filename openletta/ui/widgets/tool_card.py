@@ -38,13 +38,19 @@ HIDDEN_CHARACTERS_WARNING = (
     "It is exactly what is shown: read it closely.")
 #: Seconds for the elapsed-time display; tests replace it with a frozen clock.
 clock: Callable[[], float] = time.monotonic
+
+
 def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[Content]:
     """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
-    (its raw arguments while they stream), then any denial; a warning, or why it did not
-    run, first (a folded body keeps it in view)."""
+    (of its arguments as far as they arrived, while they stream: nothing before a key of them
+    is whole; their raw text when they are not a JSON object), then any denial; a warning,
+    or why it did not run, first (a folded body keeps it in view)."""
+    item = item.so_far()
     if item.arguments is not None:
         blocks = renderer.body(item, width)
-    else:  # still streaming (or never valid JSON): show the raw text
+    elif item.status is ToolStatus.STREAMING and item.arguments_text.lstrip().startswith("{"):
+        blocks = []
+    else:
         raw = literal_text(item.arguments_text)
         blocks = [Content.styled(raw, MUTED)] if raw else []
         if (output := finished_output(item)) is not None:
