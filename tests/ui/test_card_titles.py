@@ -11,6 +11,8 @@ import pytest
 from widget_app import ItemsApp, shown_text
 
 from openletta.transcript import ToolCallItem, ToolStatus
+from openletta.ui.renderers import renderer_for
+from openletta.ui.widgets.card_header import card_title
 
 WRITE = {"path": "hello.txt", "content": "hello from the fake model\n"}
 COUNT = "for i in 1 2 3; do echo line $i; sleep 0.5; done; echo the loop has ended"
@@ -59,3 +61,18 @@ async def test_a_long_command_waiting_at_60_columns_keeps_its_start_and_where_it
 async def test_a_write_waiting_at_60_columns_shows_its_size_in_the_room_badges_left() -> None:
     title = await title_at(asking("write_file", WRITE), 60)
     assert title == "▌ write_file hello.txt (26 bytes, 1 line) runs on server"
+
+
+
+def test_a_summary_cut_again_to_fit_ends_in_one_ellipsis() -> None:
+    """(An insert's summary cuts its text at 60 cells with "…"; the line may cut it again.)"""
+    text = "openletta is a terminal client for Letta agents, written on Textual, by its team."
+    item = ToolCallItem(key="insert", name="archival_memory_insert", status=ToolStatus.SUCCESS,
+                        arguments_text=json.dumps({"content": text, "tags": ["demo", "notes"]}))
+    title = card_title(item, renderer_for(item.name))
+    assert title.subject.endswith("written on…  tags: demo, notes")
+    for room in range(40, 110):
+        fitted = title.fit(room).plain
+        assert len(fitted) <= room
+        assert "……" not in fitted and " …" not in fitted, (room, fitted)
+        assert fitted.startswith("archival_memory_insert  openletta is")

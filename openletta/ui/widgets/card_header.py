@@ -54,6 +54,9 @@ class CardTitle:
         subject_room = room - cell_len(self.name) - 2
         if self.subject_is_path and subject_room >= _PATH_ROOM:
             return self._assemble("…" + _last_cells(self.subject, subject_room - 1), "")
+        if subject_room >= 2:  # (one "…" where it is cut, also after a "…" of the summary's)
+            start = _last_cells(self.subject[::-1], subject_room - 1)[::-1]
+            return self._assemble(start.rstrip(" …") + "…", "")
         return short.truncate(room, ellipsis=True)
 
     def _assemble(self, subject: str, detail: str) -> Content:
