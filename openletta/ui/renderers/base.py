@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from pygments.lexers import get_lexer_for_filename
@@ -209,24 +209,24 @@ def code_block(code: str, language: str, *, line_numbers: bool = False, start: i
                limit: int = MAX_LINES) -> list[Content]:
     """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter."""
     lines, left_out = capped_lines(DisplayText(code), limit)
-    highlighted: Sequence[Content] = _highlighted("\n".join(lines), language)
-    if line_numbers:
-        width = len(str(start + len(lines) - 1))
-        highlighted = [
-            Content.assemble((f"{number:>{width}} │ ", MUTED), line)
-            for number, line in enumerate(highlighted[: len(lines)], start)
-        ]
-    blocks = [Content("\n").join(highlighted[: len(lines)])]
+    blocks = [_code_content("\n".join(lines), len(lines), language,
+                            start if line_numbers else None)]
     if left_out:
         blocks.append(more_note(left_out))
     return blocks
 
 
 @functools.lru_cache(maxsize=32)
-def _highlighted(code: str, language: str) -> tuple[Content, ...]:
-    """The lines of ``code`` highlighted as ``language``; the same code is highlighted once (a
-    streaming file's first lines, at every sync of its card)."""
-    return tuple(highlight(code, language=language).split("\n"))
+def _code_content(code: str, count: int, language: str, first_number: int | None) -> Content:
+    """The ``count`` lines of ``code`` highlighted as ``language``, in a gutter numbered from
+    ``first_number`` (``None``: none). Made once for the same code (a streaming file's first
+    lines are the same at every sync of its card; a card is drawn again)."""
+    highlighted = highlight(code, language=language).split("\n")[:count]
+    if first_number is not None:
+        width = len(str(first_number + count - 1))
+        highlighted = [Content.assemble((f"{number:>{width}} │ ", MUTED), line)
+                       for number, line in enumerate(highlighted, first_number)]
+    return Content("\n").join(highlighted)
 
 
 def output_block(text: str, style: str = "", *, limit: int = MAX_LINES,
