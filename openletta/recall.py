@@ -1,8 +1,8 @@
 """What the user typed, kept across runs in openletta's config directory, in files only the
 user can read: the messages sent, for ↑ in the prompt, as a shell keeps its history (one JSON
 string per line; the newest :data:`KEPT`), the drafts not sent when the app quit, and the
-messages whose replies still came then. A file that cannot be read or written costs only
-the recall (it is logged), never a message."""
+messages whose replies still came then; and the tool calls that ran on this machine. A file
+that cannot be read or written costs only the recall (it is logged), never a message."""
 
 from __future__ import annotations
 
@@ -19,10 +19,13 @@ RECALL_FILE = "sent-messages.jsonl"
 DRAFTS_FILE = "drafts.json"
 PROMPTS_FILE = "replies-left.json"
 CONVERSATIONS_FILE = "last-conversations.json"
+CALLS_FILE = "calls-run-here.json"
 #: How many messages are kept.
 KEPT = 500
 #: How many agents' last conversations are kept.
 AGENTS_KEPT = 200
+#: How many ids of calls run here are kept.
+CALLS_KEPT = 1000
 #: How many messages of replies left are kept (a reply ends soon: an old one is of no use).
 PROMPTS_KEPT = 20
 
@@ -226,3 +229,29 @@ class LastConversations(KeptTexts):
 
     def _key(self, agent_id: str) -> str:
         return json.dumps([self.server, agent_id])
+
+
+class CallsRunHere(KeptTexts):
+    """The tool calls of one server's agents that ran on this machine (their results were
+    sent from here), by id, kept across runs when ``path`` is given (the newest
+    :data:`CALLS_KEPT`, with their tool's name). The server does not record which client
+    ran a call: history read again tells this machine's from another client's by them."""
+
+    def __init__(self, server: str, path: Path | None = None) -> None:
+        super().__init__(path, "ids of the calls run here", CALLS_KEPT)
+        self.server = server
+
+    def __contains__(self, call_id: object) -> bool:
+        return isinstance(call_id, str) and bool(self._get(self._key(call_id)))
+
+    def ran(self, calls: dict[str, str]) -> None:
+        """Note that the results of ``calls`` (tool names by call id) go from here, and
+        write that now (a failure is only logged: it costs the label, not the result)."""
+        if not calls:
+            return
+        for call_id, tool in calls.items():
+            self._keep(self._key(call_id), tool or "?")
+        self.save()
+
+    def _key(self, call_id: str) -> str:
+        return json.dumps([self.server, call_id])

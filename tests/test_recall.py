@@ -11,6 +11,7 @@ from openletta import recall
 from openletta.recall import (
     KEPT,
     PROMPTS_KEPT,
+    CallsRunHere,
     Drafts,
     LastConversations,
     PromptsLeft,
@@ -136,3 +137,21 @@ def test_the_last_conversation_of_each_agent_is_kept_for_the_next_run(tmp_path: 
     assert (again.of("agent-1"), again.of("agent-2")) == ("conv-1", None)
     assert again.of("agent-1") == "conv-1"  # (read, not taken)
     assert LastConversations("http://there", path).of("agent-1") is None  # another server's
+
+
+def test_the_calls_run_here_are_known_in_the_next_run_of_this_server_only(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(recall, "CALLS_KEPT", 3)
+    path = tmp_path / "config" / "calls.json"
+    here = CallsRunHere("http://here", path)
+    here.ran({"call-1": "Bash"})
+    here.ran({"call-2": "Write", "call-3": "Read"})
+    here.ran({})
+    other = CallsRunHere("http://there", path)
+    other.ran({"call-9": "Bash"})  # another server's, in the same file
+    again = CallsRunHere("http://here", path)
+    assert [call in again for call in ("call-1", "call-2", "call-3", "call-9", None)] == [
+        False, True, True, False, False]  # the oldest went; call-9 is another server's
+    assert "call-9" in CallsRunHere("http://there", path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert "call-2" not in CallsRunHere("http://here")  # kept nowhere: the demo's

@@ -433,8 +433,10 @@ def test_streamed_calls_the_server_does_not_hold_are_settled_as_not_run() -> Non
     assert transcript.settle_unheld([]).changed == [transcript.call("call-1")]
 
 
-def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
+@pytest.mark.parametrize("run_here", [set(), {"call-1"}])
+def test_a_call_a_client_answered_is_marked_as_run_on_a_client(run_here: set[str]) -> None:
     transcript = Transcript()
+    transcript.calls_run_here = run_here
     transcript.load_history([
         parse_message({"message_type": "approval_request_message", "id": "message-1",
                        "tool_calls": [{"tool_call_id": "call-1", "name": "Bash",
@@ -445,6 +447,7 @@ def test_a_call_a_client_answered_is_marked_as_run_on_a_client() -> None:
     ])
     call = transcript.call("call-1")
     assert call is not None and call.client_result and not call.runs_here
+    assert call.ran_here is bool(run_here)  # this machine was that client
     assert call.status is ToolStatus.SUCCESS and call.result == "/home/me"
 
 

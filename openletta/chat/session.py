@@ -25,6 +25,7 @@ from openletta.api.resources import Agent, Compaction, Run
 from openletta.chat.approvals import ApprovalRound, Decision
 from openletta.chat.context_size import ContextSize
 from openletta.chat.replies import OnChange, OnConnection, ReplyStreams, TurnOutcome, unheard
+from openletta.recall import CallsRunHere
 from openletta.settings import write_new_private_file
 from openletta.transcript import Change, Transcript, Usage, UserItem
 from openletta.transcript.export import to_document
@@ -63,11 +64,15 @@ class ChatSession(ContextSize, ReplyStreams):
     def __init__(self, client: LettaClient, agent: Agent, conversation_id: str | None = None,
                  *, requested_page: Awaitable[HistoryPage] | None = None,
                  conversation_name: str | None = None,
-                 prompt_of_run: Callable[[str], str] | None = None) -> None:
+                 prompt_of_run: Callable[[str], str] | None = None,
+                 calls_run_here: CallsRunHere | None = None) -> None:
         """``requested_page``: the newest page of history, already asked for (at launch);
         ``prompt_of_run``: the message a run answers, as this client remembers it (``""``:
-        not known), for a reply that still comes (the server stores it once the run ends)."""
+        not known), for a reply that still comes (the server stores it once the run ends);
+        ``calls_run_here``: the calls that ran on this machine, in this run or before."""
         super().__init__(client, agent, conversation_id)
+        self._calls_run_here = calls_run_here or CallsRunHere("")
+        self.transcript.calls_run_here = self._calls_run_here
         #: The conversation's name (its summary on the server), if it has one.
         self.conversation_name = conversation_name
         self._prompt_of_run = prompt_of_run or (lambda _run_id: "")
@@ -264,6 +269,8 @@ class ChatSession(ContextSize, ReplyStreams):
         ``otid`` (or a fresh one)."""
         decisions = round_.decisions
         otid = (otid or new_otid()) if then_text is not None else None
+        self._calls_run_here.ran({call.tool_call_id: call.name for call in round_.calls
+                                  if call.tool_call_id in round_.results})
 
         def send(background: bool) -> MessageStream:
             return self.client.send_approvals(self.agent.id, round_.answers(),

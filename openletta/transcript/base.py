@@ -10,7 +10,7 @@ and put footers under turns.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import UTC, datetime
 
 from openletta.transcript.change import Change
@@ -57,6 +57,9 @@ class TranscriptBase:
         #: The first message the user sent while this transcript was open (not read from
         #: history): where "what was said here" starts.
         self.first_sent: Item | None = None
+        #: The ids of the calls that ran on this machine, in this run or before (their
+        #: results, read from history, are marked as this machine's).
+        self.calls_run_here: Container[str] = frozenset()
         #: Chunks that were ignored: unknown message types and malformed lines.
         self.ignored = 0
         self._clock = clock

@@ -189,6 +189,7 @@ class MessageHandlers(TranscriptBase):
                     continue
                 if decision.type == "tool":
                     item.client_result = True
+                    item.ran_here = call_id in self.calls_run_here
                     item.result = decision.tool_return
                     item.status = returned_status(decision.status, decision.tool_return)
                     if item.status is ToolStatus.CANCELLED:

@@ -230,7 +230,8 @@ class OpenLettaApp(ThemeVariables, ConversationActions, KeepsBeforeCrash, Report
             page = start_request(newest_page(self.client, agent.id, None))
         session = ChatSession(self.client, full, conversation, requested_page=page,
                               conversation_name=found.summary if found else None,
-                              prompt_of_run=self._left.prompts.take)
+                              prompt_of_run=self._left.prompts.take,
+                              calls_run_here=self._left.calls_run_here)
         self._left.conversations.opened(full.id, conversation)
         self.chats.opened(session)
         reply_left = self.note_reply_left(full.id, conversation)

@@ -1,7 +1,8 @@
 """What the chats left behind keep for when they open again, in this run or the next: the
 text typed in each prompt and not sent, the message each reply still coming answers, and
-the conversation last open with each agent (:class:`~openletta.recall.Drafts`,
-:class:`~openletta.recall.PromptsLeft`, :class:`~openletta.recall.LastConversations`)."""
+the conversation last open with each agent, and the tool calls that ran here
+(:class:`~openletta.recall.Drafts`, :class:`~openletta.recall.PromptsLeft`,
+:class:`~openletta.recall.LastConversations`, :class:`~openletta.recall.CallsRunHere`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from textual.screen import Screen
 
 from openletta.recall import (
     BEFORE_ANY_CHAT,
+    CALLS_FILE,
     CONVERSATIONS_FILE,
     DRAFTS_FILE,
     PROMPTS_FILE,
+    CallsRunHere,
     Drafts,
     LastConversations,
     PromptsLeft,
@@ -31,6 +34,8 @@ class LeftBehind:
         self.prompts = PromptsLeft(config_dir() / PROMPTS_FILE if lasting else None)
         self.conversations = LastConversations(
             server, config_dir() / CONVERSATIONS_FILE if lasting else None)
+        self.calls_run_here = CallsRunHere(
+            server, config_dir() / CALLS_FILE if lasting else None)
 
     def leave(self, screens: Iterable[Screen[object]]) -> None:
         """Keep what the chats among ``screens`` leave behind now (the one being left: it

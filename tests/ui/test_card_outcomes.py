@@ -17,6 +17,7 @@ from openletta.api.resources import Agent
 from openletta.chat.controller import ChatController
 from openletta.chat.local_calls import LocalCalls
 from openletta.chat.session import ChatSession
+from openletta.recall import CallsRunHere
 from openletta.tools.base import Workspace
 from openletta.tools.files import Write
 from openletta.tools.permissions import PermissionMode, Permissions, ProjectRules
@@ -113,6 +114,18 @@ async def test_every_card_says_where_its_call_runs() -> None:
     assert not any(word in headers[4] for word in ("server", "here", "client"))
 
 
+async def test_a_call_run_here_says_so_when_read_back_in_a_later_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("line 15\n")
+    kept = tmp_path / "config" / "calls-run-here.json"
+    _live, answer = await edited_here(tmp_path, calls_run_here=CallsRunHere("http://s", kept))
+    later = CallsRunHere("http://s", kept)  # the next run of openletta
+    here = from_history(answer, calls_run_here=later)
+    elsewhere = from_history(answer, calls_run_here=CallsRunHere("http://other", kept))
+    header_here, header_elsewhere = (card[0] for card in await cards(here, elsewhere))
+    assert "⌂ ran here" in header_here and "client" not in header_here
+    assert "ran on a client" in header_elsewhere and "here" not in header_elsewhere
+
+
 EDIT_REQUEST = {"message_type": "approval_request_message", "id": "message-asks",
                 "tool_calls": [{"tool_call_id": "call-1", "name": "Edit", "arguments": json.dumps(
                     {"file_path": "notes.md", "old_string": "line 15\n",
@@ -120,7 +133,8 @@ EDIT_REQUEST = {"message_type": "approval_request_message", "id": "message-asks"
 
 
 async def edited_here(root: Path, request: dict[str, Any] = EDIT_REQUEST, *,
-                      read: bool = True) -> tuple[ToolCallItem, ToolReturnAnswer]:
+                      read: bool = True, calls_run_here: CallsRunHere | None = None,
+                      ) -> tuple[ToolCallItem, ToolReturnAnswer]:
     """The card's item of ``request`` run here (accept-edits mode: it runs without asking),
     and what was sent to the server for it; ``read``: notes.md was read first."""
     client = FakeClient()
@@ -132,7 +146,8 @@ async def edited_here(root: Path, request: dict[str, Any] = EDIT_REQUEST, *,
         workspace.note_read(root / "notes.md")
     local = LocalCalls(Permissions(workspace, mode=PermissionMode.ACCEPT_EDITS,
                                    project_rules=ProjectRules(root / "rules.toml")))
-    session = ChatSession(client, Agent(id="agent-1", name="tester"))  # type: ignore[arg-type]
+    session = ChatSession(client, Agent(id="agent-1", name="tester"),  # type: ignore[arg-type]
+                          calls_run_here=calls_run_here)
     controller = ChatController(session, Listener(), local)
     controller.submit("edit it")
     while not client.answered:
@@ -157,10 +172,13 @@ def stored(answer: ToolReturnAnswer,
                            **returned, "tool_returns": [sent]})]
 
 
-def from_history(answer: ToolReturnAnswer,
-                 request: dict[str, Any] = EDIT_REQUEST) -> ToolCallItem:
-    """The card's item of ``request`` read back from history with ``answer``."""
+def from_history(answer: ToolReturnAnswer, request: dict[str, Any] = EDIT_REQUEST,
+                 calls_run_here: CallsRunHere | None = None) -> ToolCallItem:
+    """The card's item of ``request`` read back from history with ``answer`` (by a chat
+    that knows ``calls_run_here``)."""
     transcript = Transcript()
+    if calls_run_here is not None:
+        transcript.calls_run_here = calls_run_here
     transcript.load_history(stored(answer, request))
     (history,) = [item for item in transcript.items if isinstance(item, ToolCallItem)]
     assert history.client_result

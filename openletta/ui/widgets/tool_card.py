@@ -132,7 +132,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._header.note = approval_note(self.item)
         self._header.place = _place(self.item)
         self._header.asking = status is ToolStatus.AWAITING_APPROVAL
-        self.set_class(self.item.runs_here, "-runs-here")
+        self.set_class(self.item.runs_here or self.item.ran_here, "-runs-here")
         if status is self._status:
             return
         if self._status is not None:
@@ -236,15 +236,15 @@ class ToolCallCard(ItemWidget, can_focus=True):
 
 def _place(item: ToolCallItem) -> str:
     """Where the call runs, on every card that ran or will run: here, on a client (read
-    from history), else on the server. A call denied or never run ran nowhere (and history
-    cannot tell which side a denied call was for); an approval request still streaming may
-    turn out to be for this machine, so it waits to say."""
+    from history: this machine, or another), else on the server. A call denied or never
+    run ran nowhere (and history cannot tell which side a denied call was for); an approval
+    request still streaming may turn out to be for this machine, so it waits to say."""
     if item.status in (ToolStatus.DENIED, ToolStatus.NOT_RUN):
         return ""
     if item.runs_here:
         return "⌂ runs here"
     if item.client_result:
-        return "ran on a client"
+        return "⌂ ran here" if item.ran_here else "ran on a client"
     if item.needs_approval and item.status is ToolStatus.STREAMING:
         return ""
     return "runs on server"
