@@ -40,8 +40,11 @@ def shown(view) -> list[tuple[Item, int, int]]:
 
 
 def item_at(view, line: int) -> Item | None:
-    """The item whose widget covers ``line`` of the scrolled content (or the first below)."""
-    return next((item for item, _top, bottom in shown(view) if bottom > line), None)
+    """The item whose widget covers ``line`` of the scrolled content (or the first below;
+    the last mounted, for a line of the margin under it)."""
+    rows = shown(view)
+    under_last = rows[-1][0] if rows and line < view.scroll.virtual_size.height else None
+    return next((item for item, _top, bottom in rows if bottom > line), under_last)
 
 
 async def to_the_top(pilot, screen, wait_until) -> None:

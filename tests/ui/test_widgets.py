@@ -228,6 +228,26 @@ async def test_assistant_streams_then_renders_the_final_text() -> None:
         assert "Bye [b]x[/b]" in text
 
 
+async def test_one_blank_line_parts_a_streamed_reply_from_the_card_after_it() -> None:
+    reply = AssistantItem(key="a")
+    card = ToolCallItem(key="t", name="bash", arguments_text='{"command": "ls"}',
+                        status=ToolStatus.SUCCESS, result="a.txt")
+    app = ItemsApp([reply, card])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(reply)
+        for chunk in ["Looking ", "around.\n\n- one\n", "- two\n\n", "Then ls:"]:
+            reply.text += chunk
+            await synced(pilot, widget)
+        reply.done = True
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: "Then ls:" in shown_text(widget), what="the reply")
+        blocks = list(widget.children)
+        assert [block.has_class("-trailing") for block in blocks] == [
+            False] * (len(blocks) - 1) + [True]  # only the last block, as blocks arrived
+        gap = app.widget_of(card).region.y - blocks[-1].region.bottom
+        assert gap == 1  # not two: the last paragraph's margin and the card's
+
+
 async def test_a_reply_opened_again_after_it_ended_goes_on_streaming() -> None:
     """A reply that dropped, and is taken up once the server is back, is open again."""
     item = AssistantItem(key="a")

@@ -53,6 +53,7 @@ class ReplyMarkdown(Markdown):
 
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
                  open_links: bool = True) -> None:
+        self._trailing: Widget | None = None
         super().__init__(markdown, id=id, open_links=open_links, parser_factory=reply_parser)
 
     def post_message(self, message: Message) -> bool:
@@ -66,10 +67,17 @@ class ReplyMarkdown(Markdown):
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
               after: int | str | Widget | None = None) -> AwaitMount:
         """Mount blocks; a heading that opens the document is marked ``-leading`` (no gap
-        above it: the reply's own margin is enough), as it is made. (Every block is mounted
-        here: a streamed block that changes is removed and mounted again.)"""
+        above it: the reply's own margin is enough), as it is made, and the last block
+        ``-trailing`` (no gap below it: the reply's margin keeps one line to what follows,
+        not two). (Every block is mounted here: a streamed block that changes is removed and
+        mounted again.)"""
         if widgets and not self.children and isinstance(widgets[0], _HEADINGS):
             widgets[0].add_class("-leading")
+        if widgets and before is None and after is None:
+            if self._trailing is not None:
+                self._trailing.remove_class("-trailing")
+            self._trailing = widgets[-1]
+            self._trailing.add_class("-trailing")
         return super().mount(*widgets, before=before, after=after)
 
 
