@@ -516,6 +516,31 @@ async def test_a_file_written_shows_its_path_and_lines_while_its_arguments_strea
         assert squeezed(shown_text(card))[3] == "▌ 3 │ - firsté"
 
 
+async def test_a_long_file_streaming_counts_its_lines_in_the_fold_until_it_is_whole() -> None:
+    lines = "".join(f"line {number}\\n" for number in range(1, 101))
+    item = call("write_file", '{"path": "/p/a.txt", "content": "' + lines[:len(lines) // 2],
+                status=ToolStatus.STREAMING)
+    app = ItemsApp([item])
+    async with app.run_test(size=SIZE) as pilot:
+        card = app.widget_of(item)
+        await synced(pilot, card)
+        first = squeezed(shown_text(card))
+        assert first[1:3] == ["▌ 1 │ line 1", "▌ 2 │ line 2"]
+        assert first[-1] == "▌ … 43 more lines — Enter to expand"  # 8 shown of 51 so far
+        item.arguments_text += lines[len(lines) // 2:]
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[-1] == "▌ … 92 more lines — Enter to expand"
+        card.toggle_fold()
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[-2:] == ["▌ … more lines not shown",
+                                                   "▌ ▴ Enter to collapse"]
+        item.arguments_text += '"}'
+        item.status = ToolStatus.AWAITING_APPROVAL
+        await synced(pilot, card)
+        assert squeezed(shown_text(card))[-2:] == ["▌ … 80 more lines not shown",
+                                                   "▌ ▴ Enter to collapse"]
+
+
 async def test_arguments_that_are_no_object_stream_as_their_text() -> None:
     item = call("bash", "[1, 2", status=ToolStatus.STREAMING)
     app = ItemsApp([item])

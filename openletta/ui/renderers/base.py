@@ -200,6 +200,17 @@ def _left_out(note: Content, lines: int) -> LeftOut:
     return marked
 
 
+def uncounted(blocks: list[Content]) -> list[Content]:
+    """``blocks`` with each note of lines left out saying only that some are (its count is
+    kept for the card's fold): while a call streams, the count would change with every
+    fragment, and a body that does not change is not drawn again."""
+    return [_left_out(_UNCOUNTED, block.lines) if isinstance(block, LeftOut) else block
+            for block in blocks]
+
+
+_UNCOUNTED = Content.styled("… more lines not shown", f"italic {MUTED}")
+
+
 def lines_left_out(blocks: list[Content]) -> int:
     """How many lines the notes among ``blocks`` stand for, beyond the one each takes."""
     return sum(block.lines - 1 for block in blocks if isinstance(block, LeftOut))

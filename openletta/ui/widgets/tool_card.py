@@ -27,6 +27,7 @@ from openletta.ui.renderers.base import (
     has_hidden_characters_in_call,
     lines_left_out,
     output_block,
+    uncounted,
 )
 from openletta.ui.widgets.base import ItemWidget
 from openletta.ui.widgets.card_header import CardHeader, card_title
@@ -44,10 +45,13 @@ def card_blocks(item: ToolCallItem, renderer: ToolRenderer, width: int) -> list[
     """The blocks of a card's body, ``width`` cells wide: what ``renderer`` shows of the call
     (of its arguments as far as they arrived, while they stream: nothing before a key of them
     is whole; their raw text when they are not a JSON object), then any denial; a warning,
-    or why it did not run, first (a folded body keeps it in view)."""
+    or why it did not run, first (a folded body keeps it in view). While the arguments
+    stream, notes of lines left out do not count them (the fold's hint does)."""
     item = item.so_far()
     if item.arguments is not None:
         blocks = renderer.body(item, width)
+        if item.status is ToolStatus.STREAMING:
+            blocks = uncounted(blocks)
     elif item.status is ToolStatus.STREAMING and item.arguments_text.lstrip().startswith("{"):
         blocks = []
     else:
@@ -180,11 +184,13 @@ class ToolCallCard(ItemWidget, can_focus=True):
             return
         self._body_key = key
         blocks = card_blocks(item, self._renderer, self._width())
-        self._body_content = Content("\n").join(blocks)
         self._left_out = lines_left_out(blocks)
-        self._body.update(self._body_content)
+        content = Content("\n").join(blocks)
         self._body.display = bool(blocks)
-        self._measure_body()
+        if not _same(content, self._body_content):  # (a streaming file's first lines)
+            self._body_content = content
+            self._body.update(content)
+            self._measure_body()
         self._update_fold()  # (the lines left out may have changed, if not the body's height)
 
     def _width(self) -> int:
@@ -211,16 +217,16 @@ class ToolCallCard(ItemWidget, can_focus=True):
         else:
             hidden = self._body_lines - FOLD_LINES + self._left_out
             hint = f"… {hidden:,} more lines — Enter to expand"
-        if hint != self._fold.content:  # an update lays the screen out again
-            self._fold.update(hint)
+        shown = str(self._fold.content)
+        if hint != shown:  # laid out again only when it may take other lines
+            self._fold.update(hint, layout=len(hint) != len(shown))
 
     # --- events and actions ---------------------------------------------------------------
 
     def on_resize(self) -> None:
         if self._body_key is not None and self._body_key[-1] != self.wide:
             self._sync_body()
-        else:
-            self._measure_body()
+        self._measure_body()  # (the same body may take other lines at another width)
 
     def on_click(self, event: events.Click) -> None:
         if event.widget is self._header or event.widget is self._fold:
@@ -248,6 +254,11 @@ def _place(item: ToolCallItem) -> str:
     if item.needs_approval and item.status is ToolStatus.STREAMING:
         return ""
     return "runs on server"
+
+
+def _same(content: Content, shown: Content) -> bool:
+    """Whether ``content`` looks as ``shown`` does (Content's ``==`` compares text only)."""
+    return content is shown or (content.plain == shown.plain and content.spans == shown.spans)
 
 
 def _status_class(status: ToolStatus) -> str:
