@@ -54,6 +54,8 @@ class ReplyMarkdown(Markdown):
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
                  open_links: bool = True) -> None:
         self._trailing: Widget | None = None
+        #: Whether the document is whole (not streaming): its last block is marked as mounted.
+        self.whole = True
         super().__init__(markdown, id=id, open_links=open_links, parser_factory=reply_parser)
 
     def post_message(self, message: Message) -> bool:
@@ -67,18 +69,30 @@ class ReplyMarkdown(Markdown):
     def mount(self, *widgets: Widget, before: int | str | Widget | None = None,
               after: int | str | Widget | None = None) -> AwaitMount:
         """Mount blocks; a heading that opens the document is marked ``-leading`` (no gap
-        above it: the reply's own margin is enough), as it is made, and the last block
-        ``-trailing`` (no gap below it: the reply's margin keeps one line to what follows,
-        not two). (Every block is mounted here: a streamed block that changes is removed and
-        mounted again.)"""
+        above it: the reply's own margin is enough), as it is made, and the last block of a
+        whole document ``-trailing`` (:meth:`mark_trailing`). (Every block is mounted here:
+        a streamed block that changes is removed and mounted again.)"""
         if widgets and not self.children and isinstance(widgets[0], _HEADINGS):
             widgets[0].add_class("-leading")
-        if widgets and before is None and after is None:
-            if self._trailing is not None:
-                self._trailing.remove_class("-trailing")
-            self._trailing = widgets[-1]
-            self._trailing.add_class("-trailing")
+        if self.whole and widgets and before is None and after is None:
+            self._mark_trailing(widgets[-1])
         return super().mount(*widgets, before=before, after=after)
+
+    def mark_trailing(self) -> None:
+        """Mark the last block ``-trailing``: no gap below it (the document's margin keeps
+        one line to what follows, not two). Done as a whole document is mounted, and by a
+        stream once it ends: a class changed as each block streams in restyles the block
+        before and all inside it, at every block."""
+        self._mark_trailing(self.children[-1] if self.children else None)
+
+    def _mark_trailing(self, block: Widget | None) -> None:
+        if block is self._trailing:
+            return
+        if self._trailing is not None:
+            self._trailing.remove_class("-trailing")
+        self._trailing = block
+        if block is not None:
+            block.add_class("-trailing")
 
 
 class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
@@ -108,13 +122,13 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             self._read = item.text_length
         super().__init__("".join(self._written), open_links=False)
         self.item = item
-        self._final = item.done
+        self._final = self.whole = item.done
         self._stream: MarkdownStream | None = None
         self._queued = False
 
     def sync(self) -> None:
         if self._final and not self.item.done:  # open again: a dropped reply goes on
-            self._final = False
+            self._final = self.whole = False
         if not self._final and not self._queued:
             self._queued = True
             self.call_later(self._catch_up)
@@ -133,11 +147,13 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             self._written.append(suffix)
         if done:
             self._final = True
+            self.whole = True
             if self._stream is None:  # the whole reply came at once
                 await self.update("".join(self._written))
             else:
                 await self._stream.write(suffix)
                 await self._stop_stream()
+            self.mark_trailing()
         elif suffix:
             if self._stream is None:
                 self._stream = Markdown.get_stream(self)
