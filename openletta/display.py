@@ -201,6 +201,20 @@ def capped_lines(text: str, limit: int) -> tuple[list[str], int]:
     return [_capped_line(line) for line in lines[:limit]], len(lines) - limit
 
 
+def head_lines(text: str, limit: int) -> tuple[str, int]:
+    """The start of ``text`` whose lines :func:`capped_lines` shows (its first ``limit``
+    lines, or all of it when that would leave out :data:`FEW_LINES` or fewer), and how many
+    lines that leaves out: a long text need not be made display text whole to show its
+    first lines (a file being written, at every fragment)."""
+    total = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    if total <= limit + FEW_LINES:
+        return text, 0
+    end = -1
+    for _ in range(limit):
+        end = text.find("\n", end + 1)
+    return text[:end + 1], total - limit  # (with its newline: an empty last line counts)
+
+
 def capped_last_lines(text: str, limit: int) -> tuple[list[str], int]:
     """Like :func:`capped_lines`, but the last ``limit`` lines of ``text``."""
     lines = _lines(text)

@@ -316,3 +316,15 @@ def test_lines_are_cut_only_when_that_leaves_out_more_than_a_few(
     first, between, last = display.capped_ends(text, 20)
     assert len(first) + between + len(last) == count
     assert last[-1:] == ([f"line {count}"] if between else [])
+
+
+@given(st.lists(st.sampled_from(["a", "b\r", "\x1b[2J", "\u202e", "", "é" * 3]), max_size=40)
+       .map("\n".join) | st.text(alphabet="ab\n\r\x1b", max_size=80),
+       st.integers(min_value=0, max_value=12), st.booleans())
+def test_the_head_of_a_text_shows_what_the_whole_text_would(text: str, limit: int,
+                                                          newline: bool) -> None:
+    text += "\n" if newline else ""
+    head, after = display.head_lines(text, limit)
+    lines, left_out = display.capped_lines(display.literal_text(head), limit)
+    assert (lines, left_out + after) == display.capped_lines(display.literal_text(text), limit)
+    assert text.startswith(head)

@@ -26,6 +26,7 @@ from openletta.display import (
     DisplayText,
     capped_lines,
     has_hidden_characters,
+    head_lines,
     literal_text,
     pictured_text,
     terminal_text,
@@ -217,9 +218,15 @@ def lines_left_out(blocks: list[Content]) -> int:
 
 
 def code_block(code: str, language: str, *, line_numbers: bool = False, start: int = 1,
-               limit: int = MAX_LINES) -> list[Content]:
-    """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter."""
-    lines, left_out = capped_lines(DisplayText(code), limit)
+               limit: int = MAX_LINES, literal: bool = False) -> list[Content]:
+    """Syntax-highlighted code (clean of escapes), optionally with a line-number gutter.
+    ``literal``: every control character shown (:func:`~openletta.display.literal_text`),
+    in the lines shown only."""
+    after = 0
+    if literal:
+        code, after = head_lines(code, limit)
+    lines, left_out = capped_lines(literal_text(code) if literal else DisplayText(code), limit)
+    left_out += after
     blocks = [_code_content("\n".join(lines), len(lines), language,
                             start if line_numbers else None)]
     if left_out:
@@ -310,4 +317,4 @@ def unmade_change(item: ToolCallItem, not_made: str, intended: str,
 
 def json_block(value: Any) -> list[Content]:
     """A parsed JSON value pretty-printed and highlighted, every character shown literally."""
-    return code_block(literal_text(json.dumps(value, indent=2, ensure_ascii=False)), "json")
+    return code_block(json.dumps(value, indent=2, ensure_ascii=False), "json", literal=True)

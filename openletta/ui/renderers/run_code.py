@@ -26,6 +26,7 @@ from openletta.ui.renderers.base import (
     one_line,
     output_block,
     parse_json,
+    raw_arg,
     without_error_prefix,
 )
 from openletta.ui.renderers.conversation_search import as_text
@@ -69,7 +70,8 @@ class RunCodeRenderer(ToolRenderer):
         return one_line(f"{arg(item, 'language') or 'python'}  {arg(item, 'code') or ''}")
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
-        blocks = code_block(arg(item, "code") or "", arg(item, "language") or "python")
+        blocks = code_block(raw_arg(item, "code") or "", arg(item, "language") or "python",
+                            literal=True)
         output = finished_output(item)
         if output is None:
             return blocks

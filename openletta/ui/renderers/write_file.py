@@ -67,7 +67,7 @@ class WriteFileRenderer(ToolRenderer):
         return path, f" ({_fate(item)}{size_of(content)})"
 
     def body(self, item: ToolCallItem, width: int) -> list[Content]:
-        content = arg(item, *_CONTENT_ARGS) or ""
+        content = raw_arg(item, *_CONTENT_ARGS) or ""
         path = arg(item, *PATH_ARGS)
         if item.status in UNMADE_STATUSES:  # the content, not a change to the file on disk
             return unmade_change(item, "Not written", "What it would have written",
@@ -102,5 +102,7 @@ def _fate(item: ToolCallItem) -> str:
 
 
 def _content_blocks(content: str, path: str | None) -> list[Content]:
-    """The first :data:`PREVIEW_LINES` lines of ``content``, numbered and highlighted."""
-    return code_block(content, language_for(path), line_numbers=True, limit=PREVIEW_LINES)
+    """The first :data:`PREVIEW_LINES` lines of ``content`` (as the tool gets it), numbered
+    and highlighted, every character shown."""
+    return code_block(content, language_for(path), line_numbers=True, limit=PREVIEW_LINES,
+                      literal=True)
