@@ -80,7 +80,8 @@ class MemoryPanel(Vertical, ReportsWorkerErrors):
 
     def compose(self) -> ComposeResult:
         yield Static(plain_text(f"Memory of {self.agent_name}"), classes="memory-heading")
-        yield Static("↑↓ blocks · Enter: what changed · e: edit · Esc: to the prompt · F2 closes",
+        # (two lines of whole hints: wrapped, one read "Esc:" / "to the prompt")
+        yield Static("↑↓ blocks · Enter: what changed · e: edit\nEsc: to the prompt · F2 closes",
                      classes="memory-hint")
         yield self._blocks
         yield self._status
