@@ -125,10 +125,10 @@ async def test_compact_summarises_the_thread_and_history_shows_it(letta_base_url
         await waited(pilot, lambda: notified(app, "nothing to compact yet"))
     again = open_app()
     async with again.run_test(size=SIZE) as pilot:
-        screen = await opened_chat(pilot)
+        screen = await opened_chat(pilot)  # (its history may still be on its way)
+        await waited(pilot, lambda: len(footers(screen.session.transcript)) == 4)
         items = screen.session.transcript.visible_items()
         assert [item.kind for item in items][-3:] == ["assistant", "footer", "event"]
-        assert len(footers(screen.session.transcript)) == 4
 
 
 async def test_a_conversation_deleted_from_the_list_is_gone_from_the_server(

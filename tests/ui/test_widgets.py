@@ -238,9 +238,18 @@ async def test_one_blank_line_parts_a_streamed_reply_from_the_card_after_it() ->
         for chunk in ["Looking ", "around.\n\n- one\n", "- two\n\n", "Then ls:"]:
             reply.text += chunk
             await synced(pilot, widget)
+        await wait_until(pilot, lambda: "Then ls:" in shown_text(widget), what="the stream")
+
+        def reply_lines() -> int:
+            return widget.region.height + widget.styles.margin.bottom
+
+        streaming = reply_lines()
         reply.done = True
         await synced(pilot, widget)
-        await wait_until(pilot, lambda: "Then ls:" in shown_text(widget), what="the reply")
+        await wait_until(pilot, lambda: widget.children[-1].has_class("-trailing"),
+                         what="the reply's last block marked")
+        await pilot.pause()
+        assert reply_lines() == streaming  # what follows does not move as the reply ends
         blocks = list(widget.children)
         assert [block.has_class("-trailing") for block in blocks] == [
             False] * (len(blocks) - 1) + [True]  # only the last block, as blocks arrived

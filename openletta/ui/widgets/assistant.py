@@ -78,12 +78,14 @@ class ReplyMarkdown(Markdown):
             self._mark_trailing(widgets[-1])
         return super().mount(*widgets, before=before, after=after)
 
-    def mark_trailing(self) -> None:
-        """Mark the last block ``-trailing``: no gap below it (the document's margin keeps
-        one line to what follows, not two). Done as a whole document is mounted, and by a
-        stream once it ends: a class changed as each block streams in restyles the block
-        before and all inside it, at every block."""
-        self._mark_trailing(self.children[-1] if self.children else None)
+    def mark_trailing(self, marked: bool = True) -> None:
+        """Mark the last block ``-trailing`` and the document ``-whole``: the block keeps no
+        gap below it, the document one line to what follows (not two, with a card's
+        margin), and its height stays. Done as a whole document is mounted, and by a stream
+        once it ends: a class changed as each block streams in restyles the block before
+        and all inside it, at every block. ``marked=False``: unmarked, to stream again."""
+        last = self.children[-1] if self.children else None
+        self._mark_trailing(last if marked else None)
 
     def _mark_trailing(self, block: Widget | None) -> None:
         if block is self._trailing:
@@ -93,6 +95,7 @@ class ReplyMarkdown(Markdown):
         self._trailing = block
         if block is not None:
             block.add_class("-trailing")
+        self.set_class(block is not None, "-whole")
 
 
 class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
@@ -129,6 +132,7 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     def sync(self) -> None:
         if self._final and not self.item.done:  # open again: a dropped reply goes on
             self._final = self.whole = False
+            self.mark_trailing(False)
         if not self._final and not self._queued:
             self._queued = True
             self.call_later(self._catch_up)
