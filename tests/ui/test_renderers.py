@@ -18,12 +18,12 @@ from openletta.ui.renderers.base import (
     MUTED,
     REMOVED,
     ToolRenderer,
-    language_for,
     lines_left_out,
 )
 from openletta.ui.renderers.bash import BashRenderer, parse_result
 from openletta.ui.renderers.conversation_search import ConversationSearchRenderer
 from openletta.ui.renderers.edit_file import EditFileRenderer, diff_lines
+from openletta.ui.renderers.languages import language_for
 from openletta.ui.renderers.memory import MemoryRenderer
 from openletta.ui.renderers.read_file import ReadFileRenderer
 from openletta.ui.renderers.write_file import WriteFileRenderer, outcome, size_of

@@ -16,8 +16,6 @@ import re
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from pygments.lexers import get_lexer_for_filename
-from pygments.util import ClassNotFound
 from textual.content import Content
 from textual.highlight import highlight
 
@@ -164,19 +162,6 @@ def one_line(text: str, width: int = SUMMARY_WIDTH) -> str:
     if len(lines) > 1 or len(line) > width:
         line = line[: width - 1].rstrip() + "…"
     return line
-
-
-@functools.lru_cache(maxsize=128)
-def language_for(path: str | None) -> str:
-    """The Pygments language for a file name, from its extension; ``text`` when unknown
-    (found once per name: Pygments matches it against every lexer's patterns)."""
-    if not path:
-        return "text"
-    try:
-        lexer = get_lexer_for_filename(path)
-    except ClassNotFound:
-        return "text"
-    return lexer.aliases[0] if lexer.aliases else "text"
 
 
 # --- building blocks ----------------------------------------------------------------------

@@ -15,9 +15,9 @@ from openletta.ui.renderers.base import (
     ResultRenderer,
     arg,
     code_block,
-    language_for,
     one_line,
 )
+from openletta.ui.renderers.languages import language_for
 
 PATH_ARGS = ("path", "file_path", "filename", "file", "target_file")
 _NUMBERED = re.compile(r"^\s*(\d+)\t(.*)$")

@@ -18,12 +18,12 @@ from openletta.ui.renderers.base import (
     arg,
     code_block,
     finished_output,
-    language_for,
     one_line,
     raw_arg,
     unmade_change,
 )
 from openletta.ui.renderers.edit_file import patch_blocks
+from openletta.ui.renderers.languages import language_for
 from openletta.ui.renderers.read_file import PATH_ARGS
 
 #: Lines of the written content shown.
