@@ -34,6 +34,8 @@ import re
 
 from rich.text import Text
 
+from openletta.redaction import SECRET, redact, without_secrets
+
 #: Characters that reorder or hide text and have no business in what a user reads: bidi
 #: controls, zero-width spaces and joiners of words, the soft hyphen, Unicode tags. (The
 #: zero-width joiner and non-joiner are left alone here: emoji and scripts need them.)
@@ -108,19 +110,6 @@ _COMPLETE_SEQUENCE = re.compile(
 MAX_LINE_LENGTH = 10_000
 #: Lines over a limit that are shown rather than cut: leaving out so few saves nothing.
 FEW_LINES = 5
-REDACTED = "***"
-#: What :func:`literal_text` shows for a registered secret.
-SECRET = "⟨secret⟩"
-#: Secrets shorter than this are not redacted by value (they would match ordinary text).
-MIN_SECRET_LENGTH = 8
-_secrets: set[str] = set()
-_CREDENTIALS = re.compile(
-    r"""(?P<url>\b[a-z][a-z0-9+.\-]*://[^\s/@:]*:)[^\s/@]*@
-      | (?P<header>authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?)
-        [^\s"',;}\]]+
-      | (?P<bearer>\bbearer\s+)[A-Za-z0-9._~+/=\-]{8,}""",
-    re.VERBOSE | re.IGNORECASE,
-)
 
 
 class DisplayText(str):
@@ -144,7 +133,7 @@ def literal_text(text: str) -> DisplayText:
 
     Nothing else is changed, but a registered secret, shown as ``⟨secret⟩``: what is shown
     is what runs."""
-    return str.__new__(DisplayText, _without_secrets(_LITERAL.sub(_picture, text), SECRET))
+    return str.__new__(DisplayText, without_secrets(_LITERAL.sub(_picture, text), SECRET))
 
 
 def control_pictures(text: str) -> str:
@@ -306,31 +295,6 @@ def json_for_terminal(value: object) -> str:
     return _LITERAL.sub(_json_escape, json.dumps(value, indent=2, ensure_ascii=False))
 
 
-# --- secrets ---------------------------------------------------------------------------------
-
-
-def register_secret(secret: str | None) -> None:
-    """Never show ``secret`` (e.g. the API key) in any display text from now on."""
-    if secret and len(secret) >= MIN_SECRET_LENGTH:
-        _secrets.add(secret)
-
-
-def redact(text: str) -> str:
-    """``text`` without registered secrets, ``Authorization`` values or URL passwords."""
-    text = _without_secrets(text, REDACTED)
-    lowered = text.lower()
-    if "://" in text or "authorization" in lowered or "bearer" in lowered:
-        text = _CREDENTIALS.sub(_redacted_credentials, text)
-    return text
-
-
-def _without_secrets(text: str, marker: str) -> str:
-    for secret in _secrets:
-        if secret in text:
-            text = text.replace(secret, marker)
-    return text
-
-
 # --- replacements ----------------------------------------------------------------------------
 
 
@@ -364,11 +328,6 @@ def _json_escape(match: re.Match[str]) -> str:
 
 def _marker(character: str) -> str:
     return f"⟨U+{ord(character):04X}⟩"
-
-
-def _redacted_credentials(match: re.Match[str]) -> str:
-    kept = match["url"] or match["header"] or match["bearer"]
-    return f"{kept}{REDACTED}@" if match["url"] else f"{kept}{REDACTED}"
 
 
 def _overwritten(line: Text) -> Text:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from rich.style import Style
 from rich.text import Text
 
-from openletta import display
+from openletta import display, redaction
 from openletta.display import (
     DisplayText,
     StreamCleaner,
@@ -25,10 +25,9 @@ from openletta.display import (
     overwritten,
     pictured_text,
     plain_text,
-    redact,
-    register_secret,
     terminal_text,
 )
+from openletta.redaction import redact, register_secret
 
 
 def style_at(text: Text, offset: int) -> Style:
@@ -245,7 +244,7 @@ def secret() -> Iterator[str]:
     key = "sk-let-0123456789abcdef"
     register_secret(key)
     yield key
-    display._secrets.discard(key)
+    redaction._secrets.discard(key)
 
 
 def test_a_registered_secret_is_never_shown(secret: str) -> None:

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from openletta.api.sse import parse_sse_file
-from openletta.display import register_secret
+from openletta.redaction import register_secret
 from openletta.transcript import Transcript
 from openletta.transcript.export import to_document, to_markdown
 from openletta.transcript.items import (

@@ -48,7 +48,7 @@ from openletta.api.resources import (
 from openletta.api.runs import DEFAULT_THREAD, FINISHED_RUN_STATES, RunReads
 from openletta.api.sse import MessageStream
 from openletta.config import resolve_connection
-from openletta.display import register_secret
+from openletta.redaction import register_secret
 
 #: The conversations API addresses an agent's default thread (``default`` + ``agent_id``)
 #: from this version on; older servers get the deprecated agent stream endpoint.

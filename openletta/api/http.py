@@ -27,7 +27,7 @@ from openletta.api.errors import (
     TLSHandshakeError,
     error_from_response,
 )
-from openletta.display import redact
+from openletta.redaction import redact
 from openletta.tls import context_for
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=10.0)
