@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.content import Content
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import Input
@@ -19,6 +20,11 @@ from textual.widgets.text_area import Edit, EditResult, Location
 from openletta.display import field_pictures
 from openletta.ui.editor_text import RawEdit, RawLines, pasted_text, typed_text
 from openletta.ui.textual_internals import KeptThemeTextArea, OrderedUndoTextArea
+
+
+def same_content(content: Content, shown: Content) -> bool:
+    """Whether ``content`` looks as ``shown`` does (Content's ``==`` compares text only)."""
+    return content is shown or (content.plain == shown.plain and content.spans == shown.spans)
 
 
 def refresh_content(widget: Widget) -> None:

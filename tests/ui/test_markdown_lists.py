@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.app import App, ComposeResult
 from textual.color import Color
@@ -88,3 +90,36 @@ async def test_one_paragraph_items_are_one_widget_each() -> None:
         assert len(ours.query(Horizontal)) == 2
         textual = app.query_one("#textual")
         assert len(list(ours.walk_children())) < len(list(textual.walk_children())) - 15
+
+
+class WholeAndStreamed(App[None]):
+    """The reply given whole on the left, streamed a word at a time on the right."""
+
+    CSS = "Horizontal { height: auto; } ReplyMarkdown { width: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield ReplyMarkdown(REPLY, id="whole")
+            yield ReplyMarkdown("", id="streamed")
+
+
+def words(text: str) -> list[str]:
+    """``text`` in pieces that end after each space or newline, as tokens come."""
+    return re.findall(r"\S*\s*", text)[:-1] or [text]
+
+
+async def test_a_streamed_list_is_drawn_as_the_whole_one_with_its_items_kept() -> None:
+    app = WholeAndStreamed()
+    async with app.run_test(size=(100, 30)) as pilot:
+        streamed = app.query_one("#streamed", ReplyMarkdown)
+        first_item: BulletParagraph | None = None
+        for word in words(REPLY):
+            await streamed.append(word)
+            first_item = first_item or next(iter(streamed.query(BulletParagraph)), None)
+        await wait_until(pilot, lambda: styled_lines(app, left=False)
+                         == styled_lines(app, left=True),
+                         what="the streamed reply drawn as the whole one")
+        assert any(" 9. " in text for line in styled_lines(app, left=False) for text, _ in line)
+        # Updated in place as the list grew: the first item's widget was never replaced.
+        assert first_item is not None and first_item.is_mounted
+        assert first_item is streamed.query(BulletParagraph).first()

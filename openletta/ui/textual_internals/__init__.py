@@ -40,11 +40,14 @@ from openletta.ui.textual_internals.markdown import (
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
+    UpdatedInPlace,
+    copy_block_context,
     markdown_block_content,
     markdown_block_document,
     markdown_block_token,
     markdown_child_blocks,
     set_markdown_block_content,
+    update_block,
 )
 from openletta.ui.textual_internals.styles import KeptComponentStyles
 from openletta.ui.textual_internals.terminal import (
@@ -74,7 +77,9 @@ __all__ = [
     "MarkdownParagraph",
     "OrderedUndoTextArea",
     "QuietLinuxDriver",
+    "UpdatedInPlace",
     "anchor_holds",
+    "copy_block_context",
     "footer_keys",
     "give_first_focus",
     "markdown_block_content",
@@ -90,6 +95,7 @@ __all__ = [
     "set_markdown_block_content",
     "size_without_relayout",
     "start_with_theme",
+    "update_block",
     "withdraw_notification",
     "write_to_terminal",
 ]

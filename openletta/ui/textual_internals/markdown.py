@@ -3,6 +3,8 @@ for the light lists and paragraphs, and a table block without its grid of cells.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Markdown
@@ -24,11 +26,14 @@ __all__ = [
     "MarkdownListItem",
     "MarkdownOrderedList",
     "MarkdownParagraph",
+    "UpdatedInPlace",
+    "copy_block_context",
     "markdown_block_content",
     "markdown_block_document",
     "markdown_block_token",
     "markdown_child_blocks",
     "set_markdown_block_content",
+    "update_block",
 ]
 
 
@@ -110,3 +115,43 @@ class CellTable(MarkdownTable):
     def cells_changed(self, headers: list[Content], rows: list[list[Content]]) -> None:
         """The table now has ``headers`` and ``rows`` (lists of cells)."""
         raise NotImplementedError
+
+
+# --- Markdown blocks updated in place (openletta.ui.widgets.markdown_lists) ------------------
+#
+# At every write to a streamed document, Textual parses its last block again and hands the
+# new, unmounted block to the mounted one's ``_update_from_block``: a paragraph takes the new
+# content, most other blocks are removed and the new one mounted, with everything inside.
+
+
+if TYPE_CHECKING:
+    _MixedIntoBlock = MarkdownBlock
+else:  # a mixin: Textual takes default CSS only along the first widget base of a class
+    _MixedIntoBlock = object
+
+
+class UpdatedInPlace(_MixedIntoBlock):
+    """Mixed into a Markdown block class (before it): a streamed write updates the block in
+    place where :meth:`update_in_place` can (it returns ``True``), instead of replacing it by
+    the block parsed again (a list, with all its items, at every word of its last item)."""
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        if not await self.update_in_place(block):
+            await super()._update_from_block(block)
+
+    async def update_in_place(self, block: MarkdownBlock) -> bool:
+        """Show what ``block``, this block parsed again, holds; ``False``: replace me."""
+        return False
+
+
+async def update_block(shown: MarkdownBlock, block: MarkdownBlock) -> None:
+    """Textual's update of the mounted ``shown`` from ``block``, the same block parsed again
+    (see :class:`UpdatedInPlace`)."""
+    await shown._update_from_block(block)
+
+
+def copy_block_context(shown: MarkdownBlock, block: MarkdownBlock) -> None:
+    """Give ``shown`` the parser's token and source lines of ``block``, as Textual does when
+    it updates a paragraph from one parsed again."""
+    shown._copy_context(block)
+    shown.source_range = block.source_range

@@ -29,6 +29,7 @@ from openletta.ui.renderers.base import (
     output_block,
     uncounted,
 )
+from openletta.ui.steady import same_content
 from openletta.ui.widgets.base import ItemWidget
 from openletta.ui.widgets.card_header import CardHeader, card_title
 
@@ -187,7 +188,7 @@ class ToolCallCard(ItemWidget, can_focus=True):
         self._left_out = lines_left_out(blocks)
         content = Content("\n").join(blocks)
         self._body.display = bool(blocks)
-        if not _same(content, self._body_content):  # (a streaming file's first lines)
+        if not same_content(content, self._body_content):  # (a streaming file's first lines)
             self._body_content = content
             self._body.update(content)
             self._measure_body()
@@ -254,11 +255,6 @@ def _place(item: ToolCallItem) -> str:
     if item.needs_approval and item.status is ToolStatus.STREAMING:
         return ""
     return "runs on server"
-
-
-def _same(content: Content, shown: Content) -> bool:
-    """Whether ``content`` looks as ``shown`` does (Content's ``==`` compares text only)."""
-    return content is shown or (content.plain == shown.plain and content.spans == shown.spans)
 
 
 def _status_class(status: ToolStatus) -> str:
