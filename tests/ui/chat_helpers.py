@@ -99,7 +99,7 @@ def replies_rendered(view: ChatView) -> bool:
     for reply in view.scroll.query(AssistantMessage):
         stream = reply._stream
         if reply._queued or reply.lock.is_locked or reply.source != "".join(reply._written) or (
-                stream is not None and (stream._pending or stream._new_markup.is_set())):
+                stream is not None and stream.pending):
             return False
     return True
 

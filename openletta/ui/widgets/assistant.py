@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import AwaitMount, MountError, Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence, MarkdownStream
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 from openletta.display import StreamCleaner
 from openletta.markdown_text import reply_parser
@@ -17,6 +17,7 @@ from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
+from openletta.ui.widgets.paced_stream import PacedStream
 from openletta.ui.widgets.paragraph import SteadyParagraph
 from openletta.ui.widgets.table import ReplyTable
 
@@ -102,7 +103,7 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     """An :class:`AssistantItem`: the widget is the reply's Markdown document.
 
     While the item streams, :meth:`sync` schedules a write of the new suffix (made display
-    text on its own, :class:`StreamCleaner`) to a :class:`MarkdownStream` (which joins
+    text on its own, :class:`StreamCleaner`) to a :class:`PacedStream` (which joins
     fragments that arrive faster than it renders, and re-parses only from the last block).
     Once the item is done the stream writes what is left and stops; the document is not
     rendered again. (Before Textual 8.2.8 it had to be: a streamed code fence kept stale
@@ -126,7 +127,7 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
         super().__init__("".join(self._written), open_links=False)
         self.item = item
         self._final = self.whole = item.done
-        self._stream: MarkdownStream | None = None
+        self._stream: PacedStream | None = None
         self._queued = False
 
     def sync(self) -> None:
@@ -160,7 +161,7 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             self.mark_trailing()
         elif suffix:
             if self._stream is None:
-                self._stream = Markdown.get_stream(self)
+                self._stream = PacedStream(self)
             await self._stream.write(suffix)
 
     async def _stop_stream(self) -> bool:
