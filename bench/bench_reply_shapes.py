@@ -5,7 +5,8 @@ Run: python bench/bench_reply_shapes.py [--items N] [--rate R] [--shapes a,b]
 The real app runs headless at 120x40 on the embedded demo server (as ``bench_ui.py``), and
 one reply is fed to its chat as a live turn, ``--rate`` chunks a second (a real model sends
 50-150), in token-sized chunks. Each shape has ``--items`` parts: paragraphs, items of a
-bullet list or of a numbered list, numbered steps with two sub-bullets each, table rows.
+bullet list or of a numbered list, numbered steps with two sub-bullets each, two lines of
+code in a fence, lines of a block quote, table rows.
 
 Textual parses a streamed document's last block again at every write, so a list or a table
 costs more at each item; paragraphs are the baseline. Reported per shape: CPU seconds and
@@ -36,6 +37,9 @@ SHAPES = {
                                                  for i in range(n)),
     "nested": lambda n: "Plan:\n\n" + "".join(
         f"{i + 1}. **Step {i}**\n   - {LINE}\n   - and `code` too\n" for i in range(n)),
+    "code": lambda n: "```python\n" + "".join(f"def step_{i}(x: int) -> int:\n    return x + {i}\n"
+                                             for i in range(n)) + "```\n",
+    "quote": lambda n: "".join(f"> {LINE}, line {i}\n" for i in range(n)),
     "table": lambda n: "| part | what | note |\n|---|---|---|\n" + "".join(
         f"| {i} | {LINE} | **x** |\n" for i in range(n)),
 }

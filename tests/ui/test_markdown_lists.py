@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from textual.app import App, ComposeResult
 from textual.color import Color
 from textual.containers import Horizontal
+from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Markdown
 from waiting import wait_until
 
@@ -93,13 +96,17 @@ async def test_one_paragraph_items_are_one_widget_each() -> None:
 
 
 class WholeAndStreamed(App[None]):
-    """The reply given whole on the left, streamed a word at a time on the right."""
+    """A reply given whole on the left, and on the right, empty: a test streams it there."""
 
     CSS = "Horizontal { height: auto; } ReplyMarkdown { width: 1fr; }"
 
+    def __init__(self, reply: str) -> None:
+        super().__init__()
+        self.reply = reply
+
     def compose(self) -> ComposeResult:
         with Horizontal():
-            yield ReplyMarkdown(REPLY, id="whole")
+            yield ReplyMarkdown(self.reply, id="whole")
             yield ReplyMarkdown("", id="streamed")
 
 
@@ -108,18 +115,28 @@ def words(text: str) -> list[str]:
     return re.findall(r"\S*\s*", text)[:-1] or [text]
 
 
+async def streamed_beside_whole(app: WholeAndStreamed, pilot: Pilot[None],
+                                first_of: Callable[[ReplyMarkdown], Widget | None]
+                                ) -> Widget | None:
+    """Stream the reply a word at a time into the right document, until it is drawn as the
+    whole one on the left; the first widget ``first_of`` found in it as it streamed."""
+    streamed = app.query_one("#streamed", ReplyMarkdown)
+    first: Widget | None = None
+    for word in words(app.reply):
+        await streamed.append(word)
+        first = first or first_of(streamed)
+    await wait_until(pilot, lambda: styled_lines(app, left=False)
+                     == styled_lines(app, left=True),
+                     what="the streamed reply drawn as the whole one")
+    return first
+
+
 async def test_a_streamed_list_is_drawn_as_the_whole_one_with_its_items_kept() -> None:
-    app = WholeAndStreamed()
+    app = WholeAndStreamed(REPLY)
     async with app.run_test(size=(100, 30)) as pilot:
-        streamed = app.query_one("#streamed", ReplyMarkdown)
-        first_item: BulletParagraph | None = None
-        for word in words(REPLY):
-            await streamed.append(word)
-            first_item = first_item or next(iter(streamed.query(BulletParagraph)), None)
-        await wait_until(pilot, lambda: styled_lines(app, left=False)
-                         == styled_lines(app, left=True),
-                         what="the streamed reply drawn as the whole one")
+        first_item = await streamed_beside_whole(
+            app, pilot, lambda document: next(iter(document.query(BulletParagraph)), None))
         assert any(" 9. " in text for line in styled_lines(app, left=False) for text, _ in line)
         # Updated in place as the list grew: the first item's widget was never replaced.
         assert first_item is not None and first_item.is_mounted
-        assert first_item is streamed.query(BulletParagraph).first()
+        assert first_item is app.query_one("#streamed").query(BulletParagraph).first()

@@ -35,6 +35,7 @@ from openletta.ui.textual_internals.layout import (
 )
 from openletta.ui.textual_internals.markdown import (
     CellTable,
+    MarkdownBlockQuote,
     MarkdownBullet,
     MarkdownBulletList,
     MarkdownListItem,
@@ -70,6 +71,7 @@ __all__ = [
     "KeepsBeforeCrash",
     "KeptComponentStyles",
     "KeptThemeTextArea",
+    "MarkdownBlockQuote",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Markdown
 from textual.widgets._markdown import (
+    MarkdownBlockQuote,
     MarkdownBullet,
     MarkdownBulletList,
     MarkdownListItem,
@@ -21,6 +22,7 @@ from textual.widgets.markdown import MarkdownBlock
 
 __all__ = [
     "CellTable",
+    "MarkdownBlockQuote",
     "MarkdownBullet",
     "MarkdownBulletList",
     "MarkdownListItem",
@@ -43,7 +45,8 @@ __all__ = [
 # does not export (it exports ``MarkdownBlock`` and ``MarkdownFence``, not these), and read
 # what the parser gave a block before it is mounted, which Textual keeps in private attributes.
 # ``MarkdownBullet``, ``MarkdownBulletList``, ``MarkdownListItem``, ``MarkdownOrderedList`` and
-# ``MarkdownParagraph`` are imported from here for that reason.
+# ``MarkdownParagraph`` are imported from here for that reason, and ``MarkdownBlockQuote`` for
+# the quote that a streamed write updates in place.
 
 
 def markdown_block_document(block: MarkdownBlock) -> Markdown:

@@ -16,6 +16,7 @@ from openletta.markdown_text import reply_parser
 from openletta.transcript import AssistantItem
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
+from openletta.ui.widgets.block_quote import BlockQuote
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 from openletta.ui.widgets.paced_stream import PacedStream
 from openletta.ui.widgets.paragraph import SteadyParagraph
@@ -50,6 +51,7 @@ class ReplyMarkdown(Markdown):
         **Markdown.BLOCKS, "fence": CodeBlock, "code_block": CodeBlock,
         "bullet_list_open": BulletList, "ordered_list_open": OrderedList,
         "paragraph_open": SteadyParagraph, "table_open": ReplyTable,
+        "blockquote_open": BlockQuote,
     }
 
     def __init__(self, markdown: str | None = None, *, id: str | None = None,
