@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 
 from rich.text import Text
 from textual import events
@@ -321,9 +321,14 @@ class ChatScroll(FrugalScroll, KeptAtBottom, can_focus=False):
 
     @staticmethod
     async def _wait_for(work: list[Awaitable[None]]) -> None:
-        """Wait until ``work`` is done, or has taken too long."""
-        with suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.gather(*work), MOUNT_HOLD_SECONDS)
+        """Wait until ``work`` is done, or has taken too long; the work itself goes on.
+
+        (Cutting it short would cancel a removal, and with it the tasks of the widgets
+        removed: left half gone, they took no more messages, and the app hung at exit.)"""
+        steps = [asyncio.ensure_future(step) for step in work]
+        for step in steps:
+            step.add_done_callback(_outcome_seen)
+        await asyncio.wait(steps, timeout=MOUNT_HOLD_SECONDS)
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         """Arrange the items, scrolled so that a held widget keeps its place on screen.
@@ -365,3 +370,10 @@ class ChatScroll(FrugalScroll, KeptAtBottom, can_focus=False):
         if self.reporting and round(old_value) != round(new_value):
             self.post_message(self.Moved(at_bottom=self.at_bottom,
                                          at_top=self.max_scroll_y > 0 and new_value < 1))
+
+
+def _outcome_seen(step: asyncio.Future[None]) -> None:
+    """Take the outcome of a held mount's step: a mount into a scroller that went away
+    meanwhile fails, with nothing left to do about it."""
+    if not step.cancelled():
+        step.exception()

@@ -12,6 +12,7 @@ again) or discard it (Esc). The panel never writes anything unasked.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from textual import events, on, work
@@ -193,7 +194,9 @@ class MemoryPanel(Vertical, ReportsWorkerErrors):
         label = focused.block.label if isinstance(focused, BlockView) else None
         self._mark_changes(blocks)
         views = [BlockView(block, self._marks.get(block.label)) for block in blocks]
-        await self._blocks.remove_children()
+        # Shielded: a newer read cancels this one, and a removal cut short would cancel the
+        # tasks of the views it removes, leaving them half gone (the app hung at exit).
+        await asyncio.shield(self._blocks.remove_children())
         await self._blocks.mount_all(views)
         changed = [view.block.label for view in views if view.previous is not None]
         self._status.update(plain_text(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,6 +20,7 @@ from waiting import wait_until
 import openletta.ui
 from openletta.api.messages import parse_message
 from openletta.transcript import Change, Transcript
+from openletta.ui import chat_scroll
 from openletta.ui.chat_scroll import MOUNT_HOLD_SECONDS, RETIRED_LIMIT, ChatScroll
 from openletta.ui.chat_view import ChatView
 from openletta.ui.chat_window import (
@@ -654,3 +656,36 @@ async def test_held_updates_resume_even_when_the_scroller_goes_away_mid_mount() 
         await app.screen.mount(late)
         await wait_until(pilot, lambda: late.region.height > 0, what="a layout with the new row")
         assert late.region.height == 2, "the screen lays out again"
+
+
+class SlowToGo(Static):
+    """A row whose unmounting takes a while (a busy machine's removal of a long reply)."""
+
+    gone = False
+
+    async def on_unmount(self) -> None:
+        await asyncio.sleep(0.5)
+        self.gone = True
+
+
+async def test_a_removal_slower_than_the_hold_still_ends(monkeypatch) -> None:
+    monkeypatch.setattr(chat_scroll, "MOUNT_HOLD_SECONDS", 0.05)
+    app = ScrollApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        scroll = app.query_one(ChatScroll)
+        slow = SlowToGo("slow")
+        await scroll.mount(slow)
+        released = scroll.mount_held([Static("new")], after=0, remove=[slow])
+        gone_when_released: list[bool] = []
+
+        async def note_release() -> None:
+            await released.wait()
+            gone_when_released.append(slow.gone)
+
+        noting = asyncio.create_task(note_release())
+        await wait_until(pilot, lambda: slow.gone and not slow.is_attached,
+                         what="the slow row unmounted and detached")
+        await noting
+        # The wait for the removal gave up; the removal itself was not cut short.
+        assert gone_when_released == [False], "the hold ends while the removal goes on"
+        await pilot.press("a")  # the pilot waits for every widget to take its messages

@@ -23,6 +23,7 @@ from openletta.api.resources import Block
 from openletta.chat.local_calls import LocalCalls
 from openletta.demo import DemoServer
 from openletta.transcript import UserItem
+from openletta.ui import memory_panel
 from openletta.ui.key_bar import KeyBar
 from openletta.ui.memory_block import BlockEditor, BlockView, usage_gauge, word_diff
 from openletta.ui.memory_panel import MADE_ROOM, MemoryPanel
@@ -414,6 +415,37 @@ async def test_blocks_read_after_the_user_moved_on_leave_the_focus_where_it_is(
         await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
         await pilot.pause()
         assert app.focused is moved_to and not isinstance(moved_to, BlockView)
+
+
+class SlowToGo(BlockView):
+    """A block view whose unmounting takes a while (a busy machine)."""
+
+    leaving = gone = False
+
+    async def on_unmount(self) -> None:
+        self.leaving = True
+        await asyncio.sleep(0.3)
+        self.gone = True
+
+
+async def test_a_read_made_while_the_last_one_removes_its_blocks_leaves_none_half_gone(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memory_panel, "BlockView", SlowToGo)
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
+        first = list(screen.memory.query(SlowToGo))
+        screen.memory.reload()
+        while not any(view.leaving for view in first):
+            await asyncio.sleep(0.01)
+        screen.memory.reload()  # cancels the read that is removing the first views
+        await wait_until(pilot, lambda: all(view.gone and not view.is_attached
+                                            for view in first), what="the first views gone")
+        await wait_until(pilot, lambda: set(blocks(screen.memory)) == {"human", "persona"})
+        await pilot.press("f2")
+        assert not screen.memory.display
 
 
 async def stored(base_url: str, agent: str, label: str, value: str | None = None) -> str:

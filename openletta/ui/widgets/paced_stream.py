@@ -25,6 +25,7 @@ class PacedStream:
         self._document = document
         self._pending: list[str] = []
         self._written = asyncio.Event()
+        self._writing: asyncio.Future[None] | None = None
         self._task = asyncio.create_task(self._run())
 
     @property
@@ -40,10 +41,12 @@ class PacedStream:
         await asyncio.sleep(0)  # let a resting writer see it
 
     async def stop(self) -> None:
-        """Write what is pending at once, and stop."""
+        """Write what is pending at once (after the write under way), and stop."""
         self._task.cancel()
         with suppress(asyncio.CancelledError):
             await self._task
+        if self._writing is not None:  # Markdown reads where to parse from as a write is
+            await self._writing        # asked for: one at a time, or blocks are doubled
         if rest := self._take():
             await self._document.append(rest)
 
@@ -51,7 +54,8 @@ class PacedStream:
         while True:
             await self._written.wait()
             started = time.monotonic()
-            await asyncio.shield(self._document.append(self._take()))
+            self._writing = asyncio.ensure_future(self._document.append(self._take()))
+            await asyncio.shield(self._writing)
             await asyncio.sleep(time.monotonic() - started)
 
     def _take(self) -> str:
