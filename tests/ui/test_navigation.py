@@ -20,7 +20,7 @@ from openletta.transcript import AssistantItem, ToolCallItem, TurnFooterItem, Us
 from openletta.ui.screens import agents as agents_screen
 from openletta.ui.screens.agents import AgentChooserScreen
 from openletta.ui.search_bar import MATCH_CLASS
-from openletta.ui.widgets.assistant import CodeBlock
+from openletta.ui.widgets.code_block import CodeBlock
 from openletta.ui.widgets.user import UserMessage
 
 SIZE = (100, 30)

@@ -39,7 +39,7 @@ from openletta.ui.widgets import (
     make_item_widget,
     tool_card,
 )
-from openletta.ui.widgets.assistant import CodeBlock
+from openletta.ui.widgets.code_block import CodeBlock
 from openletta.ui.widgets.error import error_title
 from openletta.ui.widgets.reasoning import summary_line
 from openletta.ui.widgets.tool_card import denial_reason

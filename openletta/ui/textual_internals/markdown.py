@@ -1,5 +1,6 @@
 """Textual's private API for Markdown: its block classes and what the parser gave a block,
-for the light lists and paragraphs, and a table block without its grid of cells."""
+for the light lists and paragraphs, a code block's highlighted code, and a table block without
+its grid of cells."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from textual.widgets._markdown import (
     MarkdownTable,
     Token,  # markdown-it's, which Textual depends on and we do not
 )
-from textual.widgets.markdown import MarkdownBlock
+from textual.widgets.markdown import MarkdownBlock, MarkdownFence
 
 __all__ = [
     "CellTable",
@@ -30,6 +31,7 @@ __all__ = [
     "MarkdownParagraph",
     "UpdatedInPlace",
     "copy_block_context",
+    "fence_highlighted_code",
     "markdown_block_content",
     "markdown_block_document",
     "markdown_block_token",
@@ -91,6 +93,15 @@ def markdown_child_blocks(block: MarkdownBlock) -> list[MarkdownBlock]:
     so this is the list itself, for a ``compose`` of our own to do the same.
     """
     return block._blocks
+
+
+# --- Code blocks (openletta.ui.widgets.code_block) -------------------------------------------
+
+
+def fence_highlighted_code(fence: MarkdownFence) -> Content:
+    """The code of ``fence`` as highlighted when it was made, which Textual keeps in
+    ``_highlighted_code`` for its ``compose`` (``set_content`` is given it later)."""
+    return fence._highlighted_code
 
 
 # --- Markdown tables (openletta.ui.widgets.table) --------------------------------------------

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from contextlib import suppress
-from typing import ClassVar
 
-from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import AwaitMount, MountError, Widget
 from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownBlock, MarkdownFence
+from textual.widgets.markdown import MarkdownBlock
 
 from openletta.display import StreamCleaner
 from openletta.markdown_text import reply_parser
 from openletta.transcript import AssistantItem
-from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.widgets.base import ItemWidget, guarded
 from openletta.ui.widgets.block_quote import BlockQuote
+from openletta.ui.widgets.code_block import CodeBlock
 from openletta.ui.widgets.markdown_lists import BulletList, OrderedList
 from openletta.ui.widgets.paced_stream import PacedStream
 from openletta.ui.widgets.paragraph import SteadyParagraph
@@ -24,18 +22,6 @@ from openletta.ui.widgets.table import ReplyTable
 
 #: Link schemes a click may open; anything else (``file:``, ``javascript:``) is ignored.
 OPENABLE_SCHEMES = ("http://", "https://", "mailto:")
-
-
-class CodeBlock(MarkdownFence, can_focus=True):
-    """A fenced code block that Tab can reach and ``c`` copies."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "copy", "Copy code", id="code.copy"),
-    ]
-
-    def action_copy(self) -> None:
-        """Copy the code (without the fence) to the clipboard."""
-        copy_to_clipboard(self, "the code block", self.code)
 
 
 #: The block classes of headings (Textual's own, by the public table of blocks).
