@@ -27,6 +27,17 @@ def same_content(content: Content, shown: Content) -> bool:
     return content is shown or (content.plain == shown.plain and content.spans == shown.spans)
 
 
+def restyle_alone(*widgets: Widget) -> None:
+    """Apply the CSS again to ``widgets`` alone (those mounted), after classes of theirs
+    changed with ``update=False``.
+
+    Textual restyles a widget whose class changed with everything inside it: needed only when
+    a rule matches a descendant by that class, which the caller vouches no rule does.
+    """
+    if mounted := [widget for widget in widgets if widget.is_attached]:
+        mounted[0].app.stylesheet.update_nodes(mounted)
+
+
 def refresh_content(widget: Widget) -> None:
     """Repaint ``widget`` after its content changed; ask for a layout only if it needs one."""
     widget.refresh()  # also forgets the content's cached size

@@ -257,6 +257,30 @@ async def test_one_blank_line_parts_a_streamed_reply_from_the_card_after_it() ->
         assert gap == 1  # not two: the last paragraph's margin and the card's
 
 
+async def test_the_end_of_a_long_reply_restyles_only_what_it_marks(monkeypatch) -> None:
+    reply = AssistantItem(key="a")
+    app = ItemsApp([reply])
+    async with app.run_test(size=SIZE) as pilot:
+        widget = app.widget_of(reply)
+        reply.text = "Steps:\n\n" + "".join(f"- step {n}\n" for n in range(40))
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: len(widget.children) == 2
+                         and len(widget.children[-1].children) == 40, what="the list streamed")
+        styled: list[object] = []
+        apply = app.stylesheet.apply
+        monkeypatch.setattr(app.stylesheet, "apply",
+                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
+        reply.done = True
+        await synced(pilot, widget)
+        await wait_until(pilot, lambda: widget.children[-1].has_class("-trailing"),
+                         what="the reply's last block marked")
+        listed = widget.children[-1]
+        assert widget.has_class("-whole")
+        # The reply and its list: not the list's 40 items, nor the reply's every block.
+        assert widget in styled and listed in styled
+        assert not any(node in styled for node in listed.walk_children())
+
+
 async def test_a_reply_opened_again_after_it_ended_goes_on_streaming() -> None:
     """A reply that dropped, and is taken up once the server is back, is open again."""
     item = AssistantItem(key="a")
