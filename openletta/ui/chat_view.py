@@ -27,6 +27,7 @@ from openletta.transcript import Change, Item, UserItem
 from openletta.ui.chat_paging import ChatPaging
 from openletta.ui.chat_scroll import ChatScroll, EarlierRow, NewIndicator, PendingRows
 from openletta.ui.chat_window import ChatWindow, Move
+from openletta.ui.steady import restyle_alone
 from openletta.ui.widgets import ItemWidget, UndisplayableItem, make_item_widget
 
 FLUSH_HZ = 30
@@ -342,7 +343,10 @@ class ChatView(ChatPaging):
             self._update_earlier_row()
 
     def watch_show_internal(self, show: bool) -> None:
-        self.set_class(show, "-show-internal")
+        """(The rule for the class shows the internal items: they are restyled alone, not
+        every widget of the chat.)"""
+        self.set_class(show, "-show-internal", update=False)
+        restyle_alone(self, *self._scroll.query_children(".-internal"))
 
     # --- user actions -------------------------------------------------------------------------
 

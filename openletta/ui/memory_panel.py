@@ -27,7 +27,7 @@ from openletta.api.resources import Block
 from openletta.display import plain_text
 from openletta.ui.memory_block import BlockEditor, BlockView
 from openletta.ui.screens.base import ReportsWorkerErrors
-from openletta.ui.steady import SteadyTextArea
+from openletta.ui.steady import SteadyTextArea, restyle_alone
 from openletta.ui.stray_keys import StrayKeys
 
 #: Below this width the panel goes above the chat (the top half), not beside it.
@@ -137,9 +137,12 @@ class MemoryPanel(Vertical, ReportsWorkerErrors):
     def _place_toasts(self) -> None:
         """Toasts (at the top right) show left of the panel beside the chat, and under the
         panel above the chat (over the oldest lines in view): not over its heading."""
-        above = self.has_class("-above")
-        self.screen.set_class(self.display and not above, "-memory-beside")
-        self.screen.set_class(self.display and above, "-memory-above")
+        above, screen = self.has_class("-above"), self.screen
+        screen.set_class(self.display and not above, "-memory-beside", update=False)
+        screen.set_class(self.display and above, "-memory-above", update=False)
+        # The rules for these classes place the toasts: restyled alone, not every widget of
+        # the screen (about a millisecond each).
+        restyle_alone(screen, *screen.query("ToastRack"))
 
     def turn_ended(self) -> None:
         """A turn may have changed blocks: read them now when shown (else on opening), and

@@ -28,11 +28,12 @@ def same_content(content: Content, shown: Content) -> bool:
 
 
 def restyle_alone(*widgets: Widget) -> None:
-    """Apply the CSS again to ``widgets`` alone (those mounted), after classes of theirs
-    changed with ``update=False``.
+    """Apply the CSS again to ``widgets`` alone (those mounted), after a class changed with
+    ``update=False``.
 
-    Textual restyles a widget whose class changed with everything inside it: needed only when
-    a rule matches a descendant by that class, which the caller vouches no rule does.
+    Textual restyles a widget whose class changed with everything inside it, about a
+    millisecond a widget. The caller names the widgets that the rules for the class match:
+    the one whose class changed, and any inside it that a rule matches by that class.
     """
     if mounted := [widget for widget in widgets if widget.is_attached]:
         mounted[0].app.stylesheet.update_nodes(mounted)

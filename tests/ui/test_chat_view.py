@@ -493,19 +493,29 @@ async def test_a_reply_that_grew_since_the_last_layout_is_not_taken_for_a_scroll
         assert not view.following
 
 
-async def test_internal_items_are_hidden_until_toggled() -> None:
+async def test_internal_items_are_hidden_until_toggled(monkeypatch) -> None:
     app = ViewApp()
     async with app.run_test() as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
         system = parse_message({"message_type": "system_message", "id": "s1",
                                 "content": "You are a helpful agent."})
-        view.apply(transcript.load_history([system]))
+        view.apply(transcript.load_history([system, reply("r1", "- one\n- two")]))
         await all_mounted(pilot, view, transcript.items)
-        widget = view.widget_for(transcript.items[0])
-        assert widget is not None and not widget.display
+        widget, answer = (view.widget_for(item) for item in transcript.items)
+        assert widget is not None and answer is not None and not widget.display
+        styled: list[object] = []
+        apply = app.stylesheet.apply
+        monkeypatch.setattr(app.stylesheet, "apply",
+                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
         view.show_internal = True
         await pilot.pause()
         assert widget.display
+        # Only the view and the internal items are styled again, not the rest of the chat.
+        assert widget in styled and not any(
+            node in styled for node in answer.walk_children(with_self=True))
+        view.show_internal = False
+        await pilot.pause()
+        assert not widget.display
 
 
 async def test_an_older_page_is_mounted_above_everything() -> None:

@@ -560,6 +560,27 @@ async def test_toasts_show_beside_the_panel_not_over_it(demo_server, make_app, w
                          what="the toast at the screen's right")
 
 
+async def test_opening_the_panel_restyles_no_message_of_the_chat(
+        demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The screen's class that places the toasts restyled every widget of the screen.)"""
+    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_chat(pilot, wait_until)
+        await send(pilot, screen, "hello", wait_until)
+        messages = [widget for item in screen.session.transcript.items
+                    if (widget := screen.view.widget_for(item)) is not None]
+        assert messages
+        styled: list[object] = []
+        apply = app.stylesheet.apply
+        monkeypatch.setattr(app.stylesheet, "apply",
+                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: "human" in blocks(screen.memory))
+        assert screen.has_class("-memory-beside") and screen in styled
+        assert not any(node in styled for message in messages
+                       for node in message.walk_children(with_self=True))
+
+
 async def test_toasts_under_the_panel_above_the_chat_leave_it_and_the_prompt_in_sight(
         demo_server, make_app, wait_until) -> None:
     """At 90 columns the panel is above the chat: a toast shows under it, at the chat's top
