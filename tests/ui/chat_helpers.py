@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
+import pytest
 import waiting
+from textual.app import App
+from textual.dom import DOMNode
 from textual.pilot import Pilot
 
 from openletta.transcript import Item, UserItem
@@ -20,6 +24,19 @@ from openletta.ui.widgets.assistant import AssistantMessage
 def chat(app: OpenLettaApp) -> ChatScreen:
     assert isinstance(app.screen, ChatScreen), type(app.screen).__name__
     return app.screen
+
+
+def restyled(app: App[Any], monkeypatch: pytest.MonkeyPatch) -> list[DOMNode]:
+    """The nodes ``app``'s stylesheet styles from now on, in order (a list that grows)."""
+    styled: list[DOMNode] = []
+    apply = app.stylesheet.apply
+
+    def recorded(node: DOMNode, **options: Any) -> None:
+        styled.append(node)
+        apply(node, **options)
+
+    monkeypatch.setattr(app.stylesheet, "apply", recorded)
+    return styled
 
 
 def mounted_items(view: ChatView) -> list[object]:

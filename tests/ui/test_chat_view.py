@@ -9,7 +9,7 @@ from pathlib import Path
 
 import chat_helpers
 import pytest
-from chat_helpers import all_mounted, laid_out
+from chat_helpers import all_mounted, laid_out, restyled
 from textual import events
 from textual.app import App, ComposeResult
 from textual.pilot import Pilot
@@ -503,10 +503,7 @@ async def test_internal_items_are_hidden_until_toggled(monkeypatch) -> None:
         await all_mounted(pilot, view, transcript.items)
         widget, answer = (view.widget_for(item) for item in transcript.items)
         assert widget is not None and answer is not None and not widget.display
-        styled: list[object] = []
-        apply = app.stylesheet.apply
-        monkeypatch.setattr(app.stylesheet, "apply",
-                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
+        styled = restyled(app, monkeypatch)
         view.show_internal = True
         await pilot.pause()
         assert widget.display

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from chat_helpers import demo_chat, open_chat, send
+from chat_helpers import demo_chat, open_chat, restyled, send
 from test_app import SIZE
 from test_approvals import prompt_focused
 from textual import events
@@ -563,17 +563,13 @@ async def test_toasts_show_beside_the_panel_not_over_it(demo_server, make_app, w
 async def test_opening_the_panel_restyles_no_message_of_the_chat(
         demo_server, make_app, wait_until, monkeypatch: pytest.MonkeyPatch) -> None:
     """(The screen's class that places the toasts restyled every widget of the screen.)"""
-    app = make_app(base_url=demo_server.base_url, agent="demo-agent")
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await open_chat(pilot, wait_until)
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (app, pilot,
+                                                                               screen):
         await send(pilot, screen, "hello", wait_until)
         messages = [widget for item in screen.session.transcript.items
                     if (widget := screen.view.widget_for(item)) is not None]
         assert messages
-        styled: list[object] = []
-        apply = app.stylesheet.apply
-        monkeypatch.setattr(app.stylesheet, "apply",
-                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
+        styled = restyled(app, monkeypatch)
         await pilot.press("f2")
         await wait_until(pilot, lambda: "human" in blocks(screen.memory))
         assert screen.has_class("-memory-beside") and screen in styled

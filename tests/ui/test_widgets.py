@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from chat_helpers import restyled
 from textual.pilot import Pilot
 from textual.widgets import Markdown
 from waiting import wait_until
@@ -266,10 +267,7 @@ async def test_the_end_of_a_long_reply_restyles_only_what_it_marks(monkeypatch) 
         await synced(pilot, widget)
         await wait_until(pilot, lambda: len(widget.children) == 2
                          and len(widget.children[-1].children) == 40, what="the list streamed")
-        styled: list[object] = []
-        apply = app.stylesheet.apply
-        monkeypatch.setattr(app.stylesheet, "apply",
-                            lambda node, **kwargs: styled.append(node) or apply(node, **kwargs))
+        styled = restyled(app, monkeypatch)
         reply.done = True
         await synced(pilot, widget)
         await wait_until(pilot, lambda: widget.children[-1].has_class("-trailing"),
