@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from openletta.transcript import Item
 from openletta.ui.clipboard import copy_text, copy_to_clipboard
-from openletta.ui.steady import refresh_content
+from openletta.ui.steady import refresh_content, restyle_alone
 from openletta.ui.textual_internals import size_without_relayout
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,13 @@ class ItemWidget(Widget):
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_guarded", False):
                 setattr(cls, name, guarded(method))
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """Style this widget alone as it gains or loses the focus: the rules for an item's
+        focus match the item itself (a background set repaints what is inside it). Textual
+        styles the item again with all inside it: a reply holding a 60-item list took
+        0.3-0.5 s at each focus change."""
+        restyle_alone(self)
 
     def fail(self, error: Exception) -> None:
         """Give up showing the item: hide, log ``error`` and ask to be replaced."""
