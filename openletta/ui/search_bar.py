@@ -28,7 +28,7 @@ from openletta.transcript.search import find_items, query_pattern
 from openletta.ui.chat_view import ChatView
 from openletta.ui.search_hits import Hit, find_hits
 from openletta.ui.shown_text import DEFAULT_WIDTH, held_text, shown_text
-from openletta.ui.steady import SteadyInput
+from openletta.ui.steady import SteadyInput, restyle_alone
 from openletta.ui.widgets.base import Folds
 
 #: Earlier pages loaded by one step before the search says it found nothing older.
@@ -298,11 +298,16 @@ class SearchBar(Horizontal):
         self._selected = selections
 
     def _mark(self, widget: Widget | None) -> None:
-        """Tint ``widget`` (and unfold it) alone, and select nothing yet."""
+        """Tint ``widget`` (and unfold it) alone, and select nothing yet. (The items whose
+        mark changed are styled again alone: the rule for the mark matches the item itself.)
+        """
         self._select({})
-        for marked in self._view.scroll.query(f".{MATCH_CLASS}"):
-            marked.remove_class(MATCH_CLASS)
+        changed = list(self._view.scroll.query(f".{MATCH_CLASS}"))
+        for marked in changed:
+            marked.remove_class(MATCH_CLASS, update=False)
         if widget is not None:
-            widget.add_class(MATCH_CLASS)
+            widget.add_class(MATCH_CLASS, update=False)
+            changed.append(widget)
             if isinstance(widget, Folds):  # the match may be in the folded part
                 widget.expanded = True
+        restyle_alone(*changed)

@@ -4,7 +4,7 @@ and stepping goes from one occurrence to the next inside the reply (demo server)
 from __future__ import annotations
 
 import pytest
-from chat_helpers import demo_chat, laid_out, send
+from chat_helpers import demo_chat, laid_out, restyled, send
 from textual.widget import Widget
 from widget_app import shown_text
 
@@ -52,13 +52,19 @@ def long_reply(screen: ChatScreen) -> AssistantItem:
 
 
 async def test_a_match_deep_in_a_long_reply_is_shown_and_selected(
-        demo_server, make_app, wait_until) -> None:
-    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (_, pilot, screen):
+        demo_server, make_app, wait_until, monkeypatch) -> None:
+    async with demo_chat(make_app, demo_server.base_url, wait_until, SIZE) as (app, pilot,
+                                                                               screen):
         await send(pilot, screen, "long", wait_until)
         await send(pilot, screen, "hi", wait_until)
         reply = long_reply(screen)
+        styled = restyled(app, monkeypatch)
         await pilot.press("ctrl+f", *ENDING, "enter")
         await wait_until(pilot, lambda: marked(screen) == [reply], what="the reply marked")
+        # The reply is tinted as a whole: what is inside it is not styled again.
+        marked_widget = screen.view.widget_for(reply)
+        assert marked_widget in styled and not any(
+            node in styled for node in marked_widget.walk_children())
         await laid_out(pilot, screen.view)
         assert ENDING in shown_text(screen.view.scroll).lower(), "the match's line on screen"
         await wait_until(pilot, lambda: in_view(screen, ENDING),

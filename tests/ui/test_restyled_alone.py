@@ -18,6 +18,7 @@ RESTYLED_WITH = {
     "-memory-beside": {"ToastRack"},
     "-memory-above": {"ToastRack"},
     "-show-internal": {"-internal"},
+    "-match": set(),
 }
 
 
