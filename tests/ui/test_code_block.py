@@ -88,3 +88,23 @@ async def test_a_streamed_code_block_keeps_its_settled_pieces() -> None:
         # Not updated since its lines were settled: rendered once for all of them.
         assert isinstance(seen["content"], Content) and first.content is seen["content"]
         assert streamed.code.rstrip("\n") == "\n".join(CODE_LINES)
+
+
+async def test_code_is_highlighted_once_and_again_only_for_another_theme(monkeypatch) -> None:
+    highlighted: list[str] = []
+    highlight = CodeBlock.highlight
+
+    def counted(code: str, language: str, ansi: bool = False, dark: bool = False) -> Content:
+        highlighted.append(code)
+        return highlight(code, language, ansi=ansi, dark=dark)
+
+    monkeypatch.setattr(CodeBlock, "highlight", staticmethod(counted))
+    app = SideBySide()
+    async with app.run_test(size=(110, 3 * PIECE_LINES + 20)) as pilot:
+        app.theme = "textual-dark"
+        await wait_until(pilot, lambda: drawn(app), what="both documents drawn")
+        assert len(highlighted) == 1, "highlighted as it was made, not again as it mounted"
+        app.theme = "textual-light"
+        await wait_until(pilot, lambda: len(highlighted) == 2, what="highlighted for light")
+        await pilot.pause()
+        assert styled_lines(app, left=False) == styled_lines(app, left=True)

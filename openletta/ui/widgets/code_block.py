@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
-from textual.widgets import Label
+from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownFence
 
 from openletta.ui.clipboard import copy_to_clipboard
 from openletta.ui.steady import same_content
 from openletta.ui.textual_internals import fence_highlighted_code
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token  # (Textual's parser: a type only)
 
 #: Lines of code a piece holds.
 PIECE_LINES = 16
@@ -39,6 +42,25 @@ class CodeBlock(MarkdownFence, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "Copy code", id="code.copy"),
     ]
+
+    def __init__(self, markdown: Markdown, token: Token, code: str) -> None:
+        super().__init__(markdown, token, code)
+        self._looks = self._current_looks()
+
+    def _current_looks(self) -> tuple[bool, bool]:
+        """What the code is highlighted for: ANSI colours or not, a dark theme or not."""
+        return self.app.native_ansi_color, self.app.current_theme.dark
+
+    def notify_style_update(self) -> None:
+        """Highlight the code again only if what it is highlighted for changed. (Textual
+        highlights it whenever the block is styled: as it mounts, just after it was
+        highlighted to be made, and whenever the reply around it is styled again.)"""
+        looks = self._current_looks()
+        if looks == self._looks:
+            super(MarkdownFence, self).notify_style_update()
+            return
+        self._looks = looks
+        super().notify_style_update()
 
     def compose(self) -> ComposeResult:
         self._latest = fence_highlighted_code(self)
