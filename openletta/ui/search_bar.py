@@ -28,7 +28,7 @@ from openletta.transcript.search import find_items, query_pattern
 from openletta.ui.chat_view import ChatView
 from openletta.ui.search_hits import Hit, find_hits
 from openletta.ui.shown_text import DEFAULT_WIDTH, held_text, shown_text
-from openletta.ui.steady import SteadyInput, restyle_alone
+from openletta.ui.steady import SteadyInput, repaint_inside, restyle_alone
 from openletta.ui.widgets.base import Folds
 
 #: Earlier pages loaded by one step before the search says it found nothing older.
@@ -311,3 +311,5 @@ class SearchBar(Horizontal):
             if isinstance(widget, Folds):  # the match may be in the folded part
                 widget.expanded = True
         restyle_alone(*changed)
+        for tinted in changed:
+            repaint_inside(tinted)

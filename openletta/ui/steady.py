@@ -39,6 +39,14 @@ def restyle_alone(*widgets: Widget) -> None:
         mounted[0].app.stylesheet.update_nodes(mounted)
 
 
+def repaint_inside(widget: Widget) -> None:
+    """Paint again all inside ``widget``, whose background changed (restyled alone): each
+    widget in it worked out its colours on the old one, and keeps what it painted."""
+    for inside in widget.walk_children(Widget):
+        inside.notify_style_update()
+        inside.refresh()
+
+
 def refresh_content(widget: Widget) -> None:
     """Repaint ``widget`` after its content changed; ask for a layout only if it needs one."""
     widget.refresh()  # also forgets the content's cached size

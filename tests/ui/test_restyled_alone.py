@@ -6,10 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from chat_helpers import demo_chat
+import pytest
+from chat_helpers import demo_chat, send
 from textual.css.model import CombinatorType, Selector, SelectorType
+from textual.pilot import Pilot
+from textual.widget import Widget
+from widget_app import backgrounds
 
-from openletta.ui.widgets import ItemWidget
+from openletta.ui.screens.chat import ChatScreen
+from openletta.ui.widgets import AssistantMessage, ItemWidget
+from openletta.ui.widgets.paragraph import SteadyParagraph
 
 #: Per class: what, besides the widget that has it, is styled again when it changes.
 RESTYLED_WITH = {
@@ -75,3 +81,39 @@ async def test_no_rule_matches_a_widget_by_what_does_not_restyle_it(
         shown = next(chain for chain in chains
                      if any(selector.name == "-show-internal" for selector in chain))
         assert violations(iter([shown[:-1]])) == ["ChatView .-show-internal ChatScroll"]
+
+
+async def focus(pilot: Pilot[None], screen: ChatScreen, reply: Widget) -> None:
+    reply.focus(scroll_visible=False)
+
+
+async def find(pilot: Pilot[None], screen: ChatScreen, reply: Widget) -> None:
+    await pilot.press("ctrl+f", *"end of the long answer", "enter")
+
+
+async def leave_find(pilot: Pilot[None], screen: ChatScreen, reply: Widget) -> None:
+    await pilot.press("escape")
+
+
+@pytest.mark.parametrize(("tint", "untint"), [(focus, leave_find), (find, leave_find)])
+async def test_a_tinted_reply_is_painted_whole_on_its_new_background(
+        demo_server, make_app, wait_until, tint, untint) -> None:
+    """A reply focused or marked by Find takes another background. (In the app, what a
+    widget painted is kept until its lines change: the reply's blocks kept the background
+    they were painted on, unless painted again with it.)"""
+    async with demo_chat(make_app, demo_server.base_url, wait_until, (100, 40)) as (
+            app, pilot, screen):
+        await send(pilot, screen, "long", wait_until)
+        reply = screen.view.scroll.query(AssistantMessage).last()
+        block = [paragraph for paragraph in reply.query(SteadyParagraph)
+                 if 0 <= paragraph.region.y < screen.view.scroll.region.bottom][-1]
+        before = backgrounds(app, reply, block)
+        assert before[0] == before[1]
+        await tint(pilot, screen, reply)
+        await wait_until(pilot, lambda: backgrounds(app, reply, block)[0] != before[0],
+                         what="the new background")
+        padding, text = backgrounds(app, reply, block)
+        assert text == padding, "the reply's text is painted on its new background"
+        await untint(pilot, screen, reply)
+        await wait_until(pilot, lambda: backgrounds(app, reply, block) == before,
+                         what="its own background again")

@@ -8,10 +8,9 @@ from typing import Any
 import pytest
 from chat_helpers import restyled
 from textual.pilot import Pilot
-from textual.widget import Widget
 from textual.widgets import Markdown
 from waiting import wait_until
-from widget_app import ItemsApp, shown_text
+from widget_app import ItemsApp, backgrounds, shown_text
 
 from openletta.chat.approvals import NO_REASON
 from openletta.demo import content
@@ -281,17 +280,6 @@ async def test_the_end_of_a_long_reply_restyles_only_what_it_marks(monkeypatch) 
         assert not any(node in styled for node in listed.walk_children())
 
 
-def backgrounds(app: ItemsApp, widget: Widget) -> tuple[object, object]:
-    """The background on screen of ``widget``'s first column (its padding) and of the text of
-    its first bullet item."""
-    item = widget.query_one(BulletParagraph)
-    line = app.screen._compositor.render_strips()[item.region.y]
-    padding = line.crop(widget.region.x, widget.region.x + 1)
-    text = line.crop(item.region.x + 2, item.region.x + 6)  # after the bullet
-    return (next(segment.style.bgcolor for segment in padding),
-            next(segment.style.bgcolor for segment in text))
-
-
 async def test_a_focused_reply_restyles_alone_and_paints_its_items_on_its_background(
         monkeypatch) -> None:
     reply = AssistantItem(key="a", text="Steps:\n\n" + "".join(
@@ -303,18 +291,19 @@ async def test_a_focused_reply_restyles_alone_and_paints_its_items_on_its_backgr
                          what="the list shown")
         app.set_focus(None)  # (not the scroller, which restyles all it holds as it blurs)
         await pilot.pause()
-        before = backgrounds(app, widget)
+        item = widget.query_one(BulletParagraph)
+        before = backgrounds(app, widget, item)
         assert before[0] == before[1]
         styled = restyled(app, monkeypatch)
         widget.focus()
-        await wait_until(pilot, lambda: backgrounds(app, widget)[0] != before[0],
+        await wait_until(pilot, lambda: backgrounds(app, widget, item)[0] != before[0],
                          what="the focus background")
-        padding, text = backgrounds(app, widget)
+        padding, text = backgrounds(app, widget, item)
         assert text == padding, "the items are painted on the focused reply's background"
         assert widget in styled and not any(
             node in styled for node in widget.query(BulletParagraph))
         widget.blur()
-        await wait_until(pilot, lambda: backgrounds(app, widget) == before, what="unfocused")
+        await wait_until(pilot, lambda: backgrounds(app, widget, item) == before, what="unfocused")
 
 
 async def test_a_reply_opened_again_after_it_ended_goes_on_streaming() -> None:

@@ -51,3 +51,13 @@ def shown_text(widget: Widget) -> str:
     lines = [strip.crop(visible.x, visible.right).text.rstrip()
              for strip in strips[visible.y:visible.bottom]]
     return "\n".join(line for line in lines if line)
+
+
+def backgrounds(app: App[None], widget: Widget, block: Widget) -> tuple[object, object]:
+    """The background on screen of ``widget``'s first column (its padding) and of the first
+    text ``block`` (inside it) draws on its first line, past a bullet's columns."""
+    line = app.screen._compositor.render_strips()[block.region.y]
+    padding = line.crop(widget.region.x, widget.region.x + 1)
+    text = line.crop(block.region.x + 2, block.region.x + 6)
+    return (next(segment.style.bgcolor for segment in padding),
+            next(segment.style.bgcolor for segment in text))

@@ -17,7 +17,7 @@ from textual.widget import Widget
 
 from openletta.transcript import Item
 from openletta.ui.clipboard import copy_text, copy_to_clipboard
-from openletta.ui.steady import refresh_content, restyle_alone
+from openletta.ui.steady import refresh_content, repaint_inside, restyle_alone
 from openletta.ui.textual_internals import size_without_relayout
 
 log = logging.getLogger(__name__)
@@ -107,11 +107,12 @@ class ItemWidget(Widget):
                 setattr(cls, name, guarded(method))
 
     def watch_has_focus(self, _has_focus: bool) -> None:
-        """Style this widget alone as it gains or loses the focus: the rules for an item's
-        focus match the item itself (a background set repaints what is inside it). Textual
-        styles the item again with all inside it: a reply holding a 60-item list took
-        0.3-0.5 s at each focus change."""
+        """Style this widget alone as it gains or loses the focus (the rules for an item's
+        focus match the item itself), and paint again what is inside it, on its new
+        background. (Textual styles the item again with all inside it: a reply holding a
+        60-item list took 0.3-0.5 s at each focus change.)"""
         restyle_alone(self)
+        repaint_inside(self)
 
     def fail(self, error: Exception) -> None:
         """Give up showing the item: hide, log ``error`` and ask to be replaced."""
