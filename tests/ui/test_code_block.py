@@ -14,7 +14,7 @@ from waiting import wait_until
 from openletta.ui.themes import ThemeVariables
 from openletta.ui.widgets import WIDGETS_CSS_PATH
 from openletta.ui.widgets.assistant import ReplyMarkdown
-from openletta.ui.widgets.code_block import PIECE_LINES, CodeBlock
+from openletta.ui.widgets.code_block import PIECE_LINES, CodeBlock, pieces
 
 CODE_LINES = [
     "def answer(question: str) -> int:",
@@ -108,3 +108,44 @@ async def test_code_is_highlighted_once_and_again_only_for_another_theme(monkeyp
         await wait_until(pilot, lambda: len(highlighted) == 2, what="highlighted for light")
         await pilot.pause()
         assert styled_lines(app, left=False) == styled_lines(app, left=True)
+
+
+async def test_a_streamed_reply_ends_with_its_code_highlighted_whole(monkeypatch) -> None:
+    """However its new ends were highlighted as it streamed (here: not at all), a streamed
+    reply's code is highlighted as Textual highlights the whole code once the reply is done."""
+    from widget_app import ItemsApp
+
+    from openletta.transcript import AssistantItem
+    from openletta.ui.widgets import code_block
+
+    highlight = code_block.highlight
+
+    def unlit_unless_whole(code: str, *, language: str | None = None, theme: object = None,
+                           whole: bool = False) -> Content:
+        if whole:
+            return highlight(code, language=language, theme=theme, whole=True)
+        return Content("\n".join(code.splitlines()))
+
+    monkeypatch.setattr(code_block, "highlight", unlit_unless_whole)
+    item = AssistantItem(key="a")
+    app = ItemsApp([item])
+    async with app.run_test(size=(110, 3 * PIECE_LINES + 20)) as pilot:
+        widget = app.widget_of(item)
+        for part in ("Code:\n\n```python\n", "\n".join(CODE_LINES[:9]) + "\n",
+                     "\n".join(CODE_LINES[9:]) + "\n```\n"):
+            item.text += part
+            widget.sync()
+            await pilot.pause()
+        fence = widget.query_one(CodeBlock)
+        await wait_until(pilot, lambda: fence.code.rstrip("\n") == "\n".join(CODE_LINES),
+                         what="the code streamed")
+        assert not any(label.content.spans for label in fence.query_children(Label))
+        item.done = True
+        widget.sync()
+        await wait_until(pilot, lambda: widget.has_class("-whole"), what="the reply done")
+        shown = [label.content for label in fence.query_children(Label)]
+        whole = pieces(Markdown.BLOCKS["fence"].highlight(
+            fence.code, "python", ansi=app.native_ansi_color, dark=app.current_theme.dark))
+        assert [(piece.plain, piece.spans) for piece in shown] == [
+            (piece.plain, piece.spans) for piece in whole]
+        assert all(len(piece.spans) > 1 for piece in shown)

@@ -1,4 +1,4 @@
-"""The assistant's reply: Markdown streamed while it arrives, re-rendered whole when done."""
+"""The assistant's reply: Markdown streamed while it arrives."""
 
 from __future__ import annotations
 
@@ -100,9 +100,10 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
     text on its own, :class:`StreamCleaner`) to a :class:`PacedStream` (which joins
     fragments that arrive faster than it renders, and re-parses only from the last block).
     Once the item is done the stream writes what is left and stops; the document is not
-    rendered again. (Before Textual 8.2.8 it had to be: a streamed code fence kept stale
-    state and went blank on its next recompose, Textual issue 6518.) An item opened again
-    (a dropped reply taken up) streams on from there.
+    rendered again (before Textual 8.2.8 it had to be: a streamed code fence kept stale
+    state and went blank on its next recompose, Textual issue 6518), but its code blocks are
+    highlighted whole once (:meth:`CodeBlock.highlight_whole`). An item opened again (a
+    dropped reply taken up) streams on from there.
     Writes run one at a time, in order, on this widget's message queue. A finished reply
     (history) is given its text when it is made, so it renders once, as it mounts.
     """
@@ -152,6 +153,8 @@ class AssistantMessage(ReplyMarkdown, ItemWidget, can_focus=True):
             else:
                 await self._stream.write(suffix)
                 await self._stop_stream()
+                for block in self.query(CodeBlock):
+                    block.highlight_whole()
             self.mark_trailing()
         elif suffix:
             if self._stream is None:

@@ -11,6 +11,7 @@ from textual.widgets import Label, Markdown
 from textual.widgets.markdown import MarkdownFence
 
 from openletta.ui.clipboard import copy_to_clipboard
+from openletta.ui.highlight import highlight, highlight_theme
 from openletta.ui.steady import same_content
 from openletta.ui.textual_internals import fence_highlighted_code
 
@@ -20,14 +21,16 @@ if TYPE_CHECKING:
 #: Lines of code a piece holds.
 PIECE_LINES = 16
 
-_NEWLINE = Content("\n")
-
-
 def pieces(code: Content) -> list[Content]:
     """``code`` (highlighted) cut into pieces of :data:`PIECE_LINES` lines; at least one."""
-    lines = code.split("\n", allow_blank=True) or [code]
-    return [_NEWLINE.join(lines[start:start + PIECE_LINES])
-            for start in range(0, len(lines), PIECE_LINES)]
+    text, newline = code.plain, -1
+    cuts: list[int] = []
+    while True:
+        for _ in range(PIECE_LINES):
+            newline = text.find("\n", newline + 1)
+            if newline < 0:
+                return code.divide(cuts)[::2]  # the pieces, not the newlines between them
+        cuts += (newline, newline + 1)
 
 
 class CodeBlock(MarkdownFence, can_focus=True):
@@ -46,6 +49,22 @@ class CodeBlock(MarkdownFence, can_focus=True):
     def __init__(self, markdown: Markdown, token: Token, code: str) -> None:
         super().__init__(markdown, token, code)
         self._looks = self._current_looks()
+
+    @classmethod
+    def highlight(cls, code: str, language: str, ansi: bool = False,
+                  dark: bool = False) -> Content:
+        """``code`` highlighted as Textual highlights it, lexing again only its new end when
+        it continues the code last highlighted (a streamed block, made anew at each write)."""
+        return highlight(code, language=language or None,
+                         theme=highlight_theme(ansi=ansi, dark=dark))
+
+    def highlight_whole(self) -> None:
+        """Highlight the code lexed whole: a streamed block's lines are lexed as they come,
+        from a line that follows no open string or comment, which is very likely but not
+        sure to be as the whole would lex them (:mod:`openletta.ui.highlight`)."""
+        ansi, dark = self._looks
+        self.set_content(highlight(self.code, language=self.lexer or None,
+                                   theme=highlight_theme(ansi=ansi, dark=dark), whole=True))
 
     def _current_looks(self) -> tuple[bool, bool]:
         """What the code is highlighted for: ANSI colours or not, a dark theme or not."""
