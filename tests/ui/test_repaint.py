@@ -318,3 +318,27 @@ async def test_a_scroll_after_a_layout_repaints_the_chat_not_the_whole_screen(
         chat_rows = set(range(scroll.region.y, scroll.region.bottom))
         assert terminal.updated and set().union(*terminal.updated) <= chat_rows
         assert terminal.matches_a_full_render()
+
+
+async def test_a_focus_change_renders_what_it_changes_not_the_whole_screen(
+        demo_server, make_app, monkeypatch) -> None:
+    """Textual repaints the whole screen whenever the focus moves: every widget in view was
+    rendered again to focus a message (and again for the prompt). The other messages in view
+    look no different, and are not; the terminal shows what a full render shows."""
+    async with taller_demo_chat(demo_server, make_app) as (pilot, screen):
+        scroll = screen.view.scroll
+        shown = [item for item in scroll.children
+                 if isinstance(item, ItemWidget) and scroll.shows(item)]
+        focused = shown[-1]
+        others = {widget for item in shown if item is not focused
+                  for widget in (item, *item.query("*"))}
+        terminal = Terminal(screen._compositor)
+        styled = styled_rows(monkeypatch)
+        for target in (focused, screen.prompt):
+            target.focus(scroll_visible=False)
+            await wait_until(pilot, lambda target=target: target.has_focus, what="the focus")
+            await laid_out(pilot, screen.view)
+        rendered = {widget for widget, _rows in styled}
+        assert focused in rendered  # (tinted, then not)
+        assert len(others) > 3 and rendered.isdisjoint(others)
+        assert terminal.matches_a_full_render()

@@ -296,6 +296,13 @@ class FrugalScreen(Screen[ScreenResultType]):
     layout (``show_vertical_scrollbar``).
     """
 
+    #: The focused widget. Textual's asks for a repaint of the whole screen as it changes:
+    #: every widget in view rendered again for a focus change (about 20 ms beside a long
+    #: reply, more on a slower machine), though only the widgets whose styles the focus
+    #: changes (the focused and blurred ones, and those styled by ``:focus-within``) look
+    #: different, and they are styled again and repaint themselves.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     def __init__(self, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(name, id, classes)
