@@ -56,6 +56,43 @@ def test_a_large_append_while_following_skips_its_oldest_items_too() -> None:
     check(window)
 
 
+def window_keeping(kept: int, count: int) -> ChatWindow[int]:
+    """A window that keeps ``kept`` items while following, after ``count`` came one by one."""
+    window: ChatWindow[int] = ChatWindow(kept=lambda items: kept)
+    for number in range(count):
+        window.append([number], following=True)
+    return window
+
+
+def test_following_the_bottom_keeps_what_the_view_says_and_prunes_past_its_slack() -> None:
+    window = window_keeping(3, 6)  # up to the slack (no more than what is kept), nothing goes
+    assert window.mounted == list(range(6))
+    move = window.append([6], following=True)
+    assert move == Move(mount=[6], unmount=[0, 1, 2, 3])
+    assert window.mounted == [4, 5, 6] and window.hidden_above == 4
+    check(window)
+
+
+def test_what_the_view_keeps_is_no_more_than_the_limit() -> None:
+    window = window_keeping(1000, LIMIT)
+    move = window.append([LIMIT], following=True)
+    assert move == Move(mount=[LIMIT], unmount=list(range(PRUNE_SLACK + 1)))
+    assert window.mounted_count == MAX_MOUNTED
+
+
+def test_an_item_that_stays_is_not_pruned_nor_any_newer() -> None:
+    window = window_keeping(3, 6)
+    move = window.append([6], following=True, stays=lambda item: item == 2)
+    assert move == Move(mount=[6], unmount=[0, 1])
+    assert window.mounted == [2, 3, 4, 5, 6]
+    check(window)
+    window = window_keeping(3, 4)  # many new ones: none skipped while older ones stay
+    move = window.append(list(range(4, 20)), following=True, stays=lambda item: item == 1)
+    assert move == Move(mount=list(range(4, 20)), unmount=[0])
+    assert window.mounted == list(range(1, 20))
+    check(window)
+
+
 def test_an_empty_window_opens_with_the_newest_batch() -> None:
     window: ChatWindow[int] = ChatWindow()
     move = window.append(list(range(500)), following=True)

@@ -25,7 +25,7 @@ from openletta.display import counted, plain_text
 from openletta.transcript import Item
 from openletta.ui.collector import collect_if_due
 from openletta.ui.kept_at_bottom import KeptAtBottom
-from openletta.ui.screenful import screenful
+from openletta.ui.screenful import kept_while_following, screenful
 from openletta.ui.sending_title import pending_line
 from openletta.ui.stray_keys import StrayKeys
 from openletta.ui.textual_internals import FrugalScroll, anchor_holds, remove_hidden
@@ -207,8 +207,19 @@ class ChatScroll(FrugalScroll, KeptAtBottom, can_focus=False):
     def screenful(self, items: Sequence[Item]) -> int:
         """How many of the newest ``items`` fill this view (:func:`screenful`; the terminal's
         size before the view has one)."""
-        size = self.size if self.size.area else self.app.size
+        size = self._view_size
         return screenful(items, size.width, size.height)
+
+    def kept_while_following(self, items: Sequence[Item]) -> int:
+        """How many of the newest ``items`` stay mounted while the view follows the bottom
+        (:func:`~openletta.ui.screenful.kept_while_following`)."""
+        size = self._view_size
+        return kept_while_following(items, size.width, size.height)
+
+    @property
+    def _view_size(self) -> Size:
+        """The view's size, or the terminal's before the view has one."""
+        return self.size if self.size.area else self.app.size
 
     def hold_in_place(self, widget: Widget) -> None:
         """Keep ``widget`` where it is on screen while the content above it grows: items

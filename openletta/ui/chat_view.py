@@ -50,7 +50,8 @@ class ChatView(ChatPaging):
         super().__init__(id=id)
         #: The items, and which of them are mounted (about a screenful first, when it opens).
         self._scroll = ChatScroll(id="chat-scroll")
-        self._window: ChatWindow[Item] = ChatWindow(screenful=self._scroll.screenful)
+        self._window: ChatWindow[Item] = ChatWindow(
+            screenful=self._scroll.screenful, kept=self._scroll.kept_while_following)
         self._widgets: dict[str, ItemWidget] = {}
         self._dirty: dict[str, ItemWidget] = {}
         self._flush_timer: Timer | None = None
@@ -220,7 +221,7 @@ class ChatView(ChatPaging):
 
     def _append(self, items: list[Item]) -> None:
         above = self._window.hidden_above
-        move = self._window.append(items, following=self.following)
+        move = self._window.append(items, following=self.following, stays=self._stays)
         if self._window.hidden_below:  # the user is reading far back: these wait below
             self._indicator.say_waiting(self._window.hidden_below)
             return

@@ -7,7 +7,9 @@ prepended or removed, the user at the top or the bottom, a jump to an item) chan
 and answers with a :class:`Move`, the items whose widgets the view must mount and unmount.
 
 The rules: while the view follows the bottom, the oldest mounted items go once more than
-``MAX_MOUNTED + PRUNE_SLACK`` would be mounted, down to ``MAX_MOUNTED``; new items go straight
+``kept + slack`` would be mounted, down to ``kept``: the newest items that fill a few screens
+(the view estimates how many, ``MAX_MOUNTED`` at most), ``slack`` being ``PRUNE_SLACK`` or
+``kept``, the smaller (not one in view or busy, nor any newer); new items go straight
 below while some already wait there. A batch mounted above (below) unmounts the newest (oldest)
 down to ``MAX_MOUNTED`` once over the same limit; an item that must stay (the view says which:
 one in view, one busy) stays, with all above (below) it.
@@ -71,11 +73,15 @@ class ChatWindow(Generic[T]):
     def __init__(self, *, limit: int = MAX_MOUNTED, slack: int = PRUNE_SLACK,
                  batch: int = EARLIER_BATCH, opening: int = OPENING_BATCH,
                  lead: int = WINDOW_LEAD,
-                 screenful: Callable[[Sequence[T]], int] = len) -> None:
-        """``screenful``: how many of the newest of some items fill the view (estimated)."""
+                 screenful: Callable[[Sequence[T]], int] = len,
+                 kept: Callable[[Sequence[T]], int] | None = None) -> None:
+        """``screenful``: how many of the newest of some items fill the view (estimated);
+        ``kept``: how many of the newest mounted items stay mounted while the view follows
+        the bottom (``limit`` at most; by default ``limit``)."""
         self.limit, self.slack, self.batch = limit, slack, batch
         self.opening, self.lead = opening, lead
         self.screenful = screenful
+        self.kept = kept
         self.items: list[T] = []
         self._start = 0
         self._end = 0
@@ -155,17 +161,20 @@ class ChatWindow(Generic[T]):
 
     # --- changes to the items ---------------------------------------------------------------
 
-    def append(self, items: Sequence[T], *, following: bool) -> Move[T]:
+    def append(self, items: Sequence[T], *, following: bool,
+               stays: Callable[[T], bool] = _never) -> Move[T]:
         """New items at the end: they wait below while others do; into an empty window only
-        the newest ``screenful`` go, ``opening`` at most; while
-        ``following`` the bottom, the oldest mounted go (and then the oldest new ones) once more
-        than ``limit + slack`` would be mounted."""
+        the newest ``screenful`` go, ``opening`` at most; while ``following`` the bottom, the
+        oldest mounted go (and then the oldest new ones) once more than ``kept`` and its slack
+        would be mounted (:meth:`_kept`), down to ``kept``: none that ``stays``, nor any
+        newer."""
         waiting = self._end < len(self.items)
         self.items.extend(items)
         if waiting:
             return Move()
         new = list(items)
-        excess = self.mounted_count + len(new) - self.limit
+        kept = self._kept(self.mounted + new)
+        excess = self.mounted_count + len(new) - kept
         first = (min(len(new), self.opening, max(1, self.screenful(new)))
                  if not self.mounted_count else len(new))
         opening = first < len(new)
@@ -173,12 +182,20 @@ class ChatWindow(Generic[T]):
         skipped = 0
         if opening:
             skipped = len(new) - first
-        elif following and excess > self.slack:
+        elif following and excess > min(self.slack, kept):
             pruned = self.mounted[:excess]
-            skipped = excess - len(pruned)  # the oldest new items go straight above
+            pruned = pruned[:next((index for index, item in enumerate(pruned) if stays(item)),
+                                  len(pruned))]
+            if len(pruned) == self.mounted_count:  # the oldest new ones go straight above
+                skipped = excess - len(pruned)
         self._start += len(pruned) + skipped
         self._end = len(self.items)
         return Move(mount=new[skipped:], unmount=pruned, opening=opening)
+
+    def _kept(self, items: Sequence[T]) -> int:
+        """How many of ``items`` (the newest mounted, and new ones) stay mounted while the
+        view follows the bottom."""
+        return self.limit if self.kept is None else max(1, min(self.limit, self.kept(items)))
 
     def prepend(self, items: Sequence[T]) -> bool:
         """An older page goes above; True if the window was at the top (so it should show the

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from openletta.transcript import AssistantItem, ReasoningItem, SystemItem, TurnFooterItem, UserItem
 from openletta.ui.screenful import (
+    KEPT_AT_LEAST,
+    KEPT_SCREENS,
     MARGIN,
     MESSAGE_MARGIN,
     SMALL_ITEM_ROWS,
     estimated_rows,
+    kept_while_following,
     screenful,
 )
 
@@ -42,3 +45,15 @@ def test_a_screenful_is_the_newest_items_that_fill_the_view_twice_over() -> None
     short = [UserItem(key=f"u{number}", text="hi") for number in range(5)]
     assert screenful(short, 80, height) == 5  # all of them: they do not fill it
     assert screenful([answer("huge", 500)], 80, height) == 1
+
+
+def test_a_chat_that_follows_its_bottom_keeps_the_items_of_a_few_views_and_a_few_at_least(
+        ) -> None:
+    height = 40
+    long_answers = [answer(f"a{number}", 60) for number in range(30)]
+    rows = MESSAGE_MARGIN + 60
+    assert -(-KEPT_SCREENS * height // rows) < KEPT_AT_LEAST  # (tall: the least is kept)
+    assert kept_while_following(long_answers, 80, height) == KEPT_AT_LEAST
+    short = [UserItem(key=f"u{number}", text="hi") for number in range(100)]
+    assert kept_while_following(short, 80, height) == -(-KEPT_SCREENS * height // (
+        MESSAGE_MARGIN + 1))  # as many as fill the views: more than the least
