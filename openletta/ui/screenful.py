@@ -23,9 +23,10 @@ MARGIN = 2
 SMALL_ITEM_ROWS = 2
 #: Rows around a message (its margins).
 MESSAGE_MARGIN = 2
-#: Views the newest items kept mounted fill while the chat follows its bottom, and how many
-#: items are kept however tall they are (two turns).
-KEPT_SCREENS = 4
+#: Views the newest items kept mounted fill while the chat follows its bottom (as many as a
+#: chat opens with, so that a turn late in a session lays out about as much as the first),
+#: and how many items are kept however tall they are (two turns).
+KEPT_SCREENS = MARGIN
 KEPT_AT_LEAST = 8
 
 
@@ -57,5 +58,6 @@ def kept_while_following(items: Sequence[Item], width: int, height: int) -> int:
 
     Every layout of the screen walks every mounted widget, and a streamed reply lays the
     screen out at each block: a long reply cost 60 % more with twelve long replies mounted
-    above it than with two (40 items were kept, however tall)."""
+    above it than with two (40 items were kept, however tall), and 20 % more after 30 short
+    turns when four views of them were kept than at the start of the session."""
     return max(KEPT_AT_LEAST, screenful(items, width, height, screens=KEPT_SCREENS))

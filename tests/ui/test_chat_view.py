@@ -60,10 +60,12 @@ def reply(key: str, text: str) -> object:
                           "content": text})
 
 
-def add_turns(view: ChatView, transcript: Transcript, count: int) -> None:
+def add_turns(view: ChatView, transcript: Transcript, count: int, paragraphs: int = 1) -> None:
+    """``count`` turns of a question and an answer of ``paragraphs`` paragraphs."""
     for number in range(count):
         view.apply(transcript.add_user(f"question {number}"))
-        view.apply(transcript.feed(reply(f"a{number}", f"answer {number}")))
+        answer = "\n\n".join(f"answer {number}" for _ in range(paragraphs))
+        view.apply(transcript.feed(reply(f"a{number}", answer)))
 
 
 def mounted_keys(view: ChatView) -> list[str]:
@@ -444,7 +446,7 @@ async def test_scrolled_up_view_stays_put_and_offers_a_jump_to_new_content() -> 
     app = ViewApp()
     async with app.run_test(size=(80, 24)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
-        add_turns(view, transcript, 30)
+        add_turns(view, transcript, 30, paragraphs=4)  # (the few views kept scroll)
         await pilot.pause()
         assert view.following
         view.scroll.scroll_to(y=5, animate=False)
@@ -464,7 +466,7 @@ async def test_a_change_above_the_newest_item_is_not_news_for_a_scrolled_up_view
     app = ViewApp()
     async with app.run_test(size=(80, 24)) as pilot:
         view, transcript = app.query_one(ChatView), Transcript()
-        add_turns(view, transcript, 30)
+        add_turns(view, transcript, 30, paragraphs=4)
         await pilot.pause()
         view.scroll.scroll_to(y=5, animate=False)
         await pilot.pause()

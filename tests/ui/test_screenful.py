@@ -57,3 +57,11 @@ def test_a_chat_that_follows_its_bottom_keeps_the_items_of_a_few_views_and_a_few
     short = [UserItem(key=f"u{number}", text="hi") for number in range(100)]
     assert kept_while_following(short, 80, height) == -(-KEPT_SCREENS * height // (
         MESSAGE_MARGIN + 1))  # as many as fill the views: more than the least
+
+
+def test_a_chat_that_follows_its_bottom_keeps_as_many_items_as_it_opened_with() -> None:
+    # A turn late in a session then lays out about as many widgets as the first turn did.
+    height = 40
+    for items in ([UserItem(key=f"u{number}", text="hi") for number in range(100)],
+                  [answer(f"a{number}", 6) for number in range(100)]):
+        assert kept_while_following(items, 80, height) == screenful(items, 80, height)
