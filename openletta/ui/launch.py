@@ -18,7 +18,11 @@ from openletta.tools.permissions import PermissionMode, Permissions
 from openletta.tools.private_process import keep_memory_private
 from openletta.ui.app import OpenLettaApp
 from openletta.ui.printout import print_chats, print_unsent
-from openletta.ui.textual_internals import parameters_counted_once, parsed_css_kept
+from openletta.ui.textual_internals import (
+    handlers_found_once,
+    parameters_counted_once,
+    parsed_css_kept,
+)
 
 
 def run(args: argparse.Namespace, settings: Settings, server: Server,
@@ -28,8 +32,10 @@ def run(args: argparse.Namespace, settings: Settings, server: Server,
     app = OpenLettaApp(base_url=server.base_url, api_key=server.api_key, demo=server.demo,
                        agent=args.agent, conversation=args.conversation, theme=args.theme,
                        settings=settings, tune_gc=True, local=local_calls(args), early=early)
-    # (styles parsed once, not at every launch; callbacks' parameters counted once each)
-    with parsed_css_kept(cache_dir() / "styles.pickle"), parameters_counted_once():
+    # (styles parsed once, not at every launch; callbacks' parameters counted once each, and
+    # the handlers of a message found once per class)
+    with parsed_css_kept(cache_dir() / "styles.pickle"), parameters_counted_once(), \
+            handlers_found_once():
         app.run()
     if app.settings.print_chat_on_exit:
         kept = not server.demo and app.unkept_drafts is None

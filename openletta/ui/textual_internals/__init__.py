@@ -26,6 +26,7 @@ from openletta.ui.textual_internals.footer import (
     preset_footer_key,
     set_footer_key_enabled,
 )
+from openletta.ui.textual_internals.handlers import handlers_found_once
 from openletta.ui.textual_internals.layout import (
     FrugalCompositor,
     FrugalScreen,
@@ -86,6 +87,7 @@ __all__ = [
     "fence_highlighted_code",
     "footer_keys",
     "give_first_focus",
+    "handlers_found_once",
     "markdown_block_content",
     "markdown_block_document",
     "markdown_block_token",
