@@ -218,3 +218,27 @@ async def test_a_screen_shown_the_first_time_is_styled_once(wait_until, monkeypa
         assert accent is not None
         shown, wanted = app.screen.query_one("#line").styles.color.rgb, Color.parse(accent).rgb
         assert all(abs(a - b) <= 1 for a, b in zip(shown, wanted, strict=True))  # (rounding)
+
+
+async def test_what_is_painted_while_updates_are_held_reaches_the_terminal_after(
+        wait_until) -> None:
+    """A layout while the app holds its updates (the chat mounting its history as it opens:
+    ``ChatScroll.mount_held``) painted a frame Textual then dropped, and what it painted was
+    not painted again: the chat's first frame showed no prompt. The terminal shows all of
+    it in the first frame after the hold."""
+    app = CoveredApp()
+    async with app.run_test(size=(40, 8)) as pilot:
+        await wait_until(pilot, lambda: app.screen.query("#line"), what="the screen")
+        screen = app.screen
+        await settle(pilot)
+        terminal = Terminal(screen._compositor, app)
+        with app.batch_update():
+            screen.query_one("#line", Static).update("b line")
+            await pilot.pause()  # the screen hears of the repaint
+            screen._refresh_layout()  # as a resize or the first layout of a screen does
+            await pilot.pause()  # its paint, while the updates are held
+        screen.check_idle()  # as the chat's hold ends
+        await settle(pilot)
+        assert terminal.matches_a_full_render()
+        assert "b line" in "".join(text for text, _style in terminal.rows[0])
+

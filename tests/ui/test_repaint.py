@@ -18,6 +18,7 @@ from test_chat_view import ViewApp, add_turns, settled
 from textual import events
 from textual._compositor import ChopsUpdate, Compositor, LayoutUpdate
 from textual._styles_cache import StylesCache
+from textual.app import App
 from textual.geometry import Region, Spacing
 from textual.map_geometry import MapGeometry
 from textual.pilot import Pilot
@@ -84,7 +85,9 @@ class FrugalViewApp(ViewApp):
 class Terminal:
     """The cells a terminal shows after the updates a compositor sent to it."""
 
-    def __init__(self, compositor: Compositor) -> None:
+    def __init__(self, compositor: Compositor, app: App[object] | None = None) -> None:
+        """``app``: an update it renders while it holds its updates (``App.batch_update``)
+        never reaches the terminal, as ``App._display`` drops it."""
         self.compositor = compositor
         self.rows = [cells(strip) for strip in compositor.render_strips()]
         #: Rows written by each update since :meth:`watch` began (none for a frame that
@@ -95,7 +98,8 @@ class Terminal:
 
         def recorded(*args: object, **kwargs: object) -> object:
             update = render_update(*args, **kwargs)  # type: ignore[arg-type]
-            self.apply(update)
+            if app is None or not app._batch_count:
+                self.apply(update)
             return update
 
         compositor.render_update = recorded  # type: ignore[method-assign]
