@@ -14,6 +14,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Region
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from openletta.ui.chat_scroll import ChatScroll
@@ -100,6 +101,16 @@ class StreamApp(App[None]):
         self.push_screen(StreamScreen())
 
 
+async def card_laid_out(pilot: Pilot[None], wait_until) -> Widget:
+    """The card of a :class:`StreamApp`, once laid out and the screen has settled."""
+    app = pilot.app
+    await wait_until(pilot, lambda: app.screen.query("#below"), what="the screen")
+    card = app.screen.query_one("#card")
+    await wait_until(pilot, lambda: card.region.height == 2, what="the card laid out")
+    await settle(pilot)
+    return card
+
+
 async def test_a_card_that_grows_as_a_widget_below_it_changes_gets_its_room(
         wait_until) -> None:
     """A card's body that grows as a widget below it changes (a call's "not run" reason
@@ -107,9 +118,7 @@ async def test_a_card_that_grows_as_a_widget_below_it_changes_gets_its_room(
     at the height the stream layout placed it at before."""
     app = StreamApp()
     async with app.run_test(size=(60, 12)) as pilot:
-        await wait_until(pilot, lambda: app.screen.query("#below"), what="the screen")
-        card = app.screen.query_one("#card")
-        await wait_until(pilot, lambda: card.region.height == 2, what="the card laid out")
+        card = await card_laid_out(pilot, wait_until)
         app.screen.query_one("#body", Static).update("two\nlines")
         app.screen.query_one("#below", Static).update("below the card, changed")
         await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
@@ -123,15 +132,49 @@ async def test_a_widget_that_grew_before_a_layout_for_another_gets_its_room(wait
     old height (replies of a history loaded on a busy machine were left with no lines)."""
     app = StreamApp()
     async with app.run_test(size=(60, 12)) as pilot:
-        await wait_until(pilot, lambda: app.screen.query("#below"), what="the screen")
-        screen, card = app.screen, app.screen.query_one("#card")
-        await wait_until(pilot, lambda: card.region.height == 2, what="the card laid out")
+        screen, card = app.screen, await card_laid_out(pilot, wait_until)
         body = screen.query_one("#body", Static)
         body.update("two\nlines")
         body._check_refresh()  # it idles: asks the screen for a layout, which hears of it later
         scroll = screen.query_one(VerticalScroll)
         screen._layout_widgets.setdefault(scroll, set()).add(screen.query_one("#below"))
         screen._refresh_layout()  # the layout the widget below asked for runs first
+        await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
+
+
+async def test_a_layout_asked_for_before_one_runs_is_part_of_it(wait_until) -> None:
+    """A widget asks for a layout as it idles; the screen's layout, run by a timer, can come
+    before the screen reads that request. The layout arranges the widget anew all the same,
+    and the request read after it laid out the screen again for nothing (once a turn: the
+    reply whose first paragraph had just mounted). A request is part of the first layout
+    that runs after it, and no layout follows."""
+    app = StreamApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        screen, card = app.screen, await card_laid_out(pilot, wait_until)
+        layouts: list[object] = []
+        screen.screen_layout_refresh_signal.subscribe(screen, layouts.append, immediate=True)
+        screen._layout_required = True  # a request the screen has read
+        body = screen.query_one("#body", Static)
+        body.update("two\nlines")
+        body._check_refresh()  # it idles: asks for a layout
+        screen._on_timer_update()  # the screen's timer: a layout, before it reads the request
+        assert card.region.height == 3
+        await settle(pilot)
+        assert len(layouts) == 1
+
+
+async def test_a_layout_asked_for_right_after_another_is_not_lost(wait_until) -> None:
+    """Textual keeps only the last of the layout requests queued one right after the other
+    (``Layout.can_replace``): a card whose body grew, followed at once by a widget below it
+    that asked for a layout alone, was never noted in the scroller and kept its old height."""
+    app = StreamApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        screen, card = app.screen, await card_laid_out(pilot, wait_until)
+        body, below = screen.query_one("#body", Static), screen.query_one("#below", Static)
+        body.update("two\nlines")
+        body._check_refresh()  # it idles: asks for a repaint, then a layout
+        below.refresh(repaint=False, layout=True)
+        below._check_refresh()  # a layout alone, queued right after the body's
         await wait_until(pilot, lambda: card.region.height == 3, what="the card grown")
 
 

@@ -12,6 +12,7 @@ from textual._compositor import Compositor, CompositorMap, LayoutUpdate, ReflowR
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import Reactive
 from textual.screen import Screen, ScreenResultType
 from textual.scrollbar import ScrollBar
@@ -294,9 +295,25 @@ class FrugalScreen(Screen[ScreenResultType]):
             return
         await super()._on_update(message)
 
-    async def _on_layout(self, message: messages.Layout) -> None:
+    def post_message(self, message: Message) -> bool:
+        """A widget's request for a layout (``messages.Layout``) is noted as it is posted
+        (:meth:`_note_layout`), not when the screen comes to it in its queue.
+
+        A widget posts it as it idles, and the screen's layout, run by a timer, could come
+        first: it arranged the widget anew all the same (a reply's document that had just
+        mounted its first paragraph), and the request, heard after it, laid out the whole
+        screen again for nothing, once a turn and at every heading of a long reply. A
+        request is in the first layout that runs after it. And none is lost: Textual drops a
+        queued ``Layout`` when another comes right after it (``can_replace``), though each
+        names the widget it is for."""
+        if isinstance(message, messages.Layout) and not (self._closing or self._closed):
+            self._note_layout(message.widget)
+            return True
+        return super().post_message(message)
+
+    def _note_layout(self, widget: Widget) -> None:
         """Note, for each container up to the first of a fixed size, the child of it that
-        holds the widget that asked for a layout.
+        holds ``widget``, which asked for a layout; the next layout of the screen follows.
 
         A ``stream`` layout (the chat's) places again only from the first child noted and
         keeps the places above it. Textual's handler checks each child against the
@@ -304,21 +321,11 @@ class FrugalScreen(Screen[ScreenResultType]):
         grew was never noted in the chat, and kept its old height whenever a widget below it
         asked for a layout in the same frame (a call's "not run" reason, shown as the
         turn's reply came, was cut off).
-
-        Each container noted forgets its arrangement here too. Textual forgets it when the
-        widget asks (as the widget idles) and the screen hears of it later: a layout that ran
-        in between, for a widget further down, kept the grown widget's old place and stored
-        that arrangement, which the layout the widget asked for then found and used (replies
-        of a history loaded on a busy machine were left with no lines).
         """
-        message.stop()
-        message.prevent_default()
-        widget: Widget = message.widget
         noted = False
         for ancestor in widget.ancestors:
             if not isinstance(ancestor, Widget):
                 break
-            ancestor._clear_arrangement_cache()
             asked = self._layout_widgets.setdefault(ancestor, set())
             if widget not in asked:
                 asked.add(widget)
